@@ -1,0 +1,114 @@
+"""Attribute groups ``{k="v" k='v' k=bare flag}`` (noma-interop §3).
+
+There are no backslash escapes. Values are coerced even when quoted (``"42"`` is 42,
+``true`` is a boolean) except ``id``, which is always the string as written (spec §2.1).
+"""
+
+from __future__ import annotations
+
+import re
+
+AttrValue = str | int | float | bool
+Attrs = dict[str, AttrValue]
+
+# One attribute: a key, then optionally =value in one of three forms.
+_ATTR = re.compile(
+    r"""([^\s={}"']+)(?:=(?:"([^"]*)"?|'([^']*)'?|([^\s"']+)))?"""
+)
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?\Z")
+# The text of a brace group: quoted strings may hold braces, bare text may not.
+GROUP_BODY = r"""(?:[^{}"']|"[^"]*"|'[^']*')*"""
+_TRAILING_GROUP = re.compile(r"\{(" + GROUP_BODY + r")\}[ \t\r]*\Z")
+
+# Keys whose values are always kept as written.
+RAW_KEYS = frozenset({"id"})
+
+
+def coerce(value: str) -> AttrValue:
+    """``"true"``/``"false"`` to bool, ``-?digits[.digits]`` to a number, else the string."""
+    if value == "true":
+        return True
+    if value == "false":
+        return False
+    if _NUMBER.match(value):
+        if "." in value:
+            number = float(value)
+            return int(number) if number.is_integer() and abs(number) < 2**53 else number
+        return int(value)
+    return value
+
+
+def parse_attrs(group: str) -> tuple[Attrs, dict[str, str]]:
+    """Parse the inside of a brace group.
+
+    Returns the coerced values and, beside them, the raw strings as written (the patch
+    engine and ``aliases=`` need the text, not the coerced value).
+    """
+    values: Attrs = {}
+    raw: dict[str, str] = {}
+    for match in _ATTR.finditer(group):
+        key, dq, sq, bare = match.groups()
+        if dq is None and sq is None and bare is None:
+            values[key] = True
+            raw[key] = ""
+            continue
+        text = dq if dq is not None else sq if sq is not None else bare
+        assert text is not None
+        raw[key] = text
+        values[key] = text if key in RAW_KEYS else coerce(text)
+    return values, raw
+
+
+def split_trailing_group(text: str) -> tuple[str, str | None]:
+    """Split ``Title {a=1}`` into ``("Title", "a=1")``; no group gives ``(text, None)``."""
+    if not text.rstrip().endswith("}"):
+        return text, None
+    match = _TRAILING_GROUP.search(text)
+    if match is None:
+        return text, None
+    return text[: match.start()].rstrip(), match.group(1)
+
+
+def split_aliases(value: AttrValue | None) -> list[str]:
+    """``aliases="a, b c"`` splits on commas and/or whitespace."""
+    if value is None or isinstance(value, bool):
+        return []
+    return [part for part in re.split(r"[\s,]+", str(value)) if part]
+
+
+def format_number(value: int | float) -> str:
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) < 2**53:
+            return str(int(value))
+        return repr(value)
+    return str(value)
+
+
+def format_value(key: str, value: AttrValue) -> str | None:
+    """Render one attribute the canonical way: ``k="v"``, ``k=1``, ``flag``, ``k=false``.
+
+    Returns None when the string cannot be written (it holds both quote kinds and the
+    grammar has no escapes).
+    """
+    if value is True:
+        return key
+    if value is False:
+        return f"{key}=false"
+    if isinstance(value, int | float):
+        return f"{key}={format_number(value)}"
+    if '"' not in value:
+        return f'{key}="{value}"'
+    if "'" not in value:
+        return f"{key}='{value}'"
+    return None
+
+
+def format_attrs(attrs: Attrs) -> str:
+    """``{k="v" n=1 flag}``, or the empty string for no attributes."""
+    if not attrs:
+        return ""
+    parts = []
+    for key, value in attrs.items():
+        text = format_value(key, value)
+        parts.append(text if text is not None else f'{key}="{value}"')
+    return "{" + " ".join(parts) + "}"

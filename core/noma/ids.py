@@ -1,0 +1,125 @@
+"""Canonical ids and aliases (spec §2.1, §2.2, §6.5; noma-interop §5, §6, §8).
+
+Ids are assigned after parsing, in one walk: heading slugs share a single suffix pool
+across all levels (directive bodies included), explicit ids are never suffixed, and aliases
+come from ``aliases=`` attributes, frontmatter ``aliases:`` and, in book mode, the chapter
+filename. The resulting `IdIndex` is what every lookup (validator, patch engine, UI) uses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .attrs import split_aliases
+from .nodes import Directive, Document, Node, Section
+from .slug import slugify
+
+
+def assign_ids(doc: Document, *, chapter: str | None = None) -> None:
+    sections: list[Section] = []
+    for node, _parent in doc.walk():
+        if isinstance(node, Section):
+            sections.append(node)
+        elif isinstance(node, Directive):
+            raw_id = node.raw_attrs.get("id")
+            if raw_id:
+                node.id = raw_id
+            if "aliases" in node.raw_attrs:
+                node.aliases = split_aliases(node.raw_attrs["aliases"])
+
+    natural: set[str] = set()
+    for section in sections:
+        section.slug = slugify(section.title)
+        if not section.explicit_id and section.slug:
+            natural.add(section.slug)
+
+    used: set[str] = set()
+    for section in sections:
+        if section.explicit_id:
+            value = section.attrs["id"]
+            section.id = str(value) if value not in ("", True) else None
+        elif section.slug:
+            slug = section.slug
+            if slug in used:
+                k = 2
+                while f"{slug}-{k}" in used or f"{slug}-{k}" in natural:
+                    k += 1
+                slug = f"{slug}-{k}"
+            used.add(slug)
+            section.id = slug
+        if "aliases" in section.attrs:
+            section.aliases = split_aliases(section.attrs["aliases"])
+
+    root = next((s for s in sections if s.level == 1), None)
+    if root is not None:
+        fm_aliases = doc.meta.get("aliases")
+        if isinstance(fm_aliases, list):
+            extra = [str(a) for a in fm_aliases if a is not None and str(a)]
+        else:
+            extra = split_aliases(fm_aliases) if isinstance(fm_aliases, str) else []
+        root.aliases = root.aliases + [a for a in extra if a not in root.aliases]
+
+    if chapter:
+        for section in sections:
+            if section.level >= 2 and section.id is not None:
+                original = section.id
+                section.id = f"{chapter}/{original}"
+                if original not in section.aliases:
+                    section.aliases.append(original)
+        if root is not None and chapter not in root.aliases:
+            root.aliases.append(chapter)
+    doc._index = None
+
+
+@dataclass(slots=True)
+class IdIndex:
+    """Every canonical id and alias of a document, in document-walk order."""
+
+    entries: list[tuple[str, Node]] = field(default_factory=list)
+    first: dict[str, Node] = field(default_factory=dict)
+    count: dict[str, int] = field(default_factory=dict)
+    alias_owner: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def canonical(self) -> list[str]:
+        return [i for i, _ in self.entries]
+
+    def known(self, ref: str) -> bool:
+        """Does ``ref`` resolve, as a canonical id or an alias?"""
+        return ref in self.first or ref in self.alias_owner
+
+    def resolve(self, ref: str) -> str | None:
+        """An id or alias to its canonical id."""
+        if ref in self.first:
+            return ref
+        return self.alias_owner.get(ref)
+
+    def alias_map(self) -> dict[str, list[str]]:
+        """Canonical id -> its aliases (the ``expected.ids.json`` shape)."""
+        out: dict[str, list[str]] = {}
+        for ident, node in self.entries:
+            if node.aliases:
+                out.setdefault(ident, []).extend(a for a in node.aliases if a not in out.get(ident, []))
+        return out
+
+
+def index(doc: Document) -> IdIndex:
+    """The document's id index, built once and cached on the document."""
+    cached = doc._index
+    if isinstance(cached, IdIndex):
+        return cached
+    idx = IdIndex()
+    for node, _parent in doc.walk():
+        ident = node.id
+        if ident is not None:
+            idx.entries.append((ident, node))
+            if ident not in idx.first:
+                idx.first[ident] = node
+                idx.count[ident] = 1
+            else:
+                idx.count[ident] += 1
+    for ident, node in idx.entries:
+        for alias in node.aliases:
+            idx.alias_owner.setdefault(alias, ident)
+    doc._index = idx
+    return idx

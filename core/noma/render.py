@@ -1,0 +1,150 @@
+"""``render --to noma``: a normalised source rendering of the AST (noma-interop "Round-trip").
+
+This is the canonical form, not the patch engine: patches edit source bytes and never go
+through here. The guarantee is ``parse(render_noma(parse(x)))`` equal to ``parse(x)`` in
+`structure` (everything but spans and raw text).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .attrs import Attrs, format_attrs
+from .nodes import (
+    Code,
+    Directive,
+    Document,
+    Frontmatter,
+    ListNode,
+    Node,
+    Paragraph,
+    Quote,
+    Section,
+    Table,
+    ThematicBreak,
+)
+from .source import BOM
+
+
+def render_noma(doc: Document) -> str:
+    blocks = _render_children(doc.children, depth=0)
+    if blocks and blocks[0] == "---" and doc.frontmatter is None:
+        blocks[0] = "***"  # a leading `---` would read as frontmatter
+    text = "\n\n".join(blocks)
+    if text:
+        text += "\n"
+    return (BOM if doc.bom else "") + text
+
+
+def render_json(doc: Document) -> str:
+    return json.dumps(doc.to_json(), ensure_ascii=False, indent=2) + "\n"
+
+
+def _render_children(children: list[Node], depth: int) -> list[str]:
+    return [_render(child, depth) for child in children]
+
+
+def _render(node: Node, depth: int) -> str:
+    if isinstance(node, Paragraph):
+        return node.content
+    if isinstance(node, Section):
+        head = _heading_line(node)
+        if not node.children:
+            return head
+        return head + "\n\n" + "\n\n".join(_render_children(node.children, depth))
+    if isinstance(node, Directive):
+        fence = ":" * (depth + 2)
+        opener = fence + node.name + format_attrs(node.attrs)
+        inner = _render_children(node.children, depth + 1)
+        if not inner:
+            return opener + "\n" + fence
+        return opener + "\n" + "\n\n".join(inner) + "\n" + fence
+    if isinstance(node, Code):
+        if node.content == "":
+            return f"```{node.lang or ''}\n```"
+        return f"```{node.lang or ''}\n{node.content}\n```"
+    if isinstance(node, ListNode):
+        if node.ordered:
+            return "\n".join(f"{k}. {item.content}" for k, item in enumerate(node.items, 1))
+        return "\n".join(f"- {item.content}" for item in node.items)
+    if isinstance(node, Quote):
+        return "\n".join(f"> {line}" if line.strip() else ">" for line in node.content.split("\n"))
+    if isinstance(node, Table):
+        return _render_table(node)
+    if isinstance(node, ThematicBreak):
+        return "---"
+    if isinstance(node, Frontmatter):
+        return f"---\n{node.raw}\n---"
+    raise TypeError(f"cannot render {node.type}")
+
+
+def _heading_line(section: Section) -> str:
+    attrs: Attrs = {}
+    if section.id is not None and section.id != section.slug and not section.explicit_id:
+        attrs["id"] = section.id  # a suffixed implicit id is written out (interop)
+    for key, value in section.attrs.items():
+        if key == "id" and value == section.slug:
+            continue  # an explicit id equal to the natural slug is dropped
+        attrs[key] = value
+    group = format_attrs(attrs)
+    title = section.title
+    return "#" * section.level + " " + title + (" " + group if group else "")
+
+
+def _render_table(table: Table) -> str:
+    width = len(table.header)
+    rows = [table.header, *table.rows]
+    widths = []
+    for col in range(width):
+        align = table.align[col] if col < len(table.align) else None
+        colons = 2 if align == "center" else 1 if align in ("left", "right") else 0
+        content = max(len(row[col]) if col < len(row) else 0 for row in rows)
+        widths.append(max(content, 3 + colons))
+
+    def line(cells: list[str]) -> str:
+        padded = [(cells[c] if c < len(cells) else "").ljust(widths[c]) for c in range(width)]
+        return "| " + " | ".join(padded) + " |"
+
+    seps = []
+    for col in range(width):
+        w = widths[col]
+        align = table.align[col] if col < len(table.align) else None
+        if align == "center":
+            seps.append(":" + "-" * (w - 2) + ":")
+        elif align == "left":
+            seps.append(":" + "-" * (w - 1))
+        elif align == "right":
+            seps.append("-" * (w - 1) + ":")
+        else:
+            seps.append("-" * w)
+    out = [line(table.header), "| " + " | ".join(seps) + " |"]
+    out.extend(line(row) for row in table.rows)
+    return "\n".join(out)
+
+
+def structure(node: Node) -> Any:
+    """A node with spans and raw text removed: what the round-trip property compares."""
+    out: dict[str, Any] = {"type": node.type, "id": node.id, "aliases": list(node.aliases)}
+    if isinstance(node, Document):
+        out["meta"] = node.meta
+        out["children"] = [structure(c) for c in node.children]
+    elif isinstance(node, Frontmatter):
+        out["data"] = node.data
+    elif isinstance(node, Section):
+        out.update(level=node.level, title=node.title)
+        out["attrs"] = {k: v for k, v in node.attrs.items() if k != "id"}
+        out["children"] = [structure(c) for c in node.children]
+    elif isinstance(node, Directive):
+        out.update(name=node.name, attrs=node.attrs)
+        out["children"] = [structure(c) for c in node.children]
+    elif isinstance(node, Paragraph | Quote):
+        out["content"] = node.content
+    elif isinstance(node, Code):
+        out.update(lang=node.lang, content=node.content)
+    elif isinstance(node, ListNode):
+        out["ordered"] = node.ordered
+        out["items"] = [item.content for item in node.items]
+    elif isinstance(node, Table):
+        out.update(header=node.header, align=node.align, rows=node.rows)
+    return out

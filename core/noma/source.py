@@ -1,0 +1,77 @@
+"""Bytes in, text lines out, without losing a byte.
+
+Decoding uses ``surrogateescape`` so invalid UTF-8 survives a decode/encode round trip:
+the patch engine can edit a document with a stray byte elsewhere and still write every
+other byte back unchanged. The parser sees LF-only lines with the BOM removed (noma-interop
+§9); hashes and patched output always use the raw bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+BOM = "\ufeff"
+BOM_BYTES = b"\xef\xbb\xbf"
+
+
+@dataclass(slots=True)
+class Source:
+    """A document's bytes, decoded, plus the facts needed to write it back verbatim."""
+
+    raw: bytes
+    text: str  # decoded with surrogateescape, BOM included
+    bom: bool
+    crlf: bool
+    invalid_utf8_at: tuple[int, int] | None  # (line, column) of the first undecodable byte
+
+    @property
+    def body(self) -> str:
+        """The text the parser reads: no BOM, CRLF folded to LF."""
+        text = self.text[1:] if self.bom else self.text
+        if self.crlf:
+            text = text.replace("\r\n", "\n")
+        return text
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.raw).hexdigest()
+
+
+def decode(raw: bytes) -> Source:
+    """Decode document bytes; never raises."""
+    try:
+        text = raw.decode("utf-8")
+        bad: tuple[int, int] | None = None
+    except UnicodeDecodeError as exc:
+        text = raw.decode("utf-8", errors="surrogateescape")
+        head = raw[: exc.start].decode("utf-8", errors="replace")
+        line = head.count("\n") + 1
+        column = len(head) - (head.rfind("\n") + 1) + 1
+        bad = (line, column)
+    return Source(
+        raw=raw,
+        text=text,
+        bom=text.startswith(BOM),
+        crlf="\r\n" in text,
+        invalid_utf8_at=bad,
+    )
+
+
+def from_text(text: str) -> Source:
+    return decode(encode(text))
+
+
+def encode(text: str) -> bytes:
+    """Inverse of `decode`: undecodable bytes come back exactly as they were."""
+    return text.encode("utf-8", errors="surrogateescape")
+
+
+def split_lines(body: str) -> list[str]:
+    """Physical lines of §6.3: a final newline does not make an extra empty line."""
+    if not body:
+        return []
+    lines = body.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
