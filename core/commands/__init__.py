@@ -1,0 +1,1 @@
+"""Command handlers behind ``noma``: each parses nothing itself, calls ``core``, prints."""

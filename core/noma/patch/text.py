@@ -1,0 +1,78 @@
+"""An editable view of a document's source lines that writes every untouched byte back.
+
+Lines keep their raw form (a CRLF line keeps its ``\\r``); new lines take the document's
+line ending; a missing final newline stays missing; the BOM is held apart and restored.
+Line numbers are the parser's (1-based), because CRLF folding never changes line count.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from ..source import BOM, encode
+
+
+class SourceLines:
+    def __init__(self, text: str) -> None:
+        self.bom = text.startswith(BOM)
+        body = text[1:] if self.bom else text
+        self.crlf = "\r\n" in body
+        lines = body.split("\n")
+        self.final_newline = len(lines) > 1 and lines[-1] == ""
+        if self.final_newline or lines == [""]:
+            lines.pop()
+        self.lines = lines
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def text(self) -> str:
+        body = "\n".join(self.lines)
+        if self.final_newline and self.lines:
+            body += "\n"
+        return (BOM if self.bom else "") + body
+
+    def get(self, lineno: int) -> str:
+        """Line ``lineno`` (1-based) without its line ending."""
+        line = self.lines[lineno - 1]
+        return line[:-1] if line.endswith("\r") else line
+
+    def raw_block(self, start: int, end: int) -> str:
+        """Lines ``start..end`` joined with ``\\n``, each as written (``\\r`` kept)."""
+        return "\n".join(self.lines[start - 1 : end])
+
+    def block_hash(self, start: int, end: int) -> str:
+        return hashlib.sha256(encode(self.raw_block(start, end))).hexdigest()
+
+    def is_blank(self, lineno: int) -> bool:
+        return 1 <= lineno <= len(self.lines) and not self.lines[lineno - 1].strip()
+
+    def set(self, lineno: int, content: str) -> None:
+        """Rewrite one line in place, keeping its line ending."""
+        old = self.lines[lineno - 1]
+        self.lines[lineno - 1] = content + "\r" if old.endswith("\r") else content
+
+    def splice(self, start: int, end: int, contents: list[str]) -> None:
+        """Replace lines ``start..end`` (1-based inclusive; ``end = start - 1`` inserts
+        before ``start``) with ``contents``, given without line endings."""
+        a, b = start - 1, end
+        lines = self.lines
+        new = [c + "\r" for c in contents] if self.crlf else list(contents)
+        if b >= len(lines) and not self.final_newline:
+            # The last line of a file with no final newline carries no line ending.
+            if new:
+                new[-1] = contents[-1]
+                if a == b and a > 0 and self.crlf and not lines[a - 1].endswith("\r"):
+                    lines[a - 1] += "\r"
+            elif a > 0 and lines[a - 1].endswith("\r"):
+                lines[a - 1] = lines[a - 1][:-1]
+        lines[a:b] = new
+        if not lines:
+            self.final_newline = False
+
+    def insert(self, before: int, contents: list[str]) -> None:
+        """Insert lines so that the first new line becomes line ``before``."""
+        self.splice(before, before - 1, contents)
+
+    def delete(self, start: int, end: int) -> None:
+        self.splice(start, end, [])
