@@ -45,7 +45,57 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", nargs="?")
     p.set_defaults(func=docs.cmd_verify)
 
+    from .commands import patching
+
+    p = sub.add_parser("patch", help="apply patch ops (atomic list) with a transcript record")
+    p.add_argument("file")
+    patching.add_request_arguments(p)
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--inplace", action="store_true", help="rewrite FILE (atomically)")
+    where.add_argument("--out", metavar="PATH", help="write the result to PATH")
+    p.add_argument("--json", action="store_true", help="print the patch_block result shape")
+    p.set_defaults(func=patching.cmd_patch)
+
+    p = sub.add_parser("proof", help="preview ops: diff and diagnostics delta, nothing written")
+    p.add_argument("file")
+    patching.add_request_arguments(p)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=patching.cmd_proof)
+
+    p = sub.add_parser("replay", help="rebuild a document from its base and transcript")
+    p.add_argument("transcript", metavar="DOC.patches")
+    p.add_argument("--base", required=True, metavar="BASE.noma")
+    p.add_argument("--out", metavar="PATH", help="write the replayed document here")
+    p.set_defaults(func=patching.cmd_replay)
+
+    p = sub.add_parser("transcript", help="transcript tools")
+    tsub = p.add_subparsers(dest="transcript_command", metavar="ACTION", required=True)
+    t = tsub.add_parser("verify", help="check records and the prev_entry_sha256 chain")
+    t.add_argument("transcript", metavar="DOC.patches")
+    t.add_argument("--json", action="store_true")
+    t.set_defaults(func=patching.cmd_transcript_verify)
+
+    p = sub.add_parser("capabilities", help="validate a document's capability sidecar")
+    p.add_argument("file")
+    p.set_defaults(func=patching.cmd_capabilities)
+
+    p = sub.add_parser("mcp", help="serve the Annex B MCP tools over stdio")
+    p.add_argument(
+        "--root",
+        default=".",
+        help="files must lie under this directory (default: the current one; '/' for any)",
+    )
+    p.set_defaults(func=_cmd_mcp)
+
     return parser
+
+
+def _cmd_mcp(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .mcp.server import serve
+
+    return serve(Path(args.root))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -13,11 +13,12 @@ Attrs = dict[str, AttrValue]
 
 # One attribute: a key, then optionally =value in one of three forms.
 _ATTR = re.compile(
-    r"""([^\s={}"']+)(?:=(?:"([^"]*)"?|'([^']*)'?|([^\s"']+)))?"""
+    r"""([^\s={}"']+)(?:(=)(?:"([^"]*)"?|'([^']*)'?|([^\s"']+)))?"""
 )
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?\Z")
+_NUMERIC_START = frozenset("-0123456789")
 # The text of a brace group: quoted strings may hold braces, bare text may not.
-GROUP_BODY = r"""(?:[^{}"']|"[^"]*"|'[^']*')*"""
+GROUP_BODY = r"""[^{}"']*+(?:(?:"[^"]*+"|'[^']*+')[^{}"']*+)*+"""
 _TRAILING_GROUP = re.compile(r"\{(" + GROUP_BODY + r")\}[ \t\r]*\Z")
 
 # Keys whose values are always kept as written.
@@ -26,10 +27,13 @@ RAW_KEYS = frozenset({"id"})
 
 def coerce(value: str) -> AttrValue:
     """``"true"``/``"false"`` to bool, ``-?digits[.digits]`` to a number, else the string."""
-    if value == "true":
-        return True
-    if value == "false":
-        return False
+    first = value[:1]
+    if first not in _NUMERIC_START:
+        if value == "true":
+            return True
+        if value == "false":
+            return False
+        return value
     if _NUMBER.match(value):
         if "." in value:
             number = float(value)
@@ -46,14 +50,12 @@ def parse_attrs(group: str) -> tuple[Attrs, dict[str, str]]:
     """
     values: Attrs = {}
     raw: dict[str, str] = {}
-    for match in _ATTR.finditer(group):
-        key, dq, sq, bare = match.groups()
-        if dq is None and sq is None and bare is None:
+    for key, eq, dq, sq, bare in _ATTR.findall(group):
+        if not eq:
             values[key] = True
             raw[key] = ""
             continue
-        text = dq if dq is not None else sq if sq is not None else bare
-        assert text is not None
+        text = dq or sq or bare
         raw[key] = text
         values[key] = text if key in RAW_KEYS else coerce(text)
     return values, raw

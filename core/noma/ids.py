@@ -15,17 +15,22 @@ from .nodes import Directive, Document, Node, Section
 from .slug import slugify
 
 
-def assign_ids(doc: Document, *, chapter: str | None = None) -> None:
-    sections: list[Section] = []
-    for node, _parent in doc.walk():
-        if isinstance(node, Section):
-            sections.append(node)
-        elif isinstance(node, Directive):
-            raw_id = node.raw_attrs.get("id")
+def assign_ids(
+    doc: Document,
+    sections: list[Section],
+    directives: list[Directive],
+    *,
+    chapter: str | None = None,
+) -> None:
+    """Give ids and aliases to the parser's sections and directives (both in doc order)."""
+    for node in directives:
+        raw = node.raw_attrs
+        if raw:
+            raw_id = raw.get("id")
             if raw_id:
                 node.id = raw_id
-            if "aliases" in node.raw_attrs:
-                node.aliases = split_aliases(node.raw_attrs["aliases"])
+            if "aliases" in raw:
+                node.aliases = split_aliases(raw["aliases"])
 
     natural: set[str] = set()
     for section in sections:
@@ -57,7 +62,7 @@ def assign_ids(doc: Document, *, chapter: str | None = None) -> None:
             extra = [str(a) for a in fm_aliases if a is not None and str(a)]
         else:
             extra = split_aliases(fm_aliases) if isinstance(fm_aliases, str) else []
-        root.aliases = root.aliases + [a for a in extra if a not in root.aliases]
+        root.aliases = [*root.aliases, *(a for a in extra if a not in root.aliases)]
 
     if chapter:
         for section in sections:
@@ -65,9 +70,9 @@ def assign_ids(doc: Document, *, chapter: str | None = None) -> None:
                 original = section.id
                 section.id = f"{chapter}/{original}"
                 if original not in section.aliases:
-                    section.aliases.append(original)
+                    section.aliases = [*section.aliases, original]
         if root is not None and chapter not in root.aliases:
-            root.aliases.append(chapter)
+            root.aliases = [*root.aliases, chapter]
     doc._index = None
 
 

@@ -7,7 +7,7 @@ cost matters more than conveniences. Every node carries its 1-based inclusive sp
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +20,8 @@ class Node:
     line: int
     end_line: int
     id: str | None = field(default=None, kw_only=True)
-    aliases: list[str] = field(default_factory=list, kw_only=True)
+    # A shared empty tuple until aliases are assigned: saves a list per node on parse.
+    aliases: Sequence[str] = field(default=(), kw_only=True)
 
     type = "node"
 

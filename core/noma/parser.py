@@ -9,7 +9,10 @@ malformed input is recovered (Tier 2, §6.2) and every recovery is written to
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import re
+from collections.abc import Iterator
 
 from .attrs import GROUP_BODY, parse_attrs, split_trailing_group
 from .diagnostics import Diagnostic
@@ -56,9 +59,23 @@ def parse(text: str | bytes, *, chapter: str | None = None) -> Document:
     return parse_source(source, chapter=chapter)
 
 
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """The AST has no reference cycles, so cyclic GC passes during the build are pure cost."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def parse_source(source: Source, *, chapter: str | None = None) -> Document:
-    parser = _Parser(split_lines(source.body))
-    doc = parser.run()
+    with _gc_paused():
+        parser = _Parser(split_lines(source.body))
+        doc = parser.run()
+        assign_ids(doc, parser.sections, parser.directives, chapter=chapter)
     doc.bom = source.bom
     doc.chapter = chapter
     if source.invalid_utf8_at is not None:
@@ -77,7 +94,6 @@ def parse_source(source: Source, *, chapter: str | None = None) -> Document:
         doc.notes.append(
             Diagnostic("warning", "binary-content", "The file contains NUL bytes.")
         )
-    assign_ids(doc, chapter=chapter)
     return doc
 
 
@@ -139,6 +155,8 @@ class _Parser:
         self.stack: list[Node] = [self.doc]
         self.directive_colons: list[int] = []  # colon counts of open directives
         self.body_start: list[int] = []  # 0-based index of each open directive's opener
+        self.sections: list[Section] = []  # every heading section, in document order
+        self.directives: list[Directive] = []  # every directive, in document order
 
     # -- container helpers -------------------------------------------------------------
 
@@ -204,9 +222,8 @@ class _Parser:
         if c == "`":
             return FENCE.match(line) is not None
         if c == ":":
-            m = CLOSER.match(line)
-            if m is not None:
-                if self._closes_directive(len(m.group(1))):
+            if CLOSER.match(line):
+                if len(line.rstrip()) in self.directive_colons:
                     return True
             elif self._opens_directive(OPENER.match(line)):
                 return True
@@ -231,41 +248,48 @@ class _Parser:
     def run(self) -> Document:
         lines = self.lines
         n = self.n
+        special = _SPECIAL_START
+        colons = self.directive_colons
+        stack = self.stack
+        closer_match = CLOSER.match
+        opener_match = OPENER.match
+        heading_match = HEADING.match
+        interrupts = self._interrupts
         i = self._frontmatter()
         while i < n:
             line = lines[i]
-            if not line or line.isspace():
+            if not line:
                 i += 1
                 continue
             c = line[0]
-            if c in _SPECIAL_START:
-                if c == "`" and FENCE.match(line):
-                    i = self._code(i)
-                    continue
+            if c in special:
                 if c == ":":
-                    m = CLOSER.match(line)
-                    if m is not None:
-                        if self._closes_directive(len(m.group(1))):
-                            self._close_directive(i, len(m.group(1)))
+                    if closer_match(line):
+                        count = len(line.rstrip())
+                        if count in colons:
+                            self._close_directive(i, count)
                             i += 1
                             continue
                     else:
-                        om = OPENER.match(line)
-                        if self._opens_directive(om):
-                            assert om is not None
+                        om = opener_match(line)
+                        if om is not None and (not colons or len(om[1]) > colons[-1]):
                             self._open_directive(i, om)
                             i += 1
                             continue
                     self._colon_text_note(i)
                 elif c == "#":
-                    m = HEADING.match(line)
+                    m = heading_match(line)
                     if m is not None:
                         self._heading(i, m)
                         i += 1
                         continue
+                elif c == "`":
+                    if FENCE.match(line):
+                        i = self._code(i)
+                        continue
                 elif c in "-*_":
                     if THEMATIC.match(line):
-                        self._append(ThematicBreak(i + 1, i + 1))
+                        stack[-1].children.append(ThematicBreak(i + 1, i + 1))  # type: ignore[attr-defined]
                         i += 1
                         continue
                     if c != "_" and BULLET.match(line):
@@ -282,7 +306,25 @@ class _Parser:
                 elif ORDERED.match(line):
                     i = self._list(i, ordered=True)
                     continue
-            i = self._paragraph(i)
+            elif line.isspace():
+                i += 1
+                continue
+            # A paragraph: runs until a blank line or a line that starts another block.
+            j = i + 1
+            while j < n:
+                nxt = lines[j]
+                if not nxt:
+                    break
+                c = nxt[0]
+                if c in special:
+                    if interrupts(j):
+                        break
+                elif nxt.isspace():
+                    break
+                j += 1
+            content = line if j == i + 1 else "\n".join(lines[i:j])
+            stack[-1].children.append(Paragraph(i + 1, j, content=content))  # type: ignore[attr-defined]
+            i = j
         self._finish()
         return self.doc
 
@@ -336,9 +378,9 @@ class _Parser:
             title = title.rstrip()
         line = i + 1
         if self.directive_colons:
-            self._append(
-                Section(line, line, level=level, title=title, children=[], attrs=attrs, in_directive=True)
-            )
+            leaf = Section(line, line, level=level, title=title, children=[], attrs=attrs, in_directive=True)
+            self._append(leaf)
+            self.sections.append(leaf)
             return
         stack = self.stack
         while len(stack) > 1:
@@ -351,26 +393,23 @@ class _Parser:
         section = Section(line, line, level=level, title=title, children=[], attrs=attrs)
         self._append(section)
         stack.append(section)
+        self.sections.append(section)
 
     def _open_directive(self, i: int, m: re.Match[str]) -> None:
-        group = m.group(3)
+        fence, name, group = m.groups()
         if group:
             attrs, raw = parse_attrs(group)
         else:
             attrs, raw = {}, {}
+        count = len(fence)
         node = Directive(
-            i + 1,
-            i + 1,
-            name=m.group(2),
-            attrs=attrs,
-            raw_attrs=raw,
-            body="",
-            children=[],
-            colons=len(m.group(1)),
+            i + 1, i + 1, name=name, attrs=attrs, raw_attrs=raw, body="", children=[], colons=count
         )
-        self._append(node)
-        self.stack.append(node)
-        self.directive_colons.append(node.colons)
+        stack = self.stack
+        stack[-1].children.append(node)  # type: ignore[attr-defined]
+        stack.append(node)
+        self.directives.append(node)
+        self.directive_colons.append(count)
         self.body_start.append(i)
 
     def _close_directive(self, i: int, count: int) -> None:
@@ -392,20 +431,6 @@ class _Parser:
                 f"'::{node.name}' (line {node.line}) is not closed before its parent's closer.",
                 node.line,
             )
-
-    def _paragraph(self, i: int) -> int:
-        lines = self.lines
-        n = self.n
-        j = i + 1
-        while j < n:
-            line = lines[j]
-            if not line or line.isspace():
-                break
-            if line[0] in _SPECIAL_START and self._interrupts(j):
-                break
-            j += 1
-        self._append(Paragraph(i + 1, j, content="\n".join(lines[i:j])))
-        return j
 
     def _list(self, i: int, *, ordered: bool) -> int:
         lines = self.lines

@@ -19,7 +19,7 @@ BOM_BYTES = b"\xef\xbb\xbf"
 class Source:
     """A document's bytes, decoded, plus the facts needed to write it back verbatim."""
 
-    raw: bytes
+    raw_bytes: bytes | None  # None when built from text: encoded only if asked for
     text: str  # decoded with surrogateescape, BOM included
     bom: bool
     crlf: bool
@@ -32,6 +32,12 @@ class Source:
         if self.crlf:
             text = text.replace("\r\n", "\n")
         return text
+
+    @property
+    def raw(self) -> bytes:
+        if self.raw_bytes is None:
+            self.raw_bytes = encode(self.text)
+        return self.raw_bytes
 
     @property
     def sha256(self) -> str:
@@ -50,7 +56,7 @@ def decode(raw: bytes) -> Source:
         column = len(head) - (head.rfind("\n") + 1) + 1
         bad = (line, column)
     return Source(
-        raw=raw,
+        raw_bytes=raw,
         text=text,
         bom=text.startswith(BOM),
         crlf="\r\n" in text,
@@ -59,7 +65,15 @@ def decode(raw: bytes) -> Source:
 
 
 def from_text(text: str) -> Source:
-    return decode(encode(text))
+    """A Source for text already in memory; lone surrogates mark undecodable bytes."""
+    bad: tuple[int, int] | None = None
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            head = text[: exc.start]
+            bad = (head.count("\n") + 1, len(head) - (head.rfind("\n") + 1) + 1)
+    return Source(None, text, text.startswith(BOM), "\r\n" in text, bad)
 
 
 def encode(text: str) -> bytes:

@@ -1,0 +1,227 @@
+"""``noma patch | proof | replay | transcript verify | capabilities``."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..noma.files import DocumentIOError
+from ..noma.patch.errors import PatchError
+from ..noma.patch.pipeline import Actor, PatchOutcome, PatchRequest, patch_file
+from ..noma.source import encode
+from .output import error, write, write_json
+
+
+def add_request_arguments(p: argparse.ArgumentParser) -> None:
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--op", metavar="JSON", help="one op (or a JSON array of ops)")
+    src.add_argument(
+        "--ops", metavar="FILE", help="a patch transaction file: an op, an array, or {ops: [...]} ('-' = stdin)"
+    )
+    p.add_argument("--strict", action="store_true", help="refuse when the document already has errors")
+    p.add_argument("--actor", metavar="KIND:NAME", help="who is patching (default human:<user>)")
+    p.add_argument("--model", help="the agent's model, recorded in actor.model")
+    p.add_argument("--reason", help="why: stored in the transcript")
+    p.add_argument("--expected-sha", metavar="HEX", help="refuse unless the file hash starts with this")
+    p.add_argument("--base-sha256", metavar="HEX", help="the hash you read; drift is recorded")
+    p.add_argument("--parent-op-id", metavar="UUID", help="a causally prior transcript record")
+
+
+def _load_ops(args: argparse.Namespace) -> list[Any]:
+    if args.op is not None:
+        text = args.op
+    elif args.ops == "-":
+        text = sys.stdin.read()
+    else:
+        text = Path(args.ops).read_text(encoding="utf-8")
+    payload = json.loads(text)
+    if isinstance(payload, dict) and "ops" in payload and "op" not in payload:
+        payload = payload["ops"]
+    return payload if isinstance(payload, list) else [payload]
+
+
+def _actor(args: argparse.Namespace) -> Actor:
+    if args.actor:
+        kind, _, name = args.actor.partition(":")
+        actor = Actor.from_json({"kind": kind, "name": name})
+    else:
+        try:
+            user = getpass.getuser()
+        except (KeyError, OSError):
+            user = "unknown"
+        actor = Actor("human", user)
+    if args.model:
+        actor.model = args.model
+    return actor
+
+
+def _request(args: argparse.Namespace) -> PatchRequest | None:
+    try:
+        ops = _load_ops(args)
+        actor = _actor(args)
+    except (OSError, json.JSONDecodeError) as exc:
+        error(f"cannot read the ops: {exc}")
+        return None
+    except PatchError as exc:
+        error(f"{exc.code}: {exc}")
+        return None
+    return PatchRequest(
+        ops=ops,
+        actor=actor,
+        reason=args.reason,
+        expected_sha=args.expected_sha,
+        base_sha256=args.base_sha256,
+        parent_op_id=args.parent_op_id,
+        strict=args.strict,
+    )
+
+
+def outcome_json(outcome: PatchOutcome) -> dict[str, Any]:
+    """The patch_block result shape (B.6), plus the records of a multi-op list."""
+    if not outcome.ok:
+        return {"ok": False, "error": outcome.error, "code": outcome.code}
+    out: dict[str, Any] = {
+        "ok": True,
+        "post_validation": outcome.post_validation,
+        "transcript_entry": outcome.records[-1],
+        "diagnostics": [d.to_json() for d in outcome.post_diagnostics],
+    }
+    if len(outcome.records) > 1:
+        out["transcript_entries"] = outcome.records
+    if outcome.advisories:
+        out["advisories"] = outcome.advisories
+    return out
+
+
+def cmd_patch(args: argparse.Namespace) -> int:
+    request = _request(args)
+    if request is None:
+        return 2
+    in_place = args.inplace or args.out is not None
+    try:
+        outcome = patch_file(args.file, request, out_path=args.out, write=in_place, record=in_place)
+    except DocumentIOError as exc:
+        error(str(exc))
+        return 2
+    except PatchError as exc:
+        error(f"{exc.code}: {exc}")
+        return 2
+    if outcome.transcript_error:
+        error(f"warning: {outcome.transcript_error}")
+    for note in outcome.advisories:
+        error(note)
+    if args.json:
+        write_json(outcome_json(outcome))
+        return 0 if outcome.ok else 1
+    if not outcome.ok:
+        error(f"rejected: {outcome.code}: {outcome.error}")
+        return 1
+    if not in_place:
+        data = encode(outcome.new_text or "")
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return 0
+    results = ", ".join(r["patch_result"] for r in outcome.records)
+    drift = "  (base_sha_drift: the file changed since you read it)" if outcome.drift else ""
+    write(
+        f"{args.out or args.file}: {results}; sha256 {outcome.pre_sha256[:8]} -> "
+        f"{outcome.post_sha256[:8]}; post-validation {outcome.post_validation}{drift}\n"
+    )
+    return 0
+
+
+def cmd_proof(args: argparse.Namespace) -> int:
+    from ..noma.proof import build_proof
+
+    request = _request(args)
+    if request is None:
+        return 2
+    try:
+        proof = build_proof(args.file, request)
+    except DocumentIOError as exc:
+        error(str(exc))
+        return 2
+    except PatchError as exc:
+        error(f"{exc.code}: {exc}")
+        return 2
+    if args.json:
+        write_json(proof.to_json())
+    else:
+        write(proof.render())
+    return 0 if proof.ok else 1
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from ..noma.replay import ReplayError, replay
+    from ..noma.storage import atomic_write
+
+    try:
+        base = Path(args.base).read_bytes()
+        result = replay(Path(args.transcript), base)
+    except OSError as exc:
+        error(f"{exc.filename}: {exc.strerror}")
+        return 2
+    except ReplayError as exc:
+        error(str(exc))
+        return 1
+    if args.out:
+        atomic_write(args.out, result.data)
+    for warning in result.warnings:
+        error(f"warning: {warning}")
+    status = "matches" if result.matches else f"DOES NOT match {result.expected_sha256}"
+    write(
+        f"replayed {result.applied} applied op(s), skipped {result.skipped}; final sha256 "
+        f"{result.final_sha256} {status}\n"
+    )
+    return 0 if result.matches else 1
+
+
+def cmd_transcript_verify(args: argparse.Namespace) -> int:
+    from ..noma.transcript import audit
+
+    try:
+        report = audit(Path(args.transcript))
+    except OSError as exc:
+        error(f"{args.transcript}: {exc.strerror}")
+        return 2
+    if args.json:
+        write_json(
+            {
+                "ok": report.ok,
+                "lines": report.lines,
+                "first_broken_line": report.first_broken_line,
+                "problems": [{"line": n, "problem": p} for n, p in report.problems],
+            }
+        )
+    elif report.ok:
+        write(f"{args.transcript}: {report.lines} record(s), hash chain intact\n")
+    else:
+        lines = [f"{args.transcript}:{n}: {p}" for n, p in report.problems]
+        lines.append(f"first broken line: {report.first_broken_line}")
+        write("\n".join(lines) + "\n")
+    return 0 if report.ok else 1
+
+
+def cmd_capabilities(args: argparse.Namespace) -> int:
+    from ..noma.capabilities import load_descriptor
+
+    descriptor = load_descriptor(args.file)
+    payload = {
+        "sidecar": str(descriptor.path),
+        "exists": descriptor.exists,
+        "valid": descriptor.exists and not descriptor.problems,
+        "problems": descriptor.problems,
+        "grants": {
+            name: (policy or {}).get("ops", []) if isinstance(policy, dict) else []
+            for name, policy in descriptor.blocks.items()
+        },
+        "rename": descriptor.rename_allowed,
+        "note": "advisory only: v1.0 never enforces capability descriptors (Annex A.4)",
+    }
+    write_json(payload)
+    return 0 if not descriptor.problems else 1

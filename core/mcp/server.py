@@ -1,0 +1,97 @@
+"""``noma mcp``: the Annex B MCP-over-stdio server, built on the ``mcp`` SDK.
+
+Tool results are JSON text in the content array. Only system faults set ``isError``
+(B.7); every §3.5 patch error comes back as ``{ok: false, error, code}``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from .. import __version__
+from . import tools
+from .tools import SystemFault, ToolContext
+
+INSTRUCTIONS = (
+    "Noma documents: call read_doc or list_ids first, address blocks by canonical id only "
+    "(resolve aliases with list_ids), and send one patch op per patch_block call. Pass a "
+    "block's hash from read_doc as op.baseHash to refuse stale edits."
+)
+
+
+def _run(fn: Any, *args: Any, **kwargs: Any) -> str:
+    try:
+        return json.dumps(fn(*args, **kwargs), ensure_ascii=False)
+    except SystemFault as exc:
+        raise ToolError(str(exc)) from exc
+    except Exception as exc:  # an unexpected fault is a system error, never a crash
+        raise ToolError(f"internal error: {type(exc).__name__}: {exc}") from exc
+
+
+def build_server(root: Path | None = None) -> MCPServer:
+    ctx = ToolContext(root)
+    server: MCPServer = MCPServer(name="noma", version=__version__, instructions=INSTRUCTIONS)
+
+    @server.tool(
+        name="read_doc",
+        description="Parse a .noma file; return a summary of every block in document order "
+        "(id, type, name, attrs, title, level, aliases, childCount, lines, patchable, hash).",
+        structured_output=False,
+    )
+    def read_doc(file: str) -> str:
+        return _run(tools.read_doc, ctx, file)
+
+    @server.tool(
+        name="list_ids",
+        description="Canonical ids in document order and the alias -> canonical id map.",
+        structured_output=False,
+    )
+    def list_ids(file: str) -> str:
+        return _run(tools.list_ids, ctx, file)
+
+    @server.tool(
+        name="validate_doc",
+        description="Run the validator (profile from frontmatter): {ok, diagnostics}.",
+        structured_output=False,
+    )
+    def validate_doc(file: str) -> str:
+        return _run(tools.validate_doc, ctx, file)
+
+    @server.tool(
+        name="patch_block",
+        description="Apply one patch op (any of the 25 v1.0 ops) to a .noma file and append "
+        "a v1.0 transcript record to <file>.patches. Patch errors return {ok: false, code}.",
+        structured_output=False,
+    )
+    def patch_block(
+        file: str,
+        op: dict[str, Any],
+        reason: str | None = None,
+        expected_sha: str | None = None,
+        actor: dict[str, Any] | None = None,
+        base_sha256: str | None = None,
+        parent_op_id: str | None = None,
+    ) -> str:
+        return _run(
+            tools.patch_block,
+            ctx,
+            file,
+            op,
+            reason=reason,
+            expected_sha=expected_sha,
+            actor=actor,
+            base_sha256=base_sha256,
+            parent_op_id=parent_op_id,
+        )
+
+    return server
+
+
+def serve(root: Path | None = None) -> int:
+    build_server(root).run("stdio")
+    return 0

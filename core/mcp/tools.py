@@ -1,0 +1,141 @@
+"""The four Annex B tools as plain functions returning JSON-ready dicts.
+
+Kept apart from the MCP server so the CLI, tests and the server share one implementation.
+User-facing patch errors are ``{ok: false, error, code}`` values; system faults raise
+`SystemFault`, which the server turns into ``isError: true`` (B.7).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..noma.files import DocumentIOError, is_book_manifest, read_document
+from ..noma.ids import index
+from ..noma.nodes import Directive, Document, Node, Section
+from ..noma.patch.errors import PatchError
+from ..noma.patch.pipeline import Actor, DocumentCache, PatchRequest, patch_file
+from ..noma.patch.text import SourceLines
+
+
+class SystemFault(Exception):
+    """Filesystem errors, book manifests, paths outside the root, unexpected exceptions."""
+
+
+class ToolContext:
+    """Per-server state: the root paths are contained to, and the warm document cache."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = root.resolve() if root is not None else None
+        self.cache = DocumentCache()
+
+    def resolve(self, file: str) -> Path:
+        if not isinstance(file, str) or not file:
+            raise SystemFault("'file' must be a path to a .noma file")
+        path = Path(file)
+        if not path.is_absolute() and self.root is not None:
+            path = self.root / path
+        path = path.resolve()
+        if self.root is not None and not path.is_relative_to(self.root):
+            raise SystemFault(f"{file}: outside the server's root {self.root}")
+        if is_book_manifest(path):
+            raise SystemFault(
+                f"{path.name} is a book manifest, not a valid target (unsupported_op, §2.3); "
+                "address a chapter's .noma file"
+            )
+        return path
+
+    def load(self, file: str) -> tuple[Path, Document, SourceLines]:
+        path = self.resolve(file)
+        try:
+            source, doc = read_document(path)
+        except DocumentIOError as exc:
+            raise SystemFault(str(exc)) from exc
+        return path, doc, SourceLines(source.text)
+
+
+def block_summary(node: Node, lines: SourceLines) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if node.id:
+        out["id"] = node.id
+    out["type"] = node.type
+    if isinstance(node, Directive):
+        out["name"] = node.name
+        out["attrs"] = {k: v for k, v in node.attrs.items() if k != "id"}
+    if isinstance(node, Section):
+        out["title"] = node.title
+        out["level"] = node.level
+    if node.aliases:
+        out["aliases"] = list(node.aliases)
+    out["childCount"] = len(node.children_nodes)
+    out["lines"] = [node.line, node.end_line]
+    out["patchable"] = bool(node.id)
+    if node.id and node.end_line <= len(lines):
+        out["hash"] = lines.block_hash(node.line, node.end_line)
+    return out
+
+
+def read_doc(ctx: ToolContext, file: str) -> dict[str, Any]:
+    _path, doc, lines = ctx.load(file)
+    return {"blocks": [block_summary(node, lines) for node, _parent in doc.walk()]}
+
+
+def list_ids(ctx: ToolContext, file: str) -> dict[str, Any]:
+    _path, doc, _lines = ctx.load(file)
+    idx = index(doc)
+    return {"ids": idx.canonical, "aliases": dict(idx.alias_owner)}
+
+
+def validate_doc(ctx: ToolContext, file: str) -> dict[str, Any]:
+    from ..noma.validate import validate
+
+    path, doc, _lines = ctx.load(file)
+    diagnostics = [*validate(doc, base_dir=path.parent), *doc.notes]
+    return {
+        "ok": not any(d.severity == "error" for d in diagnostics),
+        "diagnostics": [d.to_json() for d in diagnostics],
+    }
+
+
+def patch_block(
+    ctx: ToolContext,
+    file: str,
+    op: Any,
+    reason: str | None = None,
+    expected_sha: str | None = None,
+    actor: Any = None,
+    base_sha256: str | None = None,
+    parent_op_id: str | None = None,
+) -> dict[str, Any]:
+    path = ctx.resolve(file)
+    if not isinstance(op, dict):
+        return {"ok": False, "error": "op must be one patch op object", "code": "invalid_op"}
+    try:
+        who = Actor.from_json(actor) if actor is not None else Actor("agent", "unknown")
+    except PatchError as exc:
+        return {"ok": False, "error": exc.message, "code": exc.code}
+    request = PatchRequest(
+        ops=[op],
+        actor=who,
+        reason=reason,
+        expected_sha=expected_sha,
+        base_sha256=base_sha256,
+        parent_op_id=parent_op_id,
+    )
+    try:
+        outcome = patch_file(path, request, cache=ctx.cache)
+    except DocumentIOError as exc:
+        raise SystemFault(str(exc)) from exc
+    except OSError as exc:
+        raise SystemFault(f"{path}: {exc.strerror or exc}") from exc
+    if not outcome.ok:
+        return {"ok": False, "error": outcome.error or "", "code": outcome.code}
+    result: dict[str, Any] = {
+        "ok": True,
+        "post_validation": outcome.post_validation,
+        "transcript_entry": outcome.records[-1],
+        "diagnostics": [d.to_json() for d in outcome.post_diagnostics],
+    }
+    if outcome.advisories:
+        result["advisories"] = outcome.advisories
+    return result

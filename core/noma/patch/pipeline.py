@@ -1,0 +1,434 @@
+"""One patch request against a file, end to end (architecture "Data flow"):
+
+lock -> read bytes -> pre_sha256 -> parse -> pre-validate -> preconditions -> apply the op
+list in memory (atomic) -> atomic write -> post_sha256 -> post-validate -> transcript.
+
+Every surface (CLI, MCP, TUI) calls `patch_file` so the same request gives the same record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from ..capabilities import advisories, load_descriptor
+from ..diagnostics import Diagnostic, Summary, summarize
+from ..files import DocumentIOError, is_book_manifest, read_source
+from ..nodes import Document
+from ..source import encode
+from ..storage import atomic_write, document_lock
+from ..transcript import (
+    PROTOCOL_VERSION,
+    TOOL_VERSION,
+    append_records,
+    new_op_id,
+    now_iso,
+    transcript_path,
+)
+from .catalog import TARGET_FIELD, op_name
+from .engine import ListFailure, OpStep, apply_list
+from .errors import (
+    INVALID_OP,
+    OP_LIST_ABORTED,
+    PRE_VALIDATION_BLOCKED,
+    SHA_MISMATCH,
+    UNSUPPORTED_OP,
+    PatchError,
+)
+
+ActorKind = Literal["human", "agent", "tool"]
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z")
+_SHA256 = re.compile(r"[0-9a-f]{64}\Z")
+
+
+@dataclass(slots=True)
+class Actor:
+    kind: ActorKind
+    name: str
+    model: str | None = None
+    version: str | None = None
+
+    def to_json(self) -> dict[str, str]:
+        out = {"kind": self.kind, "name": self.name}
+        if self.model:
+            out["model"] = self.model
+        if self.version:
+            out["version"] = self.version
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any) -> Actor:
+        if not isinstance(data, dict) or data.get("kind") not in ("human", "agent", "tool"):
+            raise PatchError(INVALID_OP, "actor.kind must be human, agent or tool.")
+        name = data.get("name")
+        if not isinstance(name, str) or not name:
+            raise PatchError(INVALID_OP, "actor.name must be a non-empty string.")
+        extra = {k: data.get(k) for k in ("model", "version")}
+        for key, value in extra.items():
+            if value is not None and not isinstance(value, str):
+                raise PatchError(INVALID_OP, f"actor.{key} must be a string.")
+        return cls(data["kind"], name, extra["model"], extra["version"])
+
+
+@dataclass(slots=True)
+class PatchRequest:
+    ops: list[Any]
+    actor: Actor = field(default_factory=lambda: Actor("agent", "unknown"))
+    reason: str | None = None
+    expected_sha: str | None = None
+    base_sha256: str | None = None
+    parent_op_id: str | None = None
+    strict: bool = False
+
+
+@dataclass(slots=True)
+class PatchOutcome:
+    """What happened, for every surface to serialise its own way."""
+
+    ok: bool
+    records: list[dict[str, Any]]
+    pre_sha256: str
+    post_sha256: str
+    pre_validation: Summary
+    post_validation: Summary
+    post_diagnostics: list[Diagnostic]
+    pre_diagnostics: list[Diagnostic]
+    written: bool = False
+    code: str | None = None
+    error: str | None = None
+    transcript_error: str | None = None
+    advisories: list[str] = field(default_factory=list)
+    new_text: str | None = None
+
+    @property
+    def drift(self) -> bool:
+        return any(d.code == "base_sha_drift" for d in self.pre_diagnostics)
+
+
+class DocumentState:
+    """A parsed and validated document version; the warm path reuses it by sha256."""
+
+    __slots__ = ("diagnostics", "doc", "sha256")
+
+    def __init__(self, sha256: str, doc: Document, diagnostics: list[Diagnostic]) -> None:
+        self.sha256 = sha256
+        self.doc = doc
+        self.diagnostics = diagnostics
+
+
+class DocumentCache:
+    """Keeps the last parsed + validated state per file (a long-lived engine's memory)."""
+
+    def __init__(self) -> None:
+        self._states: dict[str, DocumentState] = {}
+
+    def get(self, path: Path, sha256: str) -> DocumentState | None:
+        state = self._states.get(str(path))
+        return state if state is not None and state.sha256 == sha256 else None
+
+    def put(self, path: Path, state: DocumentState) -> None:
+        self._states[str(path)] = state
+
+
+def analyse(text: str, base_dir: Path, sha256: str) -> DocumentState:
+    """Parse and validate: validator findings plus parser recovery notes (Tier 2 errors)."""
+    from ..parser import parse
+    from ..validate import validate
+
+    doc = parse(text)
+    return DocumentState(sha256, doc, [*validate(doc, base_dir=base_dir), *doc.notes])
+
+
+def _phase(diagnostics: list[Diagnostic], phase: Literal["pre", "post"]) -> list[Diagnostic]:
+    return [
+        Diagnostic(d.severity, d.code, d.message, d.line, d.column, d.node_id, phase)
+        for d in diagnostics
+    ]
+
+
+def _check_request(request: PatchRequest) -> None:
+    if not isinstance(request.ops, list) or not request.ops:
+        raise PatchError(INVALID_OP, "A patch needs at least one op.")
+    if request.base_sha256 is not None and not _SHA256.match(request.base_sha256):
+        raise PatchError(INVALID_OP, "base_sha256 must be 64 lowercase hex characters.")
+    if request.parent_op_id is not None and not _UUID.match(request.parent_op_id):
+        raise PatchError(INVALID_OP, "parent_op_id must be a UUID.")
+    if request.expected_sha is not None and not re.fullmatch(r"[0-9a-fA-F]{8,64}", request.expected_sha):
+        raise PatchError(INVALID_OP, "expected_sha must be 8 to 64 hex characters.")
+
+
+def patch_file(
+    path: str | Path,
+    request: PatchRequest,
+    *,
+    out_path: str | Path | None = None,
+    write: bool = True,
+    record: bool = True,
+    cache: DocumentCache | None = None,
+) -> PatchOutcome:
+    """Apply ``request`` to the document at ``path``.
+
+    ``write=False`` computes everything (a preview) and touches no file. Rejections are
+    outcomes (``ok=False`` with a §3.5 ``code``); only system faults raise
+    (`DocumentIOError`, or `PatchError(unsupported_op)` for a book manifest).
+    """
+    doc_path = Path(path)
+    if is_book_manifest(doc_path):
+        raise PatchError(
+            UNSUPPORTED_OP,
+            f"{doc_path.name} is a book manifest; patch the chapter's .noma file instead (§2.3).",
+        )
+    target = Path(out_path) if out_path is not None else doc_path
+    if write:
+        with document_lock(target if target.exists() else doc_path):
+            return _patch_locked(doc_path, target, request, write, record, cache)
+    return _patch_locked(doc_path, target, request, write, False, cache)
+
+
+def _patch_locked(
+    doc_path: Path,
+    target: Path,
+    request: PatchRequest,
+    write: bool,
+    record: bool,
+    cache: DocumentCache | None,
+) -> PatchOutcome:
+    started = time.perf_counter()
+    source = read_source(doc_path)
+    pre_sha256 = source.sha256
+    base_dir = doc_path.parent
+    state = cache.get(doc_path, pre_sha256) if cache is not None else None
+    if state is None:
+        state = analyse(source.text, base_dir, pre_sha256)
+        if cache is not None:
+            cache.put(doc_path, state)
+    pre = _phase(state.diagnostics, "pre")
+    validator_pre = summarize(state.diagnostics)
+    if request.base_sha256 is not None and request.base_sha256 != pre_sha256:
+        pre.append(
+            Diagnostic(
+                "warning",
+                "base_sha_drift",
+                "The document changed after the caller read it (base_sha256 differs from "
+                "pre_sha256); the patch was applied to the current text.",
+                phase="pre",
+            )
+        )
+    ops = request.ops if isinstance(request.ops, list) else [request.ops]
+    request.ops = ops
+    ctx = _Context(doc_path, target, request, pre_sha256, pre, started)
+
+    list_error: PatchError | None = None
+    try:
+        _check_request(request)
+    except PatchError as exc:
+        list_error = exc
+    if list_error is None and request.expected_sha is not None:
+        if not pre_sha256.startswith(request.expected_sha.lower()):
+            list_error = PatchError(
+                SHA_MISMATCH,
+                f"expected_sha {request.expected_sha} does not match the document "
+                f"({pre_sha256[:8]}); it changed since it was read.",
+            )
+    if list_error is None and request.strict and validator_pre == "error":
+        list_error = PatchError(
+            PRE_VALIDATION_BLOCKED,
+            "Strict mode: the document already has validator errors, so the op list was "
+            "not applied.",
+        )
+    if list_error is not None:
+        outcome = ctx.rejected_all(ops, list_error, state)
+        return ctx.finish(outcome, record)
+
+    try:
+        steps = apply_list(source.text, ops, state.doc)
+    except ListFailure as failure:
+        outcome = ctx.rejected_list(ops, failure, state)
+        return ctx.finish(outcome, record)
+
+    final_text = steps[-1].after
+    written = False
+    if final_text != source.text:
+        data = encode(final_text)
+        if write:
+            atomic_write(target, data)
+            written = True
+        post_sha256 = hashlib.sha256(data).hexdigest()
+        post_state = analyse(final_text, base_dir, post_sha256)
+        if cache is not None and write:
+            cache.put(target, post_state)
+    else:
+        post_sha256 = pre_sha256
+        post_state = state
+    outcome = ctx.applied(steps, post_state, post_sha256, written)
+    outcome.new_text = final_text
+    outcome.advisories = _advisories(doc_path, request, state.doc)
+    return ctx.finish(outcome, record)
+
+
+def _advisories(doc_path: Path, request: PatchRequest, doc: Document) -> list[str]:
+    if request.actor.kind != "agent":
+        return []
+    from ..ids import index
+
+    descriptor = load_descriptor(doc_path)
+    idx = index(doc)
+    notes: list[str] = []
+    for op in request.ops:
+        if not isinstance(op, dict):
+            continue
+        name = op_name(op)
+        ident = op.get(TARGET_FIELD.get(name or "", "id"))
+        node = idx.first.get(ident) if isinstance(ident, str) else None
+        target_name = getattr(node, "name", None) or ("section" if node is not None else None)
+        notes += advisories(descriptor, op, target_name)
+    return notes
+
+
+class _Context:
+    """Builds the transcript records and the outcome of one request."""
+
+    def __init__(
+        self,
+        doc_path: Path,
+        target: Path,
+        request: PatchRequest,
+        pre_sha256: str,
+        pre: list[Diagnostic],
+        started: float,
+    ) -> None:
+        self.doc_path = doc_path
+        self.target = target
+        self.request = request
+        self.pre_sha256 = pre_sha256
+        self.pre = pre
+        self.started = started
+        self.doc_uri = target.resolve().as_uri()
+
+    def _record(
+        self,
+        op: Any,
+        result: str,
+        pre_sha: str,
+        post_sha: str,
+        diagnostics: list[Diagnostic],
+        elapsed_ms: float,
+        parent_op_id: str | None,
+    ) -> dict[str, Any]:
+        req = self.request
+        pre_summary = summarize([d for d in diagnostics if d.phase == "pre"])
+        post_summary = summarize([d for d in diagnostics if d.phase == "post"])
+        record: dict[str, Any] = {
+            "protocol_version": PROTOCOL_VERSION,
+            "tool_version": TOOL_VERSION,
+            "op_id": new_op_id(),
+            "ts": now_iso(),
+            "actor": req.actor.to_json(),
+            "doc_uri": self.doc_uri,
+            "pre_sha256": pre_sha,
+            "post_sha256": post_sha,
+            "pre_sha": pre_sha[:8],
+            "post_sha": post_sha[:8],
+            "op": op,
+            "patch_result": result,
+            "pre_validation": pre_summary,
+            "post_validation": post_summary,
+        }
+        if req.reason:
+            record["reason"] = req.reason
+        if parent_op_id and _UUID.match(parent_op_id):
+            record["parent_op_id"] = parent_op_id
+        if req.base_sha256 is not None and _SHA256.match(req.base_sha256):
+            record["base_sha256"] = req.base_sha256
+        record["diagnostics"] = [d.to_json() for d in diagnostics]
+        record["elapsed_ms"] = round(max(elapsed_ms, 0.0), 3)
+        record["signature"] = None
+        return record
+
+    def rejected_all(self, ops: list[Any], error: PatchError, state: DocumentState) -> PatchOutcome:
+        post = _phase(state.diagnostics, "post")
+        elapsed = (time.perf_counter() - self.started) * 1000
+        records = []
+        parent = self.request.parent_op_id
+        for op in ops:
+            failure = Diagnostic("error", error.code, error.message, phase="pre")
+            rec = self._record(op, "rejected", self.pre_sha256, self.pre_sha256,
+                               [*self.pre, failure, *post], elapsed, parent)
+            parent = rec["op_id"]
+            records.append(rec)
+        return self._outcome(False, records, post, error=error)
+
+    def rejected_list(self, ops: list[Any], failure: ListFailure, state: DocumentState) -> PatchOutcome:
+        post = _phase(state.diagnostics, "post")
+        elapsed = (time.perf_counter() - self.started) * 1000
+        records = []
+        parent = self.request.parent_op_id
+        for i, op in enumerate(ops[: failure.index + 1]):
+            if i < failure.index:
+                diag = Diagnostic(
+                    "error",
+                    OP_LIST_ABORTED,
+                    f"Rolled back: op {failure.index + 1} of the list failed "
+                    f"({failure.error.code}); no bytes were written.",
+                    phase="pre",
+                )
+            else:
+                diag = Diagnostic("error", failure.error.code, failure.error.message, phase="pre")
+            rec = self._record(op, "rejected", self.pre_sha256, self.pre_sha256,
+                               [*self.pre, diag, *post], elapsed, parent)
+            parent = rec["op_id"]
+            records.append(rec)
+        return self._outcome(False, records, post, error=failure.error)
+
+    def applied(self, steps: list[OpStep], post_state: DocumentState, post_sha256: str,
+                written: bool) -> PatchOutcome:
+        post = _phase(post_state.diagnostics, "post")
+        elapsed = (time.perf_counter() - self.started) * 1000
+        records = []
+        parent = self.request.parent_op_id
+        hashes = [self.pre_sha256]
+        for step in steps[:-1]:
+            hashes.append(
+                hashes[-1] if not step.changed else hashlib.sha256(encode(step.after)).hexdigest()
+            )
+        hashes.append(post_sha256)
+        for i, step in enumerate(steps):
+            result = "applied" if step.changed else "noop"
+            before, after = hashes[i], hashes[i + 1]
+            if not step.changed:
+                after = before
+            rec = self._record(step.op, result, before, after, [*self.pre, *post],
+                               elapsed / len(steps), parent)
+            parent = rec["op_id"]
+            records.append(rec)
+        outcome = self._outcome(True, records, post, written=written)
+        outcome.post_sha256 = post_sha256
+        return outcome
+
+    def _outcome(self, ok: bool, records: list[dict[str, Any]], post: list[Diagnostic], *,
+                 error: PatchError | None = None, written: bool = False) -> PatchOutcome:
+        return PatchOutcome(
+            ok=ok,
+            records=records,
+            pre_sha256=self.pre_sha256,
+            post_sha256=self.pre_sha256,
+            pre_validation=records[-1]["pre_validation"] if records else summarize(self.pre),
+            post_validation=summarize(post),
+            post_diagnostics=post,
+            pre_diagnostics=list(self.pre),
+            written=written,
+            code=error.code if error else None,
+            error=error.message if error else None,
+        )
+
+    def finish(self, outcome: PatchOutcome, record: bool) -> PatchOutcome:
+        if record and outcome.records:
+            try:
+                append_records(transcript_path(self.target), outcome.records)
+            except OSError as exc:  # §B.6: a transcript failure never fails the patch
+                outcome.transcript_error = f"transcript not written: {exc}"
+        return outcome

@@ -1,0 +1,249 @@
+"""v1.0 transcript records (§5): building, appending with a hash chain, reading, auditing.
+
+A transcript is JSONL next to its document (``thesis.noma.patches``), one record per
+attempted op, append-only. Each record carries ``prev_entry_sha256`` (the sha256 of the
+previous line's raw bytes, newline included), so editing or deleting a line breaks the
+chain at the next one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from .diagnostics import SEVERITY_RANK
+
+PROTOCOL_VERSION = "1.0"
+TOOL_VERSION = __version__
+REQUIRED_FIELDS = (
+    "protocol_version",
+    "tool_version",
+    "op_id",
+    "ts",
+    "actor",
+    "doc_uri",
+    "pre_sha256",
+    "post_sha256",
+    "pre_sha",
+    "post_sha",
+    "op",
+    "patch_result",
+    "pre_validation",
+    "post_validation",
+)
+RESULTS = ("applied", "rejected", "noop")
+SUMMARIES = ("ok", "warn", "error")
+
+
+def transcript_path(doc_path: str | Path) -> Path:
+    return Path(str(doc_path) + ".patches")
+
+
+def now_iso() -> str:
+    now = datetime.now(UTC)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+
+
+def new_op_id() -> str:
+    return str(uuid.uuid4())
+
+
+def line_sha256(line: bytes) -> str:
+    return hashlib.sha256(line).hexdigest()
+
+
+def encode_record(record: dict[str, Any]) -> bytes:
+    text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    return (text + "\n").encode("utf-8", errors="surrogateescape")
+
+
+def _last_line(path: Path) -> bytes | None:
+    """The raw last line of a file (with its newline, if any), read from the end."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return None
+    if size == 0:
+        return None
+    with path.open("rb") as fh:
+        block = 8192
+        pos = size
+        buf = b""
+        while pos > 0:
+            step = min(block, pos)
+            pos -= step
+            fh.seek(pos)
+            buf = fh.read(step) + buf
+            cut = buf.rfind(b"\n", 0, len(buf) - 1)
+            if cut != -1:
+                return buf[cut + 1 :]
+        return buf
+
+
+def append_records(path: Path, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Chain and append ``records``; returns them with ``prev_entry_sha256`` filled in.
+
+    The caller holds the document lock, so no other writer appends in between.
+    """
+    last = _last_line(path)
+    prefix = b""
+    if last is not None and not last.endswith(b"\n"):
+        prefix = b"\n"  # a torn final line from a crash: start a fresh line after it
+        last = last + b"\n"
+    chunks = [prefix]
+    for record in records:
+        if last is not None:
+            record["prev_entry_sha256"] = line_sha256(last)
+        line = encode_record(record)
+        chunks.append(line)
+        last = line
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        data = b"".join(chunks)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return records
+
+
+# -- reading and auditing ---------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class TranscriptLine:
+    number: int  # 1-based line number in the file
+    raw: bytes
+    record: dict[str, Any] | None
+    problem: str | None = None
+
+
+@dataclass(slots=True)
+class AuditReport:
+    lines: int = 0
+    problems: list[tuple[int, str]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def first_broken_line(self) -> int | None:
+        return self.problems[0][0] if self.problems else None
+
+
+def read_lines(path: Path) -> list[TranscriptLine]:
+    data = path.read_bytes()
+    out = []
+    for number, raw in enumerate(data.splitlines(keepends=True), 1):
+        if not raw.strip():
+            out.append(TranscriptLine(number, raw, None, "blank line"))
+            continue
+        try:
+            record = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            out.append(TranscriptLine(number, raw, None, f"not valid JSON ({exc})"))
+            continue
+        if not isinstance(record, dict):
+            out.append(TranscriptLine(number, raw, None, "not a JSON object"))
+            continue
+        out.append(TranscriptLine(number, raw, record, record_problem(record)))
+    return out
+
+
+def is_phase0(record: dict[str, Any]) -> bool:
+    return "protocol_version" not in record and record.get("v") == 1
+
+
+def record_problem(record: dict[str, Any]) -> str | None:
+    """Why a record is not a valid v1.0 record, or None (§5.2, §5.6, §5.7)."""
+    if is_phase0(record):
+        return (
+            "a Phase 0 record (v: 1): not a v1.0 transcript record and cannot be upgraded "
+            "(§5.7)"
+        )
+    if record.get("protocol_version") != PROTOCOL_VERSION:
+        return f"protocol_version is {record.get('protocol_version')!r}, expected '1.0'"
+    missing = [f for f in REQUIRED_FIELDS if f not in record]
+    if missing:
+        return "missing required field(s): " + ", ".join(missing)
+    for key in ("pre_sha256", "post_sha256"):
+        value = record[key]
+        if not (isinstance(value, str) and len(value) == 64 and _is_hex(value)):
+            return f"{key} is not a 64-character lowercase sha256"
+    for short, full in (("pre_sha", "pre_sha256"), ("post_sha", "post_sha256")):
+        if record[short] != record[full][:8]:
+            return f"{short} is not the first 8 characters of {full}"
+    if record["patch_result"] not in RESULTS:
+        return f"patch_result {record['patch_result']!r} is not applied, rejected or noop"
+    if record["patch_result"] != "applied" and record["pre_sha256"] != record["post_sha256"]:
+        return f"a {record['patch_result']} record must have post_sha256 equal to pre_sha256"
+    for phase, key in (("pre", "pre_validation"), ("post", "post_validation")):
+        if record[key] not in SUMMARIES:
+            return f"{key} {record[key]!r} is not ok, warn or error"
+        diagnostics = record.get("diagnostics")
+        if isinstance(diagnostics, list):
+            derived = _derive(diagnostics, phase)
+            if derived != record[key]:
+                return f"{key} is {record[key]!r} but its diagnostics derive {derived!r} (§4.2)"
+    actor = record["actor"]
+    if not isinstance(actor, dict) or actor.get("kind") not in ("human", "agent", "tool"):
+        return "actor must be an object with kind human, agent or tool"
+    if "signature" in record and record["signature"] is not None:
+        return "signature is reserved and must be null in v1.0"
+    return None
+
+
+def _is_hex(value: str) -> bool:
+    return all(c in "0123456789abcdef" for c in value)
+
+
+def _derive(diagnostics: list[Any], phase: str) -> str:
+    worst = -1
+    for d in diagnostics:
+        if isinstance(d, dict) and d.get("phase") == phase:
+            worst = max(worst, SEVERITY_RANK.get(d.get("severity", ""), -1))
+    return "error" if worst == 2 else "warn" if worst == 1 else "ok"
+
+
+def audit(path: Path) -> AuditReport:
+    """Check every record and the ``prev_entry_sha256`` chain; report each broken line."""
+    report = AuditReport()
+    lines = read_lines(path)
+    report.lines = len(lines)
+    previous: bytes | None = None
+    chained = False
+    for line in lines:
+        if line.problem:
+            report.problems.append((line.number, line.problem))
+        elif line.record is not None:
+            want = line.record.get("prev_entry_sha256")
+            if want is not None:
+                chained = True
+                if previous is None:
+                    report.problems.append(
+                        (line.number, "prev_entry_sha256 is set but there is no previous line")
+                    )
+                elif want != line_sha256(previous if previous.endswith(b"\n") else previous + b"\n"):
+                    report.problems.append(
+                        (
+                            line.number,
+                            f"prev_entry_sha256 does not match line {line.number - 1}: "
+                            f"line {line.number - 1} was changed, removed or reordered",
+                        )
+                    )
+            elif previous is not None and chained:
+                report.problems.append(
+                    (line.number, "the hash chain stops here: prev_entry_sha256 is missing")
+                )
+        previous = line.raw
+    return report
