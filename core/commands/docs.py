@@ -133,8 +133,9 @@ def cmd_render(args: argparse.Namespace) -> int:
     except DocumentIOError as exc:
         error(str(exc))
         return 2
-    from ..noma.parser import parse_source
     import sys
+
+    from ..noma.parser import parse_source
 
     data = encode(render_noma(parse_source(source)))
     sys.stdout.flush()

@@ -20,13 +20,19 @@ def add_request_arguments(p: argparse.ArgumentParser) -> None:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--op", metavar="JSON", help="one op (or a JSON array of ops)")
     src.add_argument(
-        "--ops", metavar="FILE", help="a patch transaction file: an op, an array, or {ops: [...]} ('-' = stdin)"
+        "--ops",
+        metavar="FILE",
+        help="a patch transaction file: an op, an array, or {ops: [...]} ('-' = stdin)",
     )
-    p.add_argument("--strict", action="store_true", help="refuse when the document already has errors")
+    p.add_argument(
+        "--strict", action="store_true", help="refuse when the document already has errors"
+    )
     p.add_argument("--actor", metavar="KIND:NAME", help="who is patching (default human:<user>)")
     p.add_argument("--model", help="the agent's model, recorded in actor.model")
     p.add_argument("--reason", help="why: stored in the transcript")
-    p.add_argument("--expected-sha", metavar="HEX", help="refuse unless the file hash starts with this")
+    p.add_argument(
+        "--expected-sha", metavar="HEX", help="refuse unless the file hash starts with this"
+    )
     p.add_argument("--base-sha256", metavar="HEX", help="the hash you read; drift is recorded")
     p.add_argument("--parent-op-id", metavar="UUID", help="a causally prior transcript record")
 

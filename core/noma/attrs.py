@@ -12,9 +12,7 @@ AttrValue = str | int | float | bool
 Attrs = dict[str, AttrValue]
 
 # One attribute: a key, then optionally =value in one of three forms.
-_ATTR = re.compile(
-    r"""([^\s={}"']+)(?:(=)(?:"([^"]*)"?|'([^']*)'?|([^\s"']+)))?"""
-)
+_ATTR = re.compile(r"""([^\s={}"']+)(?:(=)(?:"([^"]*)"?|'([^']*)'?|([^\s"']+)))?""")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?\Z")
 _NUMERIC_START = frozenset("-0123456789")
 # The text of a brace group: quoted strings may hold braces, bare text may not.

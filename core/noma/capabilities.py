@@ -79,9 +79,7 @@ def validate_descriptor(data: Any) -> list[str]:
     if version is None:
         problems.append("nomaAgent.version: required")
     elif version != 1 or isinstance(version, bool):
-        problems.append(
-            f"nomaAgent.version: {version!r} is not 1; treated as no grants (A.5)"
-        )
+        problems.append(f"nomaAgent.version: {version!r} is not 1; treated as no grants (A.5)")
     if "profile" in agent and not isinstance(agent["profile"], str):
         problems.append("nomaAgent.profile: must be a string")
     for section, key in (("ids", "rename"), ("validation", "required")):
@@ -124,11 +122,17 @@ def _validate_block(where: str, policy: Any) -> list[str]:
                 if not isinstance(rule, dict):
                     problems.append(f"{at}: must be a mapping")
                     continue
-                problems += [f"{at}.{k}: unknown field" for k in rule if k not in ("type", "min", "max", "enum")]
+                problems += [
+                    f"{at}.{k}: unknown field"
+                    for k in rule
+                    if k not in ("type", "min", "max", "enum")
+                ]
                 if "type" in rule and rule["type"] not in ATTR_TYPES:
                     problems.append(f"{at}.type: must be string, number or boolean")
                 for bound in ("min", "max"):
-                    if bound in rule and (isinstance(rule[bound], bool) or not isinstance(rule[bound], int | float)):
+                    if bound in rule and (
+                        isinstance(rule[bound], bool) or not isinstance(rule[bound], int | float)
+                    ):
                         problems.append(f"{at}.{bound}: must be a number")
                 if "enum" in rule and not isinstance(rule["enum"], list):
                     problems.append(f"{at}.enum: must be a list")
@@ -153,13 +157,18 @@ def advisories(descriptor: Descriptor, op: dict[str, Any], target_name: str | No
     if not descriptor.exists:
         return [f"{label}: no capability sidecar ({descriptor.path.name}); agents hold no grants"]
     if not descriptor.usable:
-        return [f"{label}: the capability sidecar is not usable ({descriptor.problems[0]}); agents hold no grants"]
+        return [
+            f"{label}: the capability sidecar is not usable ({descriptor.problems[0]}); "
+            "agents hold no grants"
+        ]
     kind = block_type(op, target_name)
     policy = descriptor.blocks.get(kind) if kind else None
     out = []
     ops = policy.get("ops") if isinstance(policy, dict) else None
     if not ops or name not in ops:
-        what = f"'{kind}' blocks" if kind else f"the target of {TARGET_FIELD.get(str(name), 'the op')}"
+        what = (
+            f"'{kind}' blocks" if kind else f"the target of {TARGET_FIELD.get(str(name), 'the op')}"
+        )
         out.append(f"{label}: {name} on {what} has no grant in {descriptor.path.name}")
     if name == "rename_id" and not descriptor.rename_allowed:
         out.append(f"{label}: rename_id needs nomaAgent.ids.rename: true")

@@ -39,6 +39,7 @@ def assign_ids(
             natural.add(section.slug)
 
     used: set[str] = set()
+    next_suffix: dict[str, int] = {}  # per slug: no suffix below this is free (used only grows)
     for section in sections:
         if section.explicit_id:
             value = section.attrs["id"]
@@ -46,9 +47,10 @@ def assign_ids(
         elif section.slug:
             slug = section.slug
             if slug in used:
-                k = 2
+                k = next_suffix.get(slug, 2)
                 while f"{slug}-{k}" in used or f"{slug}-{k}" in natural:
                     k += 1
+                next_suffix[slug] = k + 1
                 slug = f"{slug}-{k}"
             used.add(slug)
             section.id = slug
@@ -104,7 +106,9 @@ class IdIndex:
         out: dict[str, list[str]] = {}
         for ident, node in self.entries:
             if node.aliases:
-                out.setdefault(ident, []).extend(a for a in node.aliases if a not in out.get(ident, []))
+                out.setdefault(ident, []).extend(
+                    a for a in node.aliases if a not in out.get(ident, [])
+                )
         return out
 
 

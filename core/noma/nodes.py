@@ -201,6 +201,7 @@ class Document(Node):
     notes: list[Diagnostic] = field(default_factory=list)  # parser recovery notes
     chapter: str | None = None  # book-mode chapter slug, when parsed as a chapter
     _index: Any = field(default=None, repr=False)
+    _flat: list[tuple[Node, Node]] | None = field(default=None, repr=False)
 
     type = "document"
 
@@ -217,17 +218,23 @@ class Document(Node):
         out["meta"] = self.meta
         out["children"] = [c.to_json() for c in self.children]
 
-    def walk(self) -> Iterator[tuple[Node, Node | None]]:
-        """Every node below the document, pre-order, with its parent (list items too)."""
-        stack: list[tuple[Node, Node | None]] = [
-            (c, self) for c in reversed(self.children)
-        ]
+    def walk(self) -> Iterator[tuple[Node, Node]]:
+        """Every node below the document, pre-order, with its parent (list items too).
+
+        The parser records this order as it builds the tree, so walking is a list scan.
+        """
+        if self._flat is None:
+            self._flat = list(self._walk())
+        return iter(self._flat)
+
+    def _walk(self) -> Iterator[tuple[Node, Node]]:
+        stack: list[tuple[Node, Node]] = [(c, self) for c in reversed(self.children)]
         while stack:
             node, parent = stack.pop()
             yield node, parent
             kids = node.children_nodes
             if kids:
-                stack.extend((c, node) for c in reversed(kids))
+                stack.extend([(c, node) for c in reversed(kids)])
 
 
 BLOCK_CONTAINERS = (Document, Section, Directive)

@@ -36,9 +36,7 @@ from .source import Source, decode, from_text, split_lines
 
 FENCE = re.compile(r"```([A-Za-z0-9_]*)[ \t]*\Z")
 CLOSER = re.compile(r"(:{2,})[ \t]*\Z")
-OPENER = re.compile(
-    r"(:{2,})([A-Za-z][\w.-]*)(?:\{(" + GROUP_BODY + r")\})?[ \t]*\Z"
-)
+OPENER = re.compile(r"(:{2,})([A-Za-z][\w.-]*)(?:\{(" + GROUP_BODY + r")\})?[ \t]*\Z")
 LOOKS_LIKE_OPENER = re.compile(r":{2,}[A-Za-z]")
 HEADING = re.compile(r"(#{1,6})[ \t]+(\S.*)\Z")
 THEMATIC = re.compile(r"(?:-{3,}|\*{3,}|_{3,})[ \t]*\Z")
@@ -91,9 +89,7 @@ def parse_source(source: Source, *, chapter: str | None = None) -> Document:
             ),
         )
     if "\x00" in source.text:
-        doc.notes.append(
-            Diagnostic("warning", "binary-content", "The file contains NUL bytes.")
-        )
+        doc.notes.append(Diagnostic("warning", "binary-content", "The file contains NUL bytes."))
     return doc
 
 
@@ -157,12 +153,14 @@ class _Parser:
         self.body_start: list[int] = []  # 0-based index of each open directive's opener
         self.sections: list[Section] = []  # every heading section, in document order
         self.directives: list[Directive] = []  # every directive, in document order
+        self.flat: list[tuple[Node, Node]] = []  # pre-order (node, parent): Document.walk()
 
     # -- container helpers -------------------------------------------------------------
 
     def _append(self, node: Node) -> None:
         top = self.stack[-1]
         top.children.append(node)  # type: ignore[attr-defined]
+        self.flat.append((node, top))
 
     def _note(self, severity: str, code: str, message: str, line: int) -> None:
         self.notes.append(Diagnostic(severity, code, message, line, 1))  # type: ignore[arg-type]
@@ -236,9 +234,7 @@ class _Parser:
         if c == "|":
             return self._table_start(i) is not None
         if c in "-*":
-            return (
-                THEMATIC.match(line) is not None or BULLET.match(line) is not None
-            )
+            return THEMATIC.match(line) is not None or BULLET.match(line) is not None
         if c == "_":
             return THEMATIC.match(line) is not None
         return ORDERED.match(line) is not None
@@ -255,6 +251,7 @@ class _Parser:
         opener_match = OPENER.match
         heading_match = HEADING.match
         interrupts = self._interrupts
+        flat = self.flat
         i = self._frontmatter()
         while i < n:
             line = lines[i]
@@ -289,7 +286,7 @@ class _Parser:
                         continue
                 elif c in "-*_":
                     if THEMATIC.match(line):
-                        stack[-1].children.append(ThematicBreak(i + 1, i + 1))  # type: ignore[attr-defined]
+                        self._append(ThematicBreak(i + 1, i + 1))
                         i += 1
                         continue
                     if c != "_" and BULLET.match(line):
@@ -323,7 +320,10 @@ class _Parser:
                     break
                 j += 1
             content = line if j == i + 1 else "\n".join(lines[i:j])
-            stack[-1].children.append(Paragraph(i + 1, j, content=content))  # type: ignore[attr-defined]
+            top = stack[-1]
+            para = Paragraph(i + 1, j, content=content)
+            top.children.append(para)  # type: ignore[attr-defined]
+            flat.append((para, top))
             i = j
         self._finish()
         return self.doc
@@ -345,7 +345,7 @@ class _Parser:
                 node = Frontmatter(1, j + 1, data=data, raw=raw)
                 self.doc.frontmatter = node
                 self.doc.meta = data
-                self.doc.children.append(node)
+                self._append(node)
                 return j + 1
         return 0  # unterminated: a thematic break followed by text
 
@@ -355,7 +355,9 @@ class _Parser:
         for j in range(i + 1, self.n):
             line = lines[j]
             if line[:3] == "```" and FENCE.match(line):
-                self._append(Code(i + 1, j + 1, lang=lang or None, content="\n".join(lines[i + 1 : j])))
+                self._append(
+                    Code(i + 1, j + 1, lang=lang or None, content="\n".join(lines[i + 1 : j]))
+                )
                 return j + 1
         self._note(
             "error",
@@ -364,7 +366,13 @@ class _Parser:
             i + 1,
         )
         self._append(
-            Code(i + 1, max(self.n, i + 1), lang=lang or None, content="\n".join(lines[i + 1 :]), closed=False)
+            Code(
+                i + 1,
+                max(self.n, i + 1),
+                lang=lang or None,
+                content="\n".join(lines[i + 1 :]),
+                closed=False,
+            )
         )
         return self.n
 
@@ -378,7 +386,9 @@ class _Parser:
             title = title.rstrip()
         line = i + 1
         if self.directive_colons:
-            leaf = Section(line, line, level=level, title=title, children=[], attrs=attrs, in_directive=True)
+            leaf = Section(
+                line, line, level=level, title=title, children=[], attrs=attrs, in_directive=True
+            )
             self._append(leaf)
             self.sections.append(leaf)
             return
@@ -406,7 +416,7 @@ class _Parser:
             i + 1, i + 1, name=name, attrs=attrs, raw_attrs=raw, body="", children=[], colons=count
         )
         stack = self.stack
-        stack[-1].children.append(node)  # type: ignore[attr-defined]
+        self._append(node)
         stack.append(node)
         self.directives.append(node)
         self.directive_colons.append(count)
@@ -453,7 +463,9 @@ class _Parser:
                 j += 1
             items.append(ListItem(i + 1, j, content="\n".join(parts)))
             i = j
-        self._append(ListNode(items[0].line, items[-1].end_line, ordered=ordered, items=items))
+        lst = ListNode(items[0].line, items[-1].end_line, ordered=ordered, items=items)
+        self._append(lst)
+        self.flat.extend((item, lst) for item in items)
         return i
 
     def _quote(self, i: int) -> int:
@@ -510,3 +522,4 @@ class _Parser:
             else:
                 node.end_line = max(last, node.line)
         self.doc.notes = self.notes
+        self.doc._flat = self.flat

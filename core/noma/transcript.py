@@ -167,10 +167,7 @@ def is_phase0(record: dict[str, Any]) -> bool:
 def record_problem(record: dict[str, Any]) -> str | None:
     """Why a record is not a valid v1.0 record, or None (§5.2, §5.6, §5.7)."""
     if is_phase0(record):
-        return (
-            "a Phase 0 record (v: 1): not a v1.0 transcript record and cannot be upgraded "
-            "(§5.7)"
-        )
+        return "a Phase 0 record (v: 1): not a v1.0 transcript record and cannot be upgraded (§5.7)"
     if record.get("protocol_version") != PROTOCOL_VERSION:
         return f"protocol_version is {record.get('protocol_version')!r}, expected '1.0'"
     missing = [f for f in REQUIRED_FIELDS if f not in record]
@@ -233,7 +230,9 @@ def audit(path: Path) -> AuditReport:
                     report.problems.append(
                         (line.number, "prev_entry_sha256 is set but there is no previous line")
                     )
-                elif want != line_sha256(previous if previous.endswith(b"\n") else previous + b"\n"):
+                elif want != line_sha256(
+                    previous if previous.endswith(b"\n") else previous + b"\n"
+                ):
                     report.problems.append(
                         (
                             line.number,

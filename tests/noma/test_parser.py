@@ -57,12 +57,14 @@ def test_deeper_heading_nests_and_shallower_closes_both() -> None:
 
 
 def test_directive_span_is_opener_to_closer() -> None:
-    n = node("intro\n\n::claim{id=\"c\"}\nbody\n::\n", "c")
+    n = node('intro\n\n::claim{id="c"}\nbody\n::\n', "c")
     assert (n.line, n.end_line) == (3, 5)
 
 
 def test_paragraph_list_quote_table_spans() -> None:
-    doc = parse("p1\np2\n\n- a\n  more\n- b\n\n> q\n>\n> r\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n")
+    doc = parse(
+        "p1\np2\n\n- a\n  more\n- b\n\n> q\n>\n> r\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n"
+    )
     para, lst, quote, table = doc.children
     assert isinstance(para, Paragraph) and (para.line, para.end_line) == (1, 2)
     assert isinstance(lst, ListNode) and (lst.line, lst.end_line) == (4, 6)
@@ -87,7 +89,7 @@ def test_frontmatter_span_ends_on_closing_fence() -> None:
 
 
 def test_code_fence_suppresses_directives_inside() -> None:
-    doc = parse("# S\n\n```noma\n::claim{id=\"x\"}\nbody\n::\n```\n")
+    doc = parse('# S\n\n```noma\n::claim{id="x"}\nbody\n::\n```\n')
     section = doc.children[0]
     assert [c.type for c in section.children] == ["code"]
     assert "x" not in index(doc).first
@@ -111,7 +113,7 @@ def test_any_fence_line_closes_an_open_fence() -> None:
 
 
 def test_unclosed_fence_runs_to_end_of_file_and_is_noted() -> None:
-    doc = parse("```\n::claim{id=\"x\"}\n")
+    doc = parse('```\n::claim{id="x"}\n')
     code = doc.children[0]
     assert isinstance(code, Code) and code.end_line == 2 and not code.closed
     assert [n.code for n in doc.notes] == ["unclosed-code-fence"]
@@ -167,7 +169,11 @@ def test_heading_inside_directive_is_a_childless_section() -> None:
     doc = parse('::section{id="m"}\n## Inner\n\ntext\n::\n')
     m = index(doc).first["m"]
     inner = m.children[0]
-    assert isinstance(inner, Section) and inner.children == [] and (inner.line, inner.end_line) == (2, 2)
+    assert (
+        isinstance(inner, Section)
+        and inner.children == []
+        and (inner.line, inner.end_line) == (2, 2)
+    )
     assert ids('::section{id="m"}\n## Inner\n\ntext\n::\n') == ["m", "inner"]
 
 
@@ -176,7 +182,16 @@ def test_heading_inside_directive_is_a_childless_section() -> None:
 
 def test_attribute_values_are_coerced_even_when_quoted() -> None:
     d = parse("::x{a=\"42\" b=007 c='0.50' d=-3 e=true f=false g=1e3 flag}\n::\n").children[0]
-    assert d.attrs == {"a": 42, "b": 7, "c": 0.5, "d": -3, "e": True, "f": False, "g": "1e3", "flag": True}
+    assert d.attrs == {
+        "a": 42,
+        "b": 7,
+        "c": 0.5,
+        "d": -3,
+        "e": True,
+        "f": False,
+        "g": "1e3",
+        "flag": True,
+    }
 
 
 def test_id_is_always_the_string_as_written() -> None:
@@ -228,7 +243,11 @@ def test_slug_rules(title: str, slug: str) -> None:
 
 
 def test_duplicate_headings_get_suffixes_in_document_order() -> None:
-    assert ids("## Overview\n## Overview\n## Overview\n") == ["overview", "overview-2", "overview-3"]
+    assert ids("## Overview\n## Overview\n## Overview\n") == [
+        "overview",
+        "overview-2",
+        "overview-3",
+    ]
 
 
 def test_suffix_counter_skips_values_other_headings_hold_naturally() -> None:
@@ -261,7 +280,9 @@ def test_frontmatter_aliases_without_h1_attach_nowhere() -> None:
 
 
 def test_heading_and_directive_aliases_split_on_commas_and_spaces() -> None:
-    doc = parse('# Risks {aliases="dangers, threats perils"}\n\n::claim{id="c" aliases="x,y"}\n::\n')
+    doc = parse(
+        '# Risks {aliases="dangers, threats perils"}\n\n::claim{id="c" aliases="x,y"}\n::\n'
+    )
     assert index(doc).alias_map() == {"risks": ["dangers", "threats", "perils"], "c": ["x", "y"]}
     assert index(doc).resolve("perils") == "risks"
 
@@ -300,7 +321,10 @@ def test_invalid_frontmatter_yaml_is_a_recovery_note() -> None:
 
 def test_list_continuation_lines_belong_to_their_item() -> None:
     lst = parse("- one\n  two\nthree\n- four\n").children[0]
-    assert isinstance(lst, ListNode) and [i.content for i in lst.items] == ["one\n  two\nthree", "four"]
+    assert isinstance(lst, ListNode) and [i.content for i in lst.items] == [
+        "one\n  two\nthree",
+        "four",
+    ]
 
 
 def test_ordered_and_bullet_items_make_separate_lists() -> None:
@@ -333,7 +357,7 @@ def test_thematic_breaks() -> None:
 
 
 def test_crlf_gives_the_same_ids_and_spans_as_lf() -> None:
-    text = "# A\n\n::claim{id=\"c\"}\nx\n::\n## B\n"
+    text = '# A\n\n::claim{id="c"}\nx\n::\n## B\n'
     lf, crlf = parse(text), parse(text.replace("\n", "\r\n"))
     assert [(i, n.line, n.end_line) for i, n in index(lf).entries] == [
         (i, n.line, n.end_line) for i, n in index(crlf).entries
@@ -358,8 +382,32 @@ def test_empty_document() -> None:
 @pytest.mark.parametrize("seed", range(40))
 def test_parse_never_raises_on_random_input(seed: int) -> None:
     rng = random.Random(seed)
-    alphabet = ["::", ":::", "```", "#", "##", "{", "}", '"', "'", "|", "-", "*", ">", "\n", "\n\n",
-                "---", "id=", "x", " ", "\r\n", "[[a]]", "1.", "\ufeff", "\x00"]
+    alphabet = [
+        "::",
+        ":::",
+        "```",
+        "#",
+        "##",
+        "{",
+        "}",
+        '"',
+        "'",
+        "|",
+        "-",
+        "*",
+        ">",
+        "\n",
+        "\n\n",
+        "---",
+        "id=",
+        "x",
+        " ",
+        "\r\n",
+        "[[a]]",
+        "1.",
+        "\ufeff",
+        "\x00",
+    ]
     text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 400)))
     doc = parse(text)
     index(doc)

@@ -24,7 +24,10 @@ def test_explicit_id_equal_to_natural_slug_is_dropped() -> None:
 
 
 def test_attribute_quoting_is_normalised() -> None:
-    assert rt("::x{a='one' b=two c=true d=false e=3}\n::\n") == '::x{a="one" b="two" c d=false e=3}\n::\n'
+    assert (
+        rt("::x{a='one' b=two c=true d=false e=3}\n::\n")
+        == '::x{a="one" b="two" c d=false e=3}\n::\n'
+    )
 
 
 def test_fence_colons_follow_depth() -> None:
@@ -33,7 +36,9 @@ def test_fence_colons_follow_depth() -> None:
 
 
 def test_lists_and_quotes_are_normalised() -> None:
-    assert rt("* a\n* b\n\n3. x\n7. y\n\n>q\n>\n>  r\n") == "- a\n- b\n\n1. x\n2. y\n\n> q\n>\n>  r\n"
+    assert (
+        rt("* a\n* b\n\n3. x\n7. y\n\n>q\n>\n>  r\n") == "- a\n- b\n\n1. x\n2. y\n\n> q\n>\n>  r\n"
+    )
 
 
 def test_table_is_padded_with_alignment_rows() -> None:
@@ -63,7 +68,7 @@ SAMPLES = [
     '# A\n\n::claim{id="c" confidence=0.9}\nbody\n\n- a\n  b\n::\n\n## B\n\n```py\n::x\n```\n',
     '::section{id="s"}\n## Inner\n\ntext\n:::note{id="n"}\n> q\n:::\n::\n',
     "| a | b |\n| :-: | --- |\n| `x|y` | 2 |\n\n1. one\n2. two\n",
-    "# Dup\n# Dup\n# Dup {id=\"k\"}\n",
+    '# Dup\n# Dup\n# Dup {id="k"}\n',
     "text\n---\n> quote\n",
 ]
 

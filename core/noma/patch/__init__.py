@@ -1,7 +1,14 @@
 """The patch engine: 25 source-preserving ops, atomic op lists, preconditions."""
 
 from .catalog import ALL_OPS, CORE_OPS
-from .engine import ListFailure, OpStep, apply_list, apply_one, apply_ops_to_bytes, apply_ops_to_text
+from .engine import (
+    ListFailure,
+    OpStep,
+    apply_list,
+    apply_one,
+    apply_ops_to_bytes,
+    apply_ops_to_text,
+)
 from .errors import PATCH_ERROR_CODES, PatchError
 
 __all__ = [

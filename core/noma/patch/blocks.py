@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..nodes import Directive, Node, Section
 from ..attrs import split_trailing_group
+from ..nodes import Directive, Node, Section
 from ..parser import CLOSER, HEADING, OPENER, parse
 from ..slug import slugify
 from .catalog import check_new_id
@@ -89,8 +89,14 @@ def _last_text_line(state: OpState, node: Node) -> int:
     return end
 
 
-def insert_child(state: OpState, parent: Directive | Section, position: int | None,
-                 block: list[str], *, skip: Node | None = None) -> None:
+def insert_child(
+    state: OpState,
+    parent: Directive | Section,
+    position: int | None,
+    block: list[str],
+    *,
+    skip: Node | None = None,
+) -> None:
     """Place ``block`` among ``parent``'s children at ``position`` (append when None)."""
     children = [c for c in parent.children if c is not skip]
     if position is None:
@@ -133,9 +139,7 @@ def remove_lines(state: OpState, node: Node) -> None:
     start, end = node.line, node.end_line
     parent = state.parent_of(node)
     opener_before = (
-        parent is not None
-        and isinstance(parent, Directive | Section)
-        and parent.line == start - 1
+        parent is not None and isinstance(parent, Directive | Section) and parent.line == start - 1
     )
     prev_blank = start == 1 or lines.is_blank(start - 1) or opener_before
     has_next = end < len(lines)
@@ -181,7 +185,8 @@ def move_block(state: OpState, op: dict[str, Any]) -> None:
     parent = state.container(op["parent"])
     if parent is node or any(a is node for a in state.ancestors(parent)):
         raise PatchError(
-            PARENT_MISSING, f"'{op['parent']}' is inside '{op['id']}'; a block cannot move into itself."
+            PARENT_MISSING,
+            f"'{op['parent']}' is inside '{op['id']}'; a block cannot move into itself.",
         )
     colons = parent.colons + 1 if isinstance(parent, Directive) else 2
     block = renormalise(state, node, colons)
@@ -199,7 +204,9 @@ def move_block(state: OpState, op: dict[str, Any]) -> None:
 def replace_body(state: OpState, op: dict[str, Any]) -> None:
     node = state.directive(op["id"])
     if not node.closed:
-        raise PatchError(INVALID_CONTENT, f"'{op['id']}' has no closing fence; fix it before editing its body.")
+        raise PatchError(
+            INVALID_CONTENT, f"'{op['id']}' has no closing fence; fix it before editing its body."
+        )
     body = content_lines(op["content"]) if op["content"].strip() else []
     opener = state.lines.get(node.line)
     closer = state.lines.get(node.end_line)
@@ -213,7 +220,9 @@ def replace_body(state: OpState, op: dict[str, Any]) -> None:
 def update_attribute(state: OpState, op: dict[str, Any]) -> None:
     key = op["key"]
     if key == "id":
-        raise PatchError(ID_ATTRIBUTE_PROTECTED, "The id attribute can only change through rename_id.")
+        raise PatchError(
+            ID_ATTRIBUTE_PROTECTED, "The id attribute can only change through rename_id."
+        )
     node = state.directive(op["id"])
     check_key(key)
     line = state.lines.get(node.line)
@@ -230,7 +239,9 @@ def update_attribute(state: OpState, op: dict[str, Any]) -> None:
 def remove_attribute(state: OpState, op: dict[str, Any]) -> None:
     key = op["key"]
     if key == "id":
-        raise PatchError(ID_ATTRIBUTE_PROTECTED, "The id attribute can only change through rename_id.")
+        raise PatchError(
+            ID_ATTRIBUTE_PROTECTED, "The id attribute can only change through rename_id."
+        )
     node = state.directive(op["id"])
     new = remove_attr(state.lines.get(node.line), key)
     if new is not None:
@@ -292,7 +303,9 @@ def rename_id(state: OpState, op: dict[str, Any]) -> None:
 def update_heading(state: OpState, op: dict[str, Any]) -> None:
     node = state.lookup(op["id"])
     if not isinstance(node, Section):
-        raise PatchError(TARGET_MISSING, f"'{op['id']}' is a directive block, not a heading section.")
+        raise PatchError(
+            TARGET_MISSING, f"'{op['id']}' is a directive block, not a heading section."
+        )
     title = op["title"].strip()
     if not title or "\n" in title or "\r" in title:
         raise PatchError(INVALID_CONTENT, "A heading title is one non-empty line of text.")

@@ -96,8 +96,10 @@ def check_op(op: Any) -> str:
     name = op.get("op")
     if not isinstance(name, str) or name not in OP_FIELDS:
         raise PatchError(
-            UNSUPPORTED_OP, f"Op {name!r} is not in the v1.0 op catalog." if name else
-            "The op has no 'op' field naming an operation in the v1.0 catalog."
+            UNSUPPORTED_OP,
+            f"Op {name!r} is not in the v1.0 op catalog."
+            if name
+            else "The op has no 'op' field naming an operation in the v1.0 catalog.",
         )
     fields, required = OP_FIELDS[name]
     for key in required:
@@ -146,7 +148,11 @@ def _check_field(kind: str, value: Any) -> str | None:
             return None
         return "must be a list of strings"
     if kind == "action":
-        return None if value in ("insert", "delete", "replace") else "must be insert, delete or replace"
+        return (
+            None
+            if value in ("insert", "delete", "replace")
+            else "must be insert, delete or replace"
+        )
     return f"has an unknown kind {kind}"
 
 

@@ -19,8 +19,13 @@ from .opener import render_attr, set_attr
 from .state import OpState
 
 
-def _build(state: OpState, name: str, target: Node, attrs: list[tuple[str, AttrValue | None]],
-           body: str | None) -> list[str]:
+def _build(
+    state: OpState,
+    name: str,
+    target: Node,
+    attrs: list[tuple[str, AttrValue | None]],
+    body: str | None,
+) -> list[str]:
     colons = ":" * state.depth_colons(target)
     group = " ".join(render_attr(k, v) for k, v in attrs if v is not None)
     lines = [f"{colons}{name}{{{group}}}"]

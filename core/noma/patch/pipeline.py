@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from ..capabilities import advisories, load_descriptor
 from ..diagnostics import Diagnostic, Summary, summarize
-from ..files import DocumentIOError, is_book_manifest, read_source
+from ..files import is_book_manifest, read_source
 from ..nodes import Document
 from ..source import encode
 from ..storage import atomic_write, document_lock
@@ -157,7 +157,9 @@ def _check_request(request: PatchRequest) -> None:
         raise PatchError(INVALID_OP, "base_sha256 must be 64 lowercase hex characters.")
     if request.parent_op_id is not None and not _UUID.match(request.parent_op_id):
         raise PatchError(INVALID_OP, "parent_op_id must be a UUID.")
-    if request.expected_sha is not None and not re.fullmatch(r"[0-9a-fA-F]{8,64}", request.expected_sha):
+    if request.expected_sha is not None and not re.fullmatch(
+        r"[0-9a-fA-F]{8,64}", request.expected_sha
+    ):
         raise PatchError(INVALID_OP, "expected_sha must be 8 to 64 hex characters.")
 
 
@@ -227,13 +229,13 @@ def _patch_locked(
         _check_request(request)
     except PatchError as exc:
         list_error = exc
-    if list_error is None and request.expected_sha is not None:
-        if not pre_sha256.startswith(request.expected_sha.lower()):
-            list_error = PatchError(
-                SHA_MISMATCH,
-                f"expected_sha {request.expected_sha} does not match the document "
-                f"({pre_sha256[:8]}); it changed since it was read.",
-            )
+    expected = request.expected_sha
+    if list_error is None and expected is not None and not pre_sha256.startswith(expected.lower()):
+        list_error = PatchError(
+            SHA_MISMATCH,
+            f"expected_sha {expected} does not match the document ({pre_sha256[:8]}); "
+            "it changed since it was read.",
+        )
     if list_error is None and request.strict and validator_pre == "error":
         list_error = PatchError(
             PRE_VALIDATION_BLOCKED,
@@ -356,13 +358,22 @@ class _Context:
         parent = self.request.parent_op_id
         for op in ops:
             failure = Diagnostic("error", error.code, error.message, phase="pre")
-            rec = self._record(op, "rejected", self.pre_sha256, self.pre_sha256,
-                               [*self.pre, failure, *post], elapsed, parent)
+            rec = self._record(
+                op,
+                "rejected",
+                self.pre_sha256,
+                self.pre_sha256,
+                [*self.pre, failure, *post],
+                elapsed,
+                parent,
+            )
             parent = rec["op_id"]
             records.append(rec)
         return self._outcome(False, records, post, error=error)
 
-    def rejected_list(self, ops: list[Any], failure: ListFailure, state: DocumentState) -> PatchOutcome:
+    def rejected_list(
+        self, ops: list[Any], failure: ListFailure, state: DocumentState
+    ) -> PatchOutcome:
         post = _phase(state.diagnostics, "post")
         elapsed = (time.perf_counter() - self.started) * 1000
         records = []
@@ -378,14 +389,22 @@ class _Context:
                 )
             else:
                 diag = Diagnostic("error", failure.error.code, failure.error.message, phase="pre")
-            rec = self._record(op, "rejected", self.pre_sha256, self.pre_sha256,
-                               [*self.pre, diag, *post], elapsed, parent)
+            rec = self._record(
+                op,
+                "rejected",
+                self.pre_sha256,
+                self.pre_sha256,
+                [*self.pre, diag, *post],
+                elapsed,
+                parent,
+            )
             parent = rec["op_id"]
             records.append(rec)
         return self._outcome(False, records, post, error=failure.error)
 
-    def applied(self, steps: list[OpStep], post_state: DocumentState, post_sha256: str,
-                written: bool) -> PatchOutcome:
+    def applied(
+        self, steps: list[OpStep], post_state: DocumentState, post_sha256: str, written: bool
+    ) -> PatchOutcome:
         post = _phase(post_state.diagnostics, "post")
         elapsed = (time.perf_counter() - self.started) * 1000
         records = []
@@ -401,16 +420,24 @@ class _Context:
             before, after = hashes[i], hashes[i + 1]
             if not step.changed:
                 after = before
-            rec = self._record(step.op, result, before, after, [*self.pre, *post],
-                               elapsed / len(steps), parent)
+            rec = self._record(
+                step.op, result, before, after, [*self.pre, *post], elapsed / len(steps), parent
+            )
             parent = rec["op_id"]
             records.append(rec)
         outcome = self._outcome(True, records, post, written=written)
         outcome.post_sha256 = post_sha256
         return outcome
 
-    def _outcome(self, ok: bool, records: list[dict[str, Any]], post: list[Diagnostic], *,
-                 error: PatchError | None = None, written: bool = False) -> PatchOutcome:
+    def _outcome(
+        self,
+        ok: bool,
+        records: list[dict[str, Any]],
+        post: list[Diagnostic],
+        *,
+        error: PatchError | None = None,
+        written: bool = False,
+    ) -> PatchOutcome:
         return PatchOutcome(
             ok=ok,
             records=records,

@@ -1,0 +1,115 @@
+"""Pipe-row text for ``::table`` bodies: reading cells, escaping new values, writing rows.
+
+A ``::table`` row may omit its outer pipes (``a | b``) or keep them (``| a | b |``); both
+read the same. A touched row is always written back in the full ``| a | b |`` form
+(noma-interop), so the edit is visible and unambiguous whatever the row looked like before.
+Cells are read with the parser's own splitter so that a written row reads back exactly as
+the parser will see it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..parser import split_table_row
+from .errors import INVALID_CONTENT, PatchError
+
+SEPARATOR_CELL = re.compile(r"[ \t]*:?-{3,}:?[ \t]*\Z")
+_BACKTICKS = re.compile(r"`+")
+
+
+def split_row(line: str) -> list[str]:
+    """Cells of one body line, stripped; leading and trailing pipes are optional.
+
+    The line is wrapped in pipes and handed to the parser's splitter, so ``\\|`` and pipes
+    inside code spans never split. An outer pipe shows up as an empty first or last cell,
+    which is dropped.
+    """
+    text = line.strip()
+    if not text:
+        return []
+    cells = split_table_row("|" + text + "|")
+    if text.startswith("|"):
+        cells = cells[1:]
+    if len(cells) > 1 and text.endswith("|") and cells[-1] == "":
+        cells = cells[:-1]
+    return cells
+
+
+def is_separator(line: str) -> bool:
+    """A ``| --- | :---: |`` line: every cell is dashes (>= 3) with optional colons."""
+    cells = split_row(line)
+    return bool(cells) and all(SEPARATOR_CELL.match(c) for c in cells)
+
+
+def indent_of(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def render_row(cells: list[str], indent: str = "") -> str:
+    """The canonical ``| a | b |`` form of a row."""
+    return indent + "| " + " | ".join(cells) + " |"
+
+
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of closed inline code spans: a run of N backticks up to the
+    next run of exactly N. An unmatched run is literal text."""
+    spans: list[tuple[int, int]] = []
+    runs = list(_BACKTICKS.finditer(text))
+    i = 0
+    while i < len(runs):
+        opener = runs[i]
+        width = len(opener.group(0))
+        for j in range(i + 1, len(runs)):
+            if len(runs[j].group(0)) == width:
+                spans.append((opener.start(), runs[j].end()))
+                i = j
+                break
+        i += 1
+    return spans
+
+
+def escape_cell(value: str, *, what: str = "A table cell") -> str:
+    """Make ``value`` one cell: strip it and turn pipes outside code spans into ``\\|``.
+
+    A pipe already written as ``\\|`` is left alone (no double escaping); pipes inside a
+    code span are kept, because ``\\|`` would show literally there. A line break cannot
+    live in a pipe row, so it is refused.
+    """
+    if "\n" in value or "\r" in value:
+        raise PatchError(
+            INVALID_CONTENT,
+            f"{what} is one line of text; the value contains a line break.",
+        )
+    text = value.strip()
+    if "|" not in text:
+        return text
+    spans = _code_spans(text)
+    out: list[str] = []
+    for i, ch in enumerate(text):
+        if (
+            ch == "|"
+            and not (i > 0 and text[i - 1] == "\\")
+            and not any(a <= i < b for a, b in spans)
+        ):
+            out.append("\\|")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def checked_row(cells: list[str], indent: str = "") -> str:
+    """Render ``cells`` and make sure the row reads back as exactly those cells.
+
+    The parser reads a backtick as opening or closing a code span, so an unpaired backtick
+    (or runs that pair up differently) would swallow a cell separator or split a cell at
+    a kept pipe; such a value is refused rather than written wrong.
+    """
+    line = render_row(cells, indent)
+    if split_row(line) != cells:
+        raise PatchError(
+            INVALID_CONTENT,
+            "The new cell text would not read back as the cells written: its backticks must "
+            "pair up, since an open code span swallows the '|' that ends the cell.",
+        )
+    return line

@@ -1,0 +1,43 @@
+"""Shared test plumbing: where the conformance corpus and schemas live.
+
+They are never copied into the repo. ``NOMA_SHARED_DIR`` (default ``../shared`` beside the
+repo) or the specific ``NOMA_CONFORMANCE_DIR`` / ``NOMA_SCHEMAS_DIR`` point at them. Where
+they are absent (a user's clone) the tests that need them skip with a message saying where
+to get them; CI sets ``NOMA_REQUIRE_SHARED=1`` so there they fail instead of skipping.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("NOMA_SHARED_DIR", REPO.parent / "shared"))
+WHERE = (
+    "get them from the upstream Noma repository: examples/conformance (the corpus) and "
+    "schemas/ (the JSON Schemas), then set NOMA_CONFORMANCE_DIR / NOMA_SCHEMAS_DIR"
+)
+
+
+def shared_dir(kind: str) -> Path:
+    """The corpus (``conformance``) or schemas (``schemas``) directory, or skip."""
+    env = {"conformance": "NOMA_CONFORMANCE_DIR", "schemas": "NOMA_SCHEMAS_DIR"}[kind]
+    path = Path(os.environ.get(env, SHARED / kind))
+    if not path.is_dir():
+        message = f"{kind} not found at {path}: {WHERE}"
+        if os.environ.get("NOMA_REQUIRE_SHARED") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
+
+@pytest.fixture
+def conformance_dir() -> Path:
+    return shared_dir("conformance")
+
+
+@pytest.fixture
+def schemas_dir() -> Path:
+    return shared_dir("schemas")
