@@ -79,6 +79,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file")
     p.set_defaults(func=patching.cmd_capabilities)
 
+    from .commands import flow
+    from .skills_runtime import cli as skills_cli
+
+    flow.register(sub)
+    skills_cli.register(sub)
+
     p = sub.add_parser("mcp", help="serve the Annex B MCP tools over stdio")
     p.add_argument(
         "--root",

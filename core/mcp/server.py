@@ -14,7 +14,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from .. import __version__
-from . import tools
+from . import flow_tool, tools
 from .tools import SystemFault, ToolContext
 
 INSTRUCTIONS = (
@@ -89,6 +89,7 @@ def build_server(root: Path | None = None) -> MCPServer:
             parent_op_id=parent_op_id,
         )
 
+    flow_tool.register(server, root)
     return server
 
 
