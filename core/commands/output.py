@@ -25,7 +25,9 @@ def write(text: str, stream: Any = None) -> None:
 
 
 def write_json(value: Any) -> None:
-    write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+    """Indented on a terminal; compact (one line, the fast C encoder) into pipes and files."""
+    indent = 2 if sys.stdout.isatty() else None
+    write(json.dumps(value, ensure_ascii=False, indent=indent) + "\n")
 
 
 def error(message: str) -> None:

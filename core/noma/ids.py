@@ -8,6 +8,7 @@ filename. The resulting `IdIndex` is what every lookup (validator, patch engine,
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 
 from .attrs import split_aliases
@@ -75,7 +76,14 @@ def assign_ids(
                     section.aliases = [*section.aliases, original]
         if root is not None and chapter not in root.aliases:
             root.aliases = [*root.aliases, chapter]
+    # Only sections and directives carry ids; in document order they are the pre-order walk
+    # order (no two start on the same line), so the index never needs a full tree walk.
+    doc._id_nodes = list(heapq.merge(sections, directives, key=_line))
     doc._index = None
+
+
+def _line(node: Node) -> int:
+    return node.line
 
 
 @dataclass(slots=True)
@@ -118,7 +126,9 @@ def index(doc: Document) -> IdIndex:
     if isinstance(cached, IdIndex):
         return cached
     idx = IdIndex()
-    for node, _parent in doc.walk():
+    candidates = doc._id_nodes
+    nodes = candidates if candidates is not None else (n for n, _p in doc.walk())
+    for node in nodes:
         ident = node.id
         if ident is not None:
             idx.entries.append((ident, node))

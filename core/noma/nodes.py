@@ -201,7 +201,8 @@ class Document(Node):
     notes: list[Diagnostic] = field(default_factory=list)  # parser recovery notes
     chapter: str | None = None  # book-mode chapter slug, when parsed as a chapter
     _index: Any = field(default=None, repr=False)
-    _flat: list[tuple[Node, Node]] | None = field(default=None, repr=False)
+    _flat: tuple[list[Node], list[Node]] | None = field(default=None, repr=False)
+    _id_nodes: list[Node] | None = field(default=None, repr=False)  # sections + directives
 
     type = "document"
 
@@ -224,8 +225,9 @@ class Document(Node):
         The parser records this order as it builds the tree, so walking is a list scan.
         """
         if self._flat is None:
-            self._flat = list(self._walk())
-        return iter(self._flat)
+            pairs = list(self._walk())
+            self._flat = ([n for n, _ in pairs], [p for _, p in pairs])
+        return zip(*self._flat, strict=True)
 
     def _walk(self) -> Iterator[tuple[Node, Node]]:
         stack: list[tuple[Node, Node]] = [(c, self) for c in reversed(self.children)]

@@ -153,14 +153,18 @@ class _Parser:
         self.body_start: list[int] = []  # 0-based index of each open directive's opener
         self.sections: list[Section] = []  # every heading section, in document order
         self.directives: list[Directive] = []  # every directive, in document order
-        self.flat: list[tuple[Node, Node]] = []  # pre-order (node, parent): Document.walk()
+        # Pre-order nodes and their parents, for Document.walk(). Two flat lists rather than
+        # a tuple per node: 100k fewer objects for the cyclic GC to scan.
+        self.flat_nodes: list[Node] = []
+        self.flat_parents: list[Node] = []
 
     # -- container helpers -------------------------------------------------------------
 
     def _append(self, node: Node) -> None:
         top = self.stack[-1]
         top.children.append(node)  # type: ignore[attr-defined]
-        self.flat.append((node, top))
+        self.flat_nodes.append(node)
+        self.flat_parents.append(top)
 
     def _note(self, severity: str, code: str, message: str, line: int) -> None:
         self.notes.append(Diagnostic(severity, code, message, line, 1))  # type: ignore[arg-type]
@@ -251,7 +255,8 @@ class _Parser:
         opener_match = OPENER.match
         heading_match = HEADING.match
         interrupts = self._interrupts
-        flat = self.flat
+        flat_nodes = self.flat_nodes
+        flat_parents = self.flat_parents
         i = self._frontmatter()
         while i < n:
             line = lines[i]
@@ -323,7 +328,8 @@ class _Parser:
             top = stack[-1]
             para = Paragraph(i + 1, j, content=content)
             top.children.append(para)  # type: ignore[attr-defined]
-            flat.append((para, top))
+            flat_nodes.append(para)
+            flat_parents.append(top)
             i = j
         self._finish()
         return self.doc
@@ -465,7 +471,8 @@ class _Parser:
             i = j
         lst = ListNode(items[0].line, items[-1].end_line, ordered=ordered, items=items)
         self._append(lst)
-        self.flat.extend((item, lst) for item in items)
+        self.flat_nodes.extend(items)
+        self.flat_parents.extend([lst] * len(items))
         return i
 
     def _quote(self, i: int) -> int:
@@ -522,4 +529,4 @@ class _Parser:
             else:
                 node.end_line = max(last, node.line)
         self.doc.notes = self.notes
-        self.doc._flat = self.flat
+        self.doc._flat = (self.flat_nodes, self.flat_parents)

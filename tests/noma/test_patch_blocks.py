@@ -520,3 +520,9 @@ def test_unknown_op_is_unsupported_and_malformed_ops_are_invalid() -> None:
 def test_duplicate_id_targets_are_ambiguous() -> None:
     text = '::claim{id="x"}\n::\n\n::claim{id="x"}\n::\n'
     assert code_of(text, {"op": "delete_block", "id": "x"}) == "id_conflict"
+
+
+def test_rename_id_retargets_spaced_wikilinks_like_the_validator_reads_them() -> None:
+    text = '::claim{id="old"}\n::\n\nSee [[ old ]] and [[ old | label]].\n'
+    out = apply(text, {"op": "rename_id", "from": "old", "to": "new"})
+    assert out.endswith("See [[ new ]] and [[ new | label]].\n")

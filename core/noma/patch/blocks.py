@@ -255,15 +255,20 @@ _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 
 
 def _rewrite_links(text: str, old: str, new: str) -> str:
-    pattern = re.compile(r"\[\[" + re.escape(old) + r"(\|[^\]\n]*)?\]\]")
+    # ``[[ old ]]`` is a link to ``old`` too (the validator trims); spacing is kept.
+    pattern = re.compile(r"\[\[([ \t]*)" + re.escape(old) + r"([ \t]*(?:\|[^\]\n]*)?)\]\]")
+
+    def link(m: re.Match[str]) -> str:
+        return f"[[{m.group(1)}{new}{m.group(2)}]]"
+
     if "`" not in text:
-        return pattern.sub(lambda m: f"[[{new}{m.group(1) or ''}]]", text)
+        return pattern.sub(link, text)
     spans = [m.span() for m in _CODE_SPAN.finditer(text)]
 
     def repl(m: re.Match[str]) -> str:
         if any(a <= m.start() < b for a, b in spans):
             return m.group(0)
-        return f"[[{new}{m.group(1) or ''}]]"
+        return link(m)
 
     return pattern.sub(repl, text)
 
@@ -287,13 +292,12 @@ def rename_id(state: OpState, op: dict[str, Any]) -> None:
             for key in hits:
                 text = set_attr(text, key, f'{key}="{new}"')
             lines.set(other.line, text)
-    needle = "[[" + old
-    if needle not in lines.text():
+    if old not in lines.text():
         return
     code = state.code_lines()
     for lineno in range(1, len(lines) + 1):
         text = lines.get(lineno)
-        if needle in text and lineno not in code:
+        if "[[" in text and old in text and lineno not in code:
             lines.set(lineno, _rewrite_links(text, old, new))
 
 

@@ -1,4 +1,15 @@
-"""The §4.4 validator. (Being built: see rules/ once landed.)"""
+"""The §4.4 validator: a document in, its `Diagnostic` list out.
+
+`validate` walks the tree once (`scan.scan_document`), then each rule module reads the
+buckets that walk left behind. Rules never see parser recovery notes (``doc.notes``):
+those describe how the text was read, not what the document says, and mixing them in
+would change a ``{code, severity}`` comparison against the conformance corpus.
+
+Module map: `registry` (codes and severities), `scan` (the walk, ``noverify`` scope),
+`references` (duplicate ids, broken references), `profiles`, `research` (claims, evidence,
+risks, decisions), `blocks` (single-block checks), `controls`, `formula` + `computed`,
+`citations`, `datasets` + `plots`.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +19,26 @@ from pathlib import Path
 
 from ..diagnostics import Diagnostic
 from ..nodes import Document
+from .blocks import (
+    check_agent_tasks,
+    check_diagrams,
+    check_escape_hatches,
+    check_figures,
+    check_plotly,
+    check_state_changes,
+)
+from .citations import check_citations
+from .computed import check_computed
+from .controls import check_controls
+from .datasets import check_dataset_sources
+from .plots import check_plots
+from .profiles import KNOWN_PROFILES, check_profiles
+from .references import check_broken_references, check_duplicate_ids
+from .registry import RULE_CODES, diag
+from .research import check_claims, check_decisions, check_evidence, check_risks
+from .scan import scan_document
+
+__all__ = ["KNOWN_PROFILES", "RULE_CODES", "validate"]
 
 
 def validate(
@@ -18,5 +49,55 @@ def validate(
     today: date | None = None,
     base_dir: Path | None = None,
 ) -> list[Diagnostic]:
-    """Run every §4.4 rule over ``doc`` and return its diagnostics in document order."""
-    raise NotImplementedError
+    """Run every §4.4 rule over ``doc``; diagnostics sorted by (line, code).
+
+    ``profile`` replaces the frontmatter ``profile:``/``profiles:`` declaration;
+    ``ignore_rules`` drops those codes (an unrecognised one is reported as
+    ``unknown-ignore-rule``); ``today`` pins the clock for ``stale-citation``; ``base_dir``
+    is the document's folder, against which relative ``::dataset`` ``src=`` paths resolve.
+    File-level diagnostics (no line) sort first. Never raises on a parsed document.
+    """
+    found = scan_document(doc)
+    out: list[Diagnostic] = []
+    check_duplicate_ids(found, out)
+    check_broken_references(found, out)
+    check_profiles(found, profile, out)
+    check_claims(found, out)
+    check_evidence(found, out)
+    check_risks(found, out)
+    check_decisions(found, out)
+    check_agent_tasks(found, out)
+    check_controls(found, out)
+    check_computed(found, out)
+    check_state_changes(found, out)
+    check_citations(found, today if today is not None else date.today(), out)
+    check_diagrams(found, out)
+    check_plots(found, out)
+    check_plotly(found, out)
+    check_figures(found, out)
+    check_dataset_sources(found, base_dir, out)
+    check_escape_hatches(found, out)
+
+    if isinstance(ignore_rules, str):  # one code passed bare: not its characters
+        ignore_rules = (ignore_rules,)
+    ignored: set[str] = set()
+    for code in dict.fromkeys(ignore_rules):
+        if code in RULE_CODES:
+            ignored.add(code)
+        else:
+            out.append(
+                diag(
+                    "unknown-ignore-rule",
+                    f'--ignore-rule "{code}" is not a rule code this validator knows; '
+                    "it was not applied.",
+                )
+            )
+    if ignored:
+        out = [d for d in out if d.code not in ignored]
+    out.sort(key=_order)
+    return out
+
+
+def _order(d: Diagnostic) -> tuple[int, str]:
+    """(line, code); file-level diagnostics (no line) sort first."""
+    return (d.line or 0, d.code)

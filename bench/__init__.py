@@ -1,0 +1,1 @@
+"""Benchmarks: ``python -m bench`` runs them; each module is also runnable alone."""

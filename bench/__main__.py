@@ -1,0 +1,43 @@
+"""``python -m bench [docs|patch|skills|tui|flow|all]``: the project's benchmark command."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+SUITES = {
+    "docs": "bench.noma_bench",
+    "patch": "bench.patch_bench",
+    "skills": "bench.skills_bench",
+    "tui": "bench.tui_bench",
+    "flow": "bench.flow_bench",
+}
+
+
+def main(argv: list[str]) -> int:
+    name = argv[0] if argv else "all"
+    rest = argv[1:]
+    if name == "all":
+        code = 0
+        for suite in SUITES:
+            print(f"== {suite}", flush=True)
+            code |= _run(suite, [])
+            print(flush=True)
+        return code
+    if name not in SUITES:
+        print(f"usage: python -m bench [{'|'.join(SUITES)}|all] [ARGS]", file=sys.stderr)
+        return 2
+    return _run(name, rest)
+
+
+def _run(name: str, argv: list[str]) -> int:
+    try:
+        module = importlib.import_module(SUITES[name])
+    except ModuleNotFoundError as exc:
+        print(f"{name}: not available ({exc})", file=sys.stderr)
+        return 1
+    return int(module.main(argv) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,54 @@
+"""Document engine benchmark: median parse, validate and render times for N sections.
+
+Run: ``./dev bench docs`` (or ``python -m bench docs``).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from bench.generate import generate
+from bench.timing import median_ms
+from core.noma import parse
+from core.noma.render import render_noma
+from core.noma.validate import validate
+
+
+def run(sizes: tuple[int, ...] = (1000, 5000), repeat: int = 9) -> list[dict[str, float]]:
+    rows = []
+    for n in sizes:
+        text = generate(n)
+        doc = parse(text)
+        diagnostics = validate(doc)
+        rows.append(
+            {
+                "sections": n,
+                "lines": text.count("\n") + 1,
+                "kib": len(text.encode()) / 1024,
+                "diagnostics": len(diagnostics),
+                "parse": median_ms(lambda t=text: parse(t), repeat),
+                "validate": median_ms(lambda d=doc: validate(d), repeat),
+                "parse+validate": median_ms(lambda t=text: validate(parse(t)), repeat),
+                "render": median_ms(lambda d=doc: render_noma(d), repeat),
+            }
+        )
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="bench docs")
+    parser.add_argument("--repeat", type=int, default=9)
+    parser.add_argument("--sizes", default="1000,5000")
+    args = parser.parse_args(argv)
+    sizes = tuple(int(s) for s in args.sizes.split(","))
+    print("document engine (medians, ms)")
+    print(
+        f"{'sections':>8} {'lines':>7} {'KiB':>6} {'parse':>7} {'validate':>9} "
+        f"{'parse+val':>9} {'render':>7}"
+    )
+    for row in run(sizes, args.repeat):
+        print(
+            f"{row['sections']:>8} {row['lines']:>7} {row['kib']:>6.0f} {row['parse']:>7.1f} "
+            f"{row['validate']:>9.1f} {row['parse+validate']:>9.1f} {row['render']:>7.1f}"
+        )
+    return 0

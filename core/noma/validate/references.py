@@ -1,0 +1,116 @@
+"""Document integrity: ``duplicate-id`` and ``broken-reference`` (§2.1, §4.4).
+
+Heading slugs and directive ids share one id space (the `IdIndex`), and aliases satisfy
+references (§2.2). Both rules report one diagnostic per site, so a reader can fix them one
+by one: three copies of an id give two errors, five broken links give five.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..diagnostics import Diagnostic
+from .registry import diag
+from .scan import Scan, is_noverify
+
+# Reference attributes on any directive (spec §4.4, the positions rename_id retargets).
+REFERENCE_ATTRS = ("for", "parent", "dataset")
+# ... and on the review/notes directives only (interop "Validator").
+TARGET_ATTRS = ("target", "block", "ref")
+TARGET_DIRECTIVES = frozenset({"comment", "footnote", "endnote", "change_request", "state_change"})
+REFERENCE_KEYS = frozenset(REFERENCE_ATTRS)
+TARGET_KEYS = frozenset(REFERENCE_ATTRS + TARGET_ATTRS)
+
+# [[target]] or [[target|label]]; blanks around the target do not count, and an empty
+# target is not a link. (Greedy and stripped afterwards: a lazy target is 5x slower.)
+WIKILINK = re.compile(r"\[\[([^\[\]|\n]*)(?:\|[^\[\]\n]*)?\]\]")
+# An inline code span (`x`, ``x``): its text is literal, like a code block's.
+_CODE_SPAN = re.compile(r"(`+)(?:.|\n)+?\1")
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
+def _blank_code_spans(text: str) -> str:
+    """Replace inline code spans by spaces, keeping every offset and newline in place."""
+    return _CODE_SPAN.sub(lambda m: _NOT_NEWLINE.sub(" ", m.group(0)), text)
+
+
+def check_duplicate_ids(scan: Scan, out: list[Diagnostic]) -> None:
+    """Every occurrence after the first of an id is an error (pointing back at the first)."""
+    idx = scan.index
+    if len(idx.first) == len(idx.entries):
+        return  # the common case: no id repeats
+    count = idx.count
+    first = idx.first
+    for ident, node in idx.entries:
+        if count[ident] < 2 or first[ident] is node:
+            continue
+        attrs = getattr(node, "attrs", None)
+        if attrs and is_noverify(attrs):
+            continue
+        out.append(
+            diag(
+                "duplicate-id",
+                f'Two or more nodes carry the same canonical id "{ident}" '
+                f"(first on line {first[ident].line}).",
+                node,
+            )
+        )
+
+
+def check_broken_references(scan: Scan, out: list[Diagnostic]) -> None:
+    """Reference attributes and wikilinks must name an id or alias of this document."""
+    idx = scan.index
+    ids, aliases = idx.first, idx.alias_owner
+    for name, blocks in scan.checked_by_name.items():
+        keys = TARGET_KEYS if name in TARGET_DIRECTIVES else REFERENCE_KEYS
+        for d in blocks:
+            raw_attrs = d.raw_attrs
+            if keys.isdisjoint(raw_attrs):
+                continue
+            for key, raw in raw_attrs.items():
+                if key not in keys:
+                    continue
+                ref = raw.strip()
+                if ref and ref not in ids and ref not in aliases:
+                    out.append(
+                        diag(
+                            "broken-reference",
+                            f'::{name} {key}="{ref}" points at "{ref}", which is not an id '
+                            "or alias in this document.",
+                            d,
+                        )
+                    )
+
+    texts = [_blank_code_spans(t) if "`" in t else t for t in scan.site_texts]
+    # Fast path: every link target of the document in one regex pass (sites joined by a
+    # newline, which no link can span) and one set difference. Only when a target is
+    # missing are the sites walked again, one by one, to place each broken link.
+    unknown = set(WIKILINK.findall("\n".join(texts))).difference(ids, aliases)
+    if not unknown:
+        return
+    # Targets written with blanks around them ("[[ a ]]") are only stripped now.
+    missing = {ref for ref in map(str.strip, unknown) if ref and ref not in ids}
+    missing.difference_update(aliases)
+    if not missing:
+        return
+    for text, first_line, owner in zip(texts, scan.site_lines, scan.site_owners, strict=True):
+        _report_wikilinks(text, first_line, owner, missing, out)
+
+
+def _report_wikilinks(
+    text: str, first_line: int, owner: str | None, missing: set[str], out: list[Diagnostic]
+) -> None:
+    """One ``broken-reference`` per link of ``text`` to a ``missing`` target, on its line."""
+    for match in WIKILINK.finditer(text):
+        ref = match.group(1).strip()
+        if ref not in missing:
+            continue
+        out.append(
+            diag(
+                "broken-reference",
+                f'Wikilink [[{ref}]] points at "{ref}", which is not an id or alias in '
+                "this document.",
+                line=first_line + text.count("\n", 0, match.start()),
+                node_id=owner,
+            )
+        )

@@ -1,0 +1,71 @@
+"""Research-profile semantic checks (§4.4); they run in every document.
+
+``claim-without-evidence`` needs the whole document (which claims are backed), the other
+three look at one block each. Following noma-interop: only claims with an id can be
+backed, so only they are checked; ``::counterevidence`` backs a claim as well as
+``::evidence``; ``::adr`` counts as ``::decision``.
+"""
+
+from __future__ import annotations
+
+from ..diagnostics import Diagnostic
+from .registry import diag
+from .scan import Scan, has_value
+
+EVIDENCE = ("evidence", "counterevidence")
+
+
+def check_claims(scan: Scan, out: list[Diagnostic]) -> None:
+    """A claim is backed by any evidence whose ``for=`` resolves to it (aliases count).
+
+    Evidence under ``noverify`` still backs its claim: noverify silences a block's own
+    checks, it does not take the block out of the document.
+    """
+    claims = scan.checked("claim")
+    if not claims:
+        return
+    resolve = scan.index.resolve
+    backed: set[str] = set()
+    for d in scan.named(*EVIDENCE):
+        raw = d.raw_attrs.get("for")
+        if raw:
+            target = resolve(raw.strip())
+            if target is not None:
+                backed.add(target)
+    for d in claims:
+        if d.id is not None and d.id not in backed:
+            out.append(
+                diag(
+                    "claim-without-evidence",
+                    f'::claim "{d.id}" has no ::evidence or ::counterevidence with for="{d.id}".',
+                    d,
+                )
+            )
+
+
+def check_evidence(scan: Scan, out: list[Diagnostic]) -> None:
+    """Evidence must say which claim it backs. A ``for=`` that names no block at all is a
+    ``broken-reference``, not this rule."""
+    for d in scan.checked(*EVIDENCE):
+        if not has_value(d, "for"):
+            out.append(
+                diag(
+                    "evidence-missing-for",
+                    f"::{d.name} has no for= attribute naming the claim it bears on.",
+                    d,
+                )
+            )
+
+
+def check_risks(scan: Scan, out: list[Diagnostic]) -> None:
+    """A risk nobody owns is a risk nobody mitigates."""
+    for d in scan.checked("risk"):
+        if not has_value(d, "owner"):
+            out.append(diag("risk-without-owner", "::risk has no owner= attribute.", d))
+
+
+def check_decisions(scan: Scan, out: list[Diagnostic]) -> None:
+    """A decision must say whether it is proposed, accepted, superseded..."""
+    for d in scan.checked("decision", "adr"):
+        if not has_value(d, "status"):
+            out.append(diag("decision-without-status", f"::{d.name} has no status= attribute.", d))

@@ -1,0 +1,251 @@
+"""The one walk over the document that every rule reads from.
+
+A 5,000-section document has ~75k nodes, so rules must not each walk the tree.
+`scan_document` visits every node once and leaves behind what the rules need: directives bucketed by
+name (and in document order), and the inline text that holds ``[[`` together with the
+line it starts on and the id of the block it belongs to. Text that cannot hold a wikilink
+is never copied or matched.
+
+``noverify`` scope (interop: "noverify suppresses every check on that block"): a flagged
+directive or heading is quiet, and so is its own inline content (paragraphs, list items,
+quotes, tables and body headings directly inside it). A nested directive or a subsection
+is a block of its own and is checked unless it carries ``noverify`` itself. Quiet blocks
+stay visible to everyone else's reference resolution: they are still in the id index.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..attrs import Attrs
+from ..ids import IdIndex, index
+from ..nodes import (
+    Code,
+    Directive,
+    Document,
+    ListNode,
+    Node,
+    Paragraph,
+    Quote,
+    Section,
+    Table,
+)
+
+# Directives whose body is data or code (YAML, JSON, CSV, markup, diagram source, formulas),
+# not prose. A ``[[`` there is content, never a wikilink: ``rows: [[1, 2]]`` in a dataset is
+# a row array. This is the directive-level counterpart of "never in code".
+RAW_BODY_DIRECTIVES = frozenset(
+    {
+        "code",
+        "code_cell",
+        "output",
+        "query",
+        "dataset",
+        "plot",
+        "plotly",
+        "diagram",
+        "math",
+        "html",
+        "svg",
+        "script",
+        "control",
+        "computed_metric",
+        "computed_plot",
+        "computed_table",
+    }
+)
+
+_OFF = (False, 0, "no", "off", "false")
+
+
+def is_noverify(attrs: Attrs) -> bool:
+    """``noverify`` is a flag; ``noverify=false`` (or ``no``/``off``/``0``) turns it off."""
+    value = attrs.get("noverify")
+    return value is not None and value not in _OFF
+
+
+def body_text(node: Directive) -> str:
+    """The content of a data body (JSON, YAML, CSV). Authors often wrap it in one fenced
+    code block for syntax highlighting; then the content is inside the fence."""
+    kids = node.children
+    if len(kids) == 1 and isinstance(kids[0], Code):
+        return kids[0].content
+    return node.body
+
+
+def has_value(node: Directive, key: str) -> bool:
+    """Is ``key`` written with a non-blank value? A bare flag or ``key=""`` is not."""
+    raw = node.raw_attrs.get(key)
+    return raw is not None and raw.strip() != ""
+
+
+@dataclass(slots=True)
+class Scan:
+    """What one walk learnt about a document; every rule module reads only this."""
+
+    doc: Document
+    index: IdIndex
+    directives: list[Directive] = field(default_factory=list)
+    by_name: dict[str, list[Directive]] = field(default_factory=dict)
+    checked_by_name: dict[str, list[Directive]] = field(default_factory=dict)  # no noverify
+    # Inline text holding "[[": its text, first line and owning block id, as three parallel
+    # lists of untracked values (`scan_document` says why not one object per site).
+    site_texts: list[str] = field(default_factory=list)
+    site_lines: list[int] = field(default_factory=list)
+    site_owners: list[str | None] = field(default_factory=list)
+
+    def named(self, *names: str) -> list[Directive]:
+        """Directives with any of ``names``, in document order."""
+        return _merge(self.by_name, names)
+
+    def checked(self, *names: str) -> list[Directive]:
+        """Like `named`, without the blocks that carry ``noverify``."""
+        return _merge(self.checked_by_name, names)
+
+
+def _merge(buckets: dict[str, list[Directive]], names: tuple[str, ...]) -> list[Directive]:
+    """One name: its bucket as is. Several: their buckets merged back into document order."""
+    if len(names) == 1:
+        return buckets.get(names[0], [])
+    out: list[Directive] = []
+    for name in names:
+        out.extend(buckets.get(name, ()))
+    out.sort(key=_line)
+    return out
+
+
+def _line(node: Node) -> int:
+    """Sort key (a named function, not a lambda: it is called once per merged block)."""
+    return node.line
+
+
+def scan_document(doc: Document) -> Scan:
+    """Walk ``doc`` once, pre-order.
+
+    Iterative (deep directive nesting must not hit the recursion limit) and frugal: a leaf
+    costs one step of a loop over its container's children, and only a container with
+    children saves the state of the one it interrupts. Nothing is allocated per node:
+    right after a parse the cyclic garbage collector is close to a full pass over every
+    node, and tens of thousands of new objects would trigger it here. So the saved state
+    lives in parallel stacks, and the text sites are parallel lists of strings, ints and
+    ``None``.
+    """
+    result = Scan(doc=doc, index=index(doc))
+    directives = result.directives
+    by_name = result.by_name
+    checked_by_name = result.checked_by_name
+    texts = result.site_texts
+    lines = result.site_lines
+    owners = result.site_owners
+    # The children being walked, the next position in them, the id of the block that owns
+    # them, whether they are a quiet (``noverify``) block's inline content, and whether
+    # they sit in a raw-body directive; plus the same, saved, for every interrupted level.
+    kids: list[Node] = doc.children
+    pos = 0
+    owner: str | None = None
+    quiet = False
+    raw = False
+    saved_kids: list[list[Node]] = []
+    saved_pos: list[int] = []
+    saved_owner: list[str | None] = []
+    saved_quiet: list[bool] = []
+    saved_raw: list[bool] = []
+    while True:
+        if pos >= len(kids):
+            if not saved_kids:
+                break
+            kids = saved_kids.pop()
+            pos = saved_pos.pop()
+            owner = saved_owner.pop()
+            quiet = saved_quiet.pop()
+            raw = saved_raw.pop()
+            continue
+        node = kids[pos]
+        pos += 1
+        kind = type(node)
+        if kind is Paragraph:
+            text = node.content  # type: ignore[attr-defined]
+            if not quiet and not raw and "[[" in text:
+                texts.append(text)
+                lines.append(node.line)
+                owners.append(owner)
+        elif kind is Directive:
+            assert isinstance(node, Directive)
+            directives.append(node)
+            name = node.name
+            bucket = by_name.get(name)
+            if bucket is None:
+                by_name[name] = bucket = []
+                checked_by_name[name] = []
+            bucket.append(node)
+            attrs = node.attrs
+            nv = "noverify" in attrs and is_noverify(attrs)
+            if not nv:
+                checked_by_name[name].append(node)
+            if node.children:
+                saved_kids.append(kids)
+                saved_pos.append(pos)
+                saved_owner.append(owner)
+                saved_quiet.append(quiet)
+                saved_raw.append(raw)
+                kids = node.children
+                pos = 0
+                if node.id is not None:
+                    owner = node.id
+                quiet = nv
+                raw = raw or name in RAW_BODY_DIRECTIVES
+        elif kind is Section:
+            assert isinstance(node, Section)
+            nv = is_noverify(node.attrs) if node.attrs else False
+            own = node.id if node.id is not None else owner
+            title = node.title
+            if node.in_directive:
+                # A heading in a directive body is inline content of that directive.
+                nv = nv or quiet or raw
+            if not nv and "[[" in title:
+                texts.append(title)
+                lines.append(node.line)
+                owners.append(own)
+            if node.children:
+                saved_kids.append(kids)
+                saved_pos.append(pos)
+                saved_owner.append(owner)
+                saved_quiet.append(quiet)
+                saved_raw.append(raw)
+                kids = node.children
+                pos = 0
+                owner = own
+                quiet = nv
+                raw = False
+        elif quiet or raw:
+            continue
+        elif kind is ListNode:
+            for item in node.items:  # type: ignore[attr-defined]
+                text = item.content
+                if "[[" in text:
+                    texts.append(text)
+                    lines.append(item.line)
+                    owners.append(owner)
+        elif kind is Table:
+            assert isinstance(node, Table)
+            # Rows are re-joined with "|": a `[[x|label]]` cell is split by the row
+            # splitter, and joining restores it (a link never spans two cells).
+            if any("[[" in cell for cell in node.header):
+                texts.append("|".join(node.header))
+                lines.append(node.line)
+                owners.append(owner)
+            row_line = node.line + 2  # past the header and the separator row
+            for row in node.rows:
+                if any("[[" in cell for cell in row):
+                    texts.append("|".join(row))
+                    lines.append(row_line)
+                    owners.append(owner)
+                row_line += 1
+        elif kind is Quote:
+            text = node.content  # type: ignore[attr-defined]
+            if "[[" in text:
+                texts.append(text)
+                lines.append(node.line)
+                owners.append(owner)
+        # Code, ThematicBreak, Frontmatter: nothing to read.
+    return result

@@ -1,0 +1,204 @@
+"""Every §4.4 rule code, one trigger and one near miss each.
+
+The table is checked against `RULE_CODES`, so a code added to the validator without an
+example here fails the suite. The topic files (`test_validator_*.py`) go deeper per rule.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from textwrap import dedent
+from typing import Any
+
+import pytest
+
+from core.noma.diagnostics import Diagnostic
+from core.noma.parser import parse
+from core.noma.validate import RULE_CODES, validate
+from core.noma.validate.registry import SEVERITIES
+
+TODAY = date(2026, 6, 1)
+
+
+def run(src: str, **kwargs: Any) -> list[Diagnostic]:
+    kwargs.setdefault("today", TODAY)
+    return validate(parse(dedent(src)), **kwargs)
+
+
+DATASET = '::dataset{id="d"}\nschema:\n  year: integer\n::\n\n'
+
+# code -> (severity, source, expected count, validate() keyword arguments)
+TRIGGERS: dict[str, tuple[str, str, int, dict[str, Any]]] = {
+    "duplicate-id": (
+        "error",
+        '::note{id="x"}\n::\n\n::note{id="x"}\n::\n\n::note{id="x"}\n::\n',
+        2,
+        {},
+    ),
+    "broken-reference": ("error", "See [[ghost]] and [[phantom|the phantom]].\n", 2, {}),
+    "unknown-profile": ("warning", "---\nprofiles: [bogus, nonsense]\n---\n# T\n", 2, {}),
+    "out-of-profile-directive": (
+        "warning",
+        "---\nprofile: minimal\n---\n::hero\n::\n\n::claim{id='c'}\n::\n",
+        2,
+        {},
+    ),
+    "claim-without-evidence": ("warning", '::claim{id="c1"}\nThe sky is green.\n::\n', 1, {}),
+    "evidence-missing-for": ("warning", "::evidence\nData.\n::\n", 1, {}),
+    "risk-without-owner": ("warning", "::risk\nOutage.\n::\n", 1, {}),
+    "decision-without-status": ("warning", "::decision\nUse Rust.\n::\n", 1, {}),
+    "agent-task-without-scope": ("warning", "::agent_task\n::\n", 1, {}),
+    "control-missing-default": ("warning", '::control{id="n" type="slider"}\n::\n', 1, {}),
+    "control-out-of-range-default": (
+        "warning",
+        '::control{id="n" type="number" default=11 min=0 max=10}\n::\n',
+        1,
+        {},
+    ),
+    "control-invalid-lock": ("warning", '::control{id="t" lock="sometimes"}\n::\n', 1, {}),
+    "computed-missing-formula": ("warning", '::computed_metric{id="m"}\n::\n', 1, {}),
+    "formula-parse-error": ("error", '::computed_metric{id="m" formula="1 +"}\n::\n', 1, {}),
+    "computed-unknown-dependency": (
+        "error",
+        '::computed_metric{id="m" formula="ghost * 2"}\n::\n',
+        1,
+        {},
+    ),
+    "computed-chain-too-deep": (
+        "warning",
+        '::control{id="c" type="number" default=1}\n::\n\n'
+        '::computed_metric{id="a" formula="c"}\n::\n\n'
+        '::computed_metric{id="b" formula="a"}\n::\n\n'
+        '::computed_metric{id="d" formula="b"}\n::\n',
+        1,
+        {},
+    ),
+    "state-change-missing-block": (
+        "warning",
+        '::state_change{from="draft" to="final"}\n::\n',
+        1,
+        {},
+    ),
+    "state-change-missing-from-to": (
+        "warning",
+        '# Plan\n\n::state_change{block="plan" from="draft"}\n::\n',
+        1,
+        {},
+    ),
+    "stale-citation": ("warning", '::citation{accessed="2024-01-01"}\n::\n', 1, {}),
+    "diagram-missing-kind": ("warning", "::diagram\ngraph TD; A-->B\n::\n", 1, {}),
+    "diagram-missing-source": ("warning", '::diagram{kind="mermaid"}\n::\n', 1, {}),
+    "plot-missing-data": ("error", '::plot{title="Growth"}\n::\n', 1, {}),
+    "plot-unknown-dataset": (
+        "error",
+        '# Numbers\n\n::plot{dataset="numbers"}\n::\n',
+        1,
+        {},
+    ),
+    "plot-unknown-column": (
+        "error",
+        DATASET + '::plot{dataset="d" column="profit"}\n::\n',
+        1,
+        {},
+    ),
+    "plot-mixed-delimiters": ("warning", '::plot{data="1,2,3" xlabels="a b c"}\n::\n', 1, {}),
+    "plotly-missing-spec": ("warning", "::plotly\n::\n", 1, {}),
+    "plotly-invalid-json": ("error", "::plotly\n{data: [}\n::\n", 1, {}),
+    "figure-missing-alt": ("warning", '::figure{src="chart.png"}\n::\n', 1, {}),
+    "dataset-src-missing": ("warning", '::dataset{id="d" src="missing.csv"}\n::\n', 1, {}),
+    "escape-hatch-untrusted": ("warning", "::script\nalert(1)\n::\n", 1, {}),
+    "unknown-ignore-rule": ("info", "# Fine\n", 1, {"ignore_rules": ["no-such-rule"]}),
+}
+# code -> (source, validate() keyword arguments): as close as possible, but clean.
+NEAR_MISSES: dict[str, tuple[str, dict[str, Any]]] = {
+    "duplicate-id": ("## Overview\n\n## Overview\n", {}),
+    "broken-reference": ("# Home {aliases='start'}\n\nSee [[home]] and [[start|here]].\n", {}),
+    "unknown-profile": ("---\nprofiles: [research-memo, agent-memory]\n---\n# T\n", {}),
+    "out-of-profile-directive": ("::hero\n::\n", {}),
+    "claim-without-evidence": (
+        '::claim{id="c1"}\nX.\n::\n\n::counterevidence{for="c1"}\nNot X.\n::\n',
+        {},
+    ),
+    "evidence-missing-for": ('::claim{id="c"}\n::\n\n::evidence{for="c"}\n::\n', {}),
+    "risk-without-owner": ('::risk{owner="ops"}\nOutage.\n::\n', {}),
+    "decision-without-status": ('::adr{status="accepted"}\nUse Rust.\n::\n', {}),
+    "agent-task-without-scope": ("::agent_task\nTidy the intro.\n::\n", {}),
+    "control-missing-default": ('::control{id="n"}\n::\n', {}),
+    "control-out-of-range-default": (
+        '::control{id="n" type="number" default=10 min=0 max=10}\n::\n',
+        {},
+    ),
+    "control-invalid-lock": ('::control{id="t" lock="Content Locked"}\n::\n', {}),
+    "computed-missing-formula": ('::computed_metric{id="m"}\nformula: 2 * 3\n::\n', {}),
+    "formula-parse-error": ('::computed_metric{id="m" formula="max(1, 2) ^ 2"}\n::\n', {}),
+    "computed-unknown-dependency": (
+        '::control{id="rate" type="number" default=1}\n::\n\n'
+        '::computed_metric{id="m" formula="rate * 2"}\n::\n',
+        {},
+    ),
+    "computed-chain-too-deep": (
+        '::control{id="c" type="number" default=1}\n::\n\n'
+        '::computed_metric{id="a" formula="c"}\n::\n\n'
+        '::computed_metric{id="b" formula="a"}\n::\n',
+        {},
+    ),
+    "state-change-missing-block": (
+        '# Plan\n\n::state_change{block="plan" from="draft" to="final"}\n::\n',
+        {},
+    ),
+    "state-change-missing-from-to": (
+        '# Plan\n\n::state_change{block="plan" from="draft" to="final"}\n::\n',
+        {},
+    ),
+    "stale-citation": ('::citation{accessed="2026-01-01"}\n::\n', {}),
+    "diagram-missing-kind": ('::diagram{kind="mermaid"}\ngraph TD; A-->B\n::\n', {}),
+    "diagram-missing-source": ('::diagram{kind="mermaid"}\ngraph TD; A-->B\n::\n', {}),
+    "plot-missing-data": ('::plot{data="1,2,3"}\n::\n', {}),
+    "plot-unknown-dataset": (
+        '::dataset{id="numbers"}\nschema:\n  x: number\n::\n\n::plot{dataset="numbers"}\n::\n',
+        {},
+    ),
+    "plot-unknown-column": (
+        DATASET + '::plot{dataset="d" column="year"}\n::\n',
+        {},
+    ),
+    "plot-mixed-delimiters": ('::plot{data="1,2,3" xlabels="a,b,c"}\n::\n', {}),
+    "plotly-missing-spec": ('::plotly\n{"data": []}\n::\n', {}),
+    "plotly-invalid-json": ('::plotly\n{"data": [{"y": [1, 2]}]}\n::\n', {}),
+    "figure-missing-alt": ('::figure{src="chart.png" caption="Growth by year"}\n::\n', {}),
+    "dataset-src-missing": ('::dataset{id="d" src="present.csv"}\n::\n', {}),
+    "escape-hatch-untrusted": ("::script{trusted}\nalert(1)\n::\n", {}),
+    "unknown-ignore-rule": ("# Fine\n", {"ignore_rules": ["duplicate-id"]}),
+}
+
+
+def test_there_are_31_rule_codes_each_with_the_spec_severity() -> None:
+    assert len(RULE_CODES) == 31
+    assert "unknown-ignore-rule" in RULE_CODES
+    assert {code: TRIGGERS[code][0] for code in RULE_CODES} == dict(SEVERITIES)
+
+
+def test_the_table_covers_every_rule_code() -> None:
+    assert set(TRIGGERS) == RULE_CODES
+    assert set(NEAR_MISSES) == RULE_CODES
+
+
+def _with_files(kwargs: dict[str, Any], tmp_path: Path) -> dict[str, Any]:
+    (tmp_path / "present.csv").write_text("a,b\n1,2\n", encoding="utf-8")
+    return {"base_dir": tmp_path, **kwargs}
+
+
+@pytest.mark.parametrize("code", sorted(RULE_CODES))
+def test_rule_fires_on_its_trigger(code: str, tmp_path: Path) -> None:
+    severity, src, count, kwargs = TRIGGERS[code]
+    hits = [d for d in run(src, **_with_files(kwargs, tmp_path)) if d.code == code]
+    assert len(hits) == count, hits
+    assert all(d.severity == severity for d in hits)
+
+
+@pytest.mark.parametrize("code", sorted(RULE_CODES))
+def test_rule_is_silent_on_its_near_miss(code: str, tmp_path: Path) -> None:
+    src, kwargs = NEAR_MISSES[code]
+    hits = [d for d in run(src, **_with_files(kwargs, tmp_path)) if d.code == code]
+    assert hits == []
