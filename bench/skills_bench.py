@@ -1,0 +1,141 @@
+"""Median ``execute_skill`` round trip for a trivial skill vs a bare ``python3 -c pass``.
+
+Both are measured in the same run, interleaved call by call, so machine load hits them
+alike. The round trip is a real JSON-RPC POST over loopback to ``noma skills serve``
+(started here in a subprocess) that runs the skill in a fresh sandbox. The target is a
+round trip of at most 3x the bare interpreter spawn.
+
+    .venv/bin/python -m bench.skills_bench [--runs 40] [--check]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+TARGET_RATIO = 3.0
+SANDBOX_PYTHON = os.environ.get("NOMA_SANDBOX_PYTHON", "/usr/bin/python3")
+
+SKILL_TOML = """\
+name = "bench.noop"
+version = "0.1.0"
+description = "Return a constant; measures the runtime's own overhead."
+kind = "action"
+
+[runtime]
+language = "python"
+entrypoint = "code/main.py"
+export = "main"
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _make_workspace(root: Path) -> None:
+    skill = root / "skills" / "bench.noop"
+    (skill / "code").mkdir(parents=True)
+    (skill / "skill.toml").write_text(SKILL_TOML)
+    (skill / "SKILL.md").write_text("---\nname: noop\n---\nReturns {'ok': true}.\n")
+    (skill / "code" / "main.py").write_text("def main(args):\n    return {'ok': True}\n")
+
+
+def _wait_ready(client: httpx.Client, base: str, proc: subprocess.Popen[bytes]) -> dict:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"server exited with {proc.returncode}")
+        try:
+            return client.get(f"{base}/healthz").json()
+        except httpx.TransportError:
+            time.sleep(0.05)
+    raise SystemExit("server did not start within 60 s")
+
+
+def measure(runs: int) -> dict[str, float | str]:
+    with tempfile.TemporaryDirectory(prefix="noma-bench-") as tmp:
+        ws = Path(tmp)
+        _make_workspace(ws)
+        port = _free_port()
+        base = f"http://127.0.0.1:{port}"
+        server = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "core.skills_runtime",
+                "skills",
+                "serve",
+                "--port",
+                str(port),
+                "--workspace",
+                str(ws),
+                "--log-level",
+                "warning",
+            ],
+            cwd=Path(__file__).resolve().parents[1],
+        )
+        try:
+            with httpx.Client(timeout=60) as client:
+                health = _wait_ready(client, base, server)
+                payload = {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "execute_skill",
+                    "params": {"name": "bench.noop"},
+                }
+                rpc: list[float] = []
+                bare: list[float] = []
+                for i in range(runs + 5):
+                    t0 = time.perf_counter()
+                    reply = client.post(f"{base}/rpc", json=payload).json()
+                    t1 = time.perf_counter()
+                    subprocess.run([SANDBOX_PYTHON, "-c", "pass"], check=True)
+                    t2 = time.perf_counter()
+                    if reply.get("result", {}).get("status") != "completed":
+                        raise SystemExit(f"execute_skill failed: {json.dumps(reply)[:500]}")
+                    if i >= 5:  # warm-up: first runs fill caches on both sides
+                        rpc.append(t1 - t0)
+                        bare.append(t2 - t1)
+                    time.sleep(0.02)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    rpc_ms = statistics.median(rpc) * 1000
+    bare_ms = statistics.median(bare) * 1000
+    return {
+        "tier": str(health.get("sandbox", {}).get("tier")),
+        "execute_skill_median_ms": round(rpc_ms, 2),
+        "bare_python_median_ms": round(bare_ms, 2),
+        "ratio": round(rpc_ms / bare_ms, 2),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument("--check", action="store_true", help=f"exit 1 above {TARGET_RATIO}x")
+    args = parser.parse_args(argv)
+    result = measure(args.runs)
+    print(f"isolation tier:                 {result['tier']}")
+    print(f"execute_skill round trip median: {result['execute_skill_median_ms']:.2f} ms")
+    print(f"bare `{SANDBOX_PYTHON} -c pass` median: {result['bare_python_median_ms']:.2f} ms")
+    verdict = "met" if float(result["ratio"]) <= TARGET_RATIO else "NOT met"
+    print(f"ratio: {result['ratio']:.2f}x (target <= {TARGET_RATIO:g}x: {verdict})")
+    return 1 if args.check and verdict != "met" else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

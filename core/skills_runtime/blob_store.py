@@ -1,0 +1,178 @@
+"""Blobs: content files named by random ids, with a small JSON sidecar for kind and size.
+
+The id is ``blob:`` + 32 random hex digits and is checked against that exact shape before
+any path is built from it, so a blob id can never name a file outside the store. Writes
+are atomic (temp file, fsync, rename); the sidecar is written last and is the commit
+point, so a crash leaves either no blob or a whole one.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import json
+import os
+import re
+import secrets
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+BLOB_ID = re.compile(r"blob:([0-9a-f]{32})\Z")
+FULL_READ_LIMIT = 1024 * 1024
+ReadMode = Literal["sample_head", "sample_tail", "full"]
+
+
+class BlobNotFound(LookupError):
+    pass
+
+
+class BlobTooLarge(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class BlobInfo:
+    blob_id: str
+    kind: str
+    size_bytes: int
+
+
+@dataclass(frozen=True)
+class BlobSlice:
+    content: str
+    truncated: bool
+    kind: str
+    size_bytes: int
+
+
+def _hex(blob_id: str) -> str:
+    match = BLOB_ID.match(blob_id) if isinstance(blob_id, str) else None
+    if match is None:
+        raise BlobNotFound(f"{blob_id!r} is not a blob id (expected 'blob:' + 32 hex digits)")
+    return match.group(1)
+
+
+class BlobWriter:
+    """A pending blob: chunks go to a temp file; ``commit`` makes it visible."""
+
+    def __init__(self, store: BlobStore, kind: str) -> None:
+        self._store = store
+        self._kind = kind
+        fd, name = tempfile.mkstemp(prefix=".pending-", dir=store.root)
+        self._file = os.fdopen(fd, "wb")
+        self._tmp = Path(name)
+        self._size = 0
+        self._done = False
+
+    def write(self, text: str) -> None:
+        data = text.encode("utf-8", errors="surrogatepass")
+        self._file.write(data)
+        self._size += len(data)
+
+    def commit(self) -> str:
+        self._file.flush()
+        os.fsync(self._file.fileno())
+        self._file.close()
+        self._done = True
+        return self._store._publish(self._tmp, self._kind, self._size)
+
+    def abort(self) -> None:
+        if not self._done:
+            self._done = True
+            self._file.close()
+            with contextlib.suppress(OSError):
+                self._tmp.unlink()
+
+
+class BlobStore:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        root.mkdir(parents=True, exist_ok=True)
+
+    def create(self, content: str, kind: str) -> BlobInfo:
+        writer = self.open_writer(kind)
+        try:
+            writer.write(content)
+            blob_id = writer.commit()
+        except BaseException:
+            writer.abort()
+            raise
+        return self.info(blob_id)
+
+    def open_writer(self, kind: str) -> BlobWriter:
+        return BlobWriter(self, kind)
+
+    def _publish(self, tmp: Path, kind: str, size: int) -> str:
+        hex_id = secrets.token_hex(16)
+        os.rename(tmp, self.root / hex_id)
+        meta = {"kind": kind, "size_bytes": size, "created_at": time.time()}
+        fd, meta_tmp = tempfile.mkstemp(prefix=".pending-", dir=self.root)
+        with os.fdopen(fd, "w") as fh:
+            json.dump(meta, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.rename(meta_tmp, self.root / f"{hex_id}.json")
+        return f"blob:{hex_id}"
+
+    def info(self, blob_id: str) -> BlobInfo:
+        hex_id = _hex(blob_id)
+        try:
+            meta = json.loads((self.root / f"{hex_id}.json").read_text())
+        except (OSError, ValueError) as exc:
+            raise BlobNotFound(f"no blob {blob_id!r}") from exc
+        return BlobInfo(blob_id=blob_id, kind=str(meta["kind"]), size_bytes=int(meta["size_bytes"]))
+
+    def exists(self, blob_id: str) -> bool:
+        try:
+            self.info(blob_id)
+        except BlobNotFound:
+            return False
+        return True
+
+    def read(self, blob_id: str, mode: ReadMode, max_bytes: int) -> BlobSlice:
+        """A text view of the blob, never splitting a UTF-8 character."""
+        info = self.info(blob_id)
+        size = info.size_bytes
+        with open(self.root / _hex(blob_id), "rb") as fh:
+            if mode == "full":
+                if size > FULL_READ_LIMIT:
+                    raise BlobTooLarge(
+                        f"blob is {size} bytes; full reads are limited to {FULL_READ_LIMIT} "
+                        "bytes. Use sample_head or sample_tail, or process it in a run."
+                    )
+                data, truncated = fh.read(), False
+                text = data.decode("utf-8", errors="replace")
+            elif mode == "sample_head":
+                data = fh.read(max_bytes)
+                truncated = size > len(data)
+                text = codecs.getincrementaldecoder("utf-8")("replace").decode(data, final=False)
+            else:
+                fh.seek(max(0, size - max_bytes))
+                data = fh.read(max_bytes)
+                truncated = size > len(data)
+                start = 0
+                while start < len(data) and start < 4 and (data[start] & 0xC0) == 0x80:
+                    start += 1  # skip the tail of a character cut at the front
+                text = data[start:].decode("utf-8", errors="replace")
+        return BlobSlice(content=text, truncated=truncated, kind=info.kind, size_bytes=size)
+
+    def read_chunks(self, blob_id: str, chunk_chars: int) -> Iterator[str]:
+        """The blob as text in pieces (for sandbox reads); KeyError if it does not exist."""
+        try:
+            self.info(blob_id)
+        except BlobNotFound as exc:
+            raise KeyError(blob_id) from exc
+        path = self.root / _hex(blob_id)
+
+        def chunks() -> Iterator[str]:
+            decoder = codecs.getincrementaldecoder("utf-8")("replace")
+            with open(path, "rb") as fh:
+                while data := fh.read(chunk_chars):
+                    yield decoder.decode(data)
+                yield decoder.decode(b"", final=True)
+
+        return chunks()

@@ -1,0 +1,36 @@
+"""JSON-RPC errors as values: one exception type carrying the code the wire will show.
+
+Only protocol problems become JSON-RPC errors; a run that fails inside the sandbox is a
+successful response whose result says ``status: "failed"``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+
+
+class RpcError(Exception):
+    """A protocol-level failure with its JSON-RPC code and optional structured ``data``."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def to_wire(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+
+def invalid_params(message: str, reason: str, **details: Any) -> RpcError:
+    """-32602 with a machine-readable ``reason`` (e.g. ``skill_not_found``)."""
+    return RpcError(INVALID_PARAMS, message, {"reason": reason, **details})

@@ -1,0 +1,40 @@
+"""Skill names, versions and secret names: what is valid and how versions sort.
+
+A skill name must be importable as ``skills.<name>`` inside the sandbox, so every dotted
+segment is an ASCII Python identifier that is not a keyword.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+
+MAX_NAME_LEN = 128
+_SEGMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+\-]{0,63}\Z")
+_SECRET = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}\Z")
+
+
+def is_skill_name(name: str) -> bool:
+    if not name or len(name) > MAX_NAME_LEN:
+        return False
+    return all(_SEGMENT.match(s) and not keyword.iskeyword(s) for s in name.split("."))
+
+
+def is_version(version: str) -> bool:
+    return bool(_VERSION.match(version))
+
+
+def is_secret_name(name: str) -> bool:
+    return bool(_SECRET.match(name))
+
+
+def version_key(version: str) -> tuple[object, ...]:
+    """Sort key where ``0.10.0 > 0.9.1`` and a pre-release sorts before its release."""
+    main, sep, pre = version.partition("-")
+    main = main.split("+", 1)[0]
+
+    def parts(text: str) -> tuple[tuple[int, int | str], ...]:
+        return tuple((1, int(p)) if p.isdigit() else (0, p) for p in re.split(r"[.]", text))
+
+    return (parts(main), 0 if sep else 1, parts(pre) if sep else ())

@@ -1,0 +1,256 @@
+"""Skills as directories: discovered from the shipped ``skills/`` folder and the workspace.
+
+A skill directory holds ``skill.toml`` and ``SKILL.md`` (plus optional ``code/`` and
+``resources/``). Directories are found one or two levels below each root, so both
+``skills/<name>/`` and ``skills/<name>/<version>/`` layouts work and several versions of a
+skill can sit side by side. A workspace skill with the same name and version as a shipped
+one replaces it. The index is rebuilt when a root's listing or a manifest changes, so
+skills edited on disk show up without a restart.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import tomli_w
+
+from core.skills_runtime.manifest import (
+    ManifestError,
+    SkillManifest,
+    check_relative_path,
+    json_safe,
+    parse_manifest,
+    split_frontmatter,
+    validate_manifest,
+)
+from core.skills_runtime.names import version_key
+
+SHIPPED_DIR = Path(__file__).resolve().parents[2] / "skills"
+GUIDE_NAME = "skills.protocol.guide"
+RESERVED_NAMESPACES = ("skills.protocol",)
+MAX_CREATE_FILES = 100
+MAX_CREATE_BYTES = 5 * 1024 * 1024
+
+Source = Literal["shipped", "workspace"]
+
+
+@dataclass(frozen=True)
+class Skill:
+    manifest: SkillManifest
+    raw: dict[str, Any]
+    root: Path
+    source: Source
+    frontmatter: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        return self.manifest.name
+
+    @property
+    def version(self) -> str:
+        return self.manifest.version
+
+    @property
+    def namespace(self) -> str:
+        return self.manifest.effective_namespace
+
+    def in_namespace(self, namespace: str) -> bool:
+        ns = self.namespace
+        return ns == namespace or ns.startswith(namespace + ".")
+
+
+class SkillNotFound(LookupError):
+    pass
+
+
+class SkillExists(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A directory that looks like a skill but could not be loaded, and why."""
+
+    path: str
+    message: str
+
+
+def _sort_key(skill: Skill) -> tuple[str, str]:
+    return (skill.namespace, skill.name)
+
+
+class SkillStore:
+    def __init__(self, roots: list[tuple[Source, Path]], writable_root: Path | None) -> None:
+        self._roots = roots
+        self._writable_root = writable_root
+        self._lock = threading.Lock()
+        self._signature: tuple[Any, ...] | None = None
+        self._skills: list[Skill] = []
+        self._index: dict[tuple[str, str], Skill] = {}
+        self.problems: list[Problem] = []
+
+    # ---------------------------------------------------------------- discovery
+
+    def _candidates(self) -> list[tuple[Source, Path]]:
+        found: list[tuple[Source, Path]] = []
+        for source, root in self._roots:
+            for first in _subdirs(root):
+                if (first / "skill.toml").is_file():
+                    found.append((source, first))
+                    continue
+                found.extend(
+                    (source, second)
+                    for second in _subdirs(first)
+                    if (second / "skill.toml").is_file()
+                )
+        return found
+
+    def _current_signature(self, candidates: list[tuple[Source, Path]]) -> tuple[Any, ...]:
+        sig: list[Any] = []
+        for _, path in candidates:
+            for name in ("skill.toml", "SKILL.md"):
+                try:
+                    st = (path / name).stat()
+                    sig.append((str(path), name, st.st_mtime_ns, st.st_size))
+                except OSError:
+                    sig.append((str(path), name, None))
+        return tuple(sig)
+
+    def skills(self) -> list[Skill]:
+        """All loadable skills, sorted by (namespace, name, version DESC)."""
+        with self._lock:
+            candidates = self._candidates()
+            signature = self._current_signature(candidates)
+            if signature != self._signature:
+                self._load(candidates)
+                self._signature = signature
+            return list(self._skills)
+
+    def _load(self, candidates: list[tuple[Source, Path]]) -> None:
+        index: dict[tuple[str, str], Skill] = {}
+        problems: list[Problem] = []
+        for source, path in candidates:
+            try:
+                skill = load_skill(path, source)
+            except (ManifestError, OSError, UnicodeDecodeError) as exc:
+                problems.append(Problem(str(path), str(exc)))
+                continue
+            key = (skill.name, skill.version)
+            if key in index and index[key].source == "workspace" and source == "shipped":
+                continue
+            index[key] = skill
+        ordered = sorted(index.values(), key=lambda s: version_key(s.version), reverse=True)
+        ordered.sort(key=_sort_key)  # stable: version DESC within each (namespace, name)
+        self._skills = ordered
+        self._index = index
+        self.problems = problems
+
+    def get(self, name: str, version: str | None = None) -> Skill:
+        skills = [s for s in self.skills() if s.name == name]
+        if version is not None:
+            skills = [s for s in skills if s.version == version]
+        if not skills:
+            what = f"{name}@{version}" if version else name
+            raise SkillNotFound(f"no skill named {what!r}")
+        return skills[0]  # sorted version DESC: the latest
+
+    # ------------------------------------------------------------------ creation
+
+    def create(
+        self, manifest: dict[str, Any], skill_md: str, files: list[tuple[str, str]]
+    ) -> Skill:
+        """Write a new skill into the workspace atomically (temp dir, then rename)."""
+        if self._writable_root is None:
+            raise ManifestError("this runtime has no workspace to create skills in")
+        model = validate_manifest(json_safe(manifest))
+        if any(model.name == ns or model.name.startswith(ns + ".") for ns in RESERVED_NAMESPACES):
+            raise ManifestError(f"the namespace of {model.name!r} is reserved")
+        if len(files) > MAX_CREATE_FILES:
+            raise ManifestError(f"a skill may have at most {MAX_CREATE_FILES} files")
+        paths: set[str] = set()
+        total = len(skill_md.encode())
+        for path, content in files:
+            try:
+                check_relative_path(path)
+            except ValueError as exc:
+                raise ManifestError(str(exc)) from exc
+            if path in ("skill.toml", "SKILL.md"):
+                raise ManifestError(f"{path} comes from 'manifest'/'skill_md', not from 'files'")
+            if path in paths:
+                raise ManifestError(f"file {path!r} is listed twice")
+            paths.add(path)
+            total += len(content.encode())
+        if total > MAX_CREATE_BYTES:
+            raise ManifestError(f"a created skill may hold at most {MAX_CREATE_BYTES} bytes")
+        if model.runtime is not None and model.runtime.entrypoint not in paths:
+            raise ManifestError(f"files must include the entrypoint {model.runtime.entrypoint!r}")
+        with contextlib.suppress(SkillNotFound):
+            self.get(model.name, model.version)
+            raise SkillExists(f"skill {model.name}@{model.version} already exists")
+
+        root = self._writable_root
+        root.mkdir(parents=True, exist_ok=True)
+        target = root / f"{model.name}@{model.version}"
+        staging = Path(tempfile.mkdtemp(prefix=".creating-", dir=root))
+        try:
+            raw = model.model_dump(mode="json", exclude_none=True)
+            (staging / "skill.toml").write_text(tomli_w.dumps(raw), encoding="utf-8")
+            (staging / "SKILL.md").write_text(skill_md, encoding="utf-8")
+            for path, content in files:
+                dest = staging / path
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                dest.write_text(content, encoding="utf-8")
+            for p in [staging, *staging.rglob("*")]:
+                p.chmod(0o755 if p.is_dir() else 0o644)
+            _fsync_tree(staging)
+            os.rename(staging, target)
+        except FileExistsError as exc:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise SkillExists(f"skill {model.name}@{model.version} already exists") from exc
+        except OSError:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        with self._lock:
+            self._signature = None
+        return self.get(model.name, model.version)
+
+
+def load_skill(path: Path, source: Source) -> Skill:
+    manifest, raw = parse_manifest((path / "skill.toml").read_text(encoding="utf-8"))
+    frontmatter: dict[str, Any] = {}
+    md = path / "SKILL.md"
+    if md.is_file():
+        frontmatter, _ = split_frontmatter(md.read_text(encoding="utf-8"))
+    return Skill(
+        manifest=manifest, raw=raw, root=path.resolve(), source=source, frontmatter=frontmatter
+    )
+
+
+def _subdirs(root: Path) -> list[Path]:
+    try:
+        with os.scandir(root) as it:
+            return sorted(
+                Path(e.path)
+                for e in it
+                if e.is_dir(follow_symlinks=False)
+                and not e.name.startswith(".")
+                and e.name not in ("__pycache__",)
+            )
+    except OSError:
+        return []
+
+
+def _fsync_tree(root: Path) -> None:
+    for p in [*root.rglob("*"), root]:
+        fd = os.open(p, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

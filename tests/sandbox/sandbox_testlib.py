@@ -1,0 +1,87 @@
+"""Fixtures for sandbox tests: one started ``Sandbox`` per isolation tier this host has.
+
+Tiers that need a capability the host lacks are skipped with the reason (bubblewrap not
+installed; not root). Every test module ends by checking that nothing was left behind:
+no process of a sandbox uid, no sandbox mounts in the host namespace, no cgroups.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from sandbox import Sandbox, SandboxConfig
+from sandbox.procs import pids_of_uid
+
+UID_BASE = 2_100_000_000  # not the server default, so tests never touch a real server's uids
+IS_ROOT = os.geteuid() == 0
+BWRAP = os.environ.get("NOMA_SANDBOX_BWRAP") or shutil.which("bwrap")
+
+
+def tier_params() -> list[object]:
+    reason_root = "needs root: the sandbox drops to per-slot uids and builds namespaces"
+    return [
+        pytest.param("namespaces", marks=pytest.mark.skipif(not IS_ROOT, reason=reason_root)),
+        pytest.param(
+            "bubblewrap",
+            marks=pytest.mark.skipif(
+                not (IS_ROOT and BWRAP), reason="bubblewrap (bwrap) is not installed on this host"
+            ),
+        ),
+        pytest.param("degraded", marks=pytest.mark.skipif(not IS_ROOT, reason=reason_root)),
+    ]
+
+
+def config_for(tier: str, **limits: float) -> SandboxConfig:
+    cfg = SandboxConfig(
+        tier=tier,  # type: ignore[arg-type]
+        allow_degraded=True,
+        bwrap=BWRAP,
+        slots=2,
+        uid_base=UID_BASE,
+        lock_dir=Path("/run/noma-sandbox-tests"),
+    )
+    return cfg.with_limits(**limits) if limits else cfg
+
+
+@pytest.fixture(params=tier_params())
+async def sandbox(request: pytest.FixtureRequest) -> AsyncIterator[Sandbox]:
+    box = Sandbox(config_for(request.param, timeout_s=10.0))
+    await box.start()
+    assert box.unavailable_reason is None, box.unavailable_reason
+    assert box.tier == request.param
+    try:
+        yield box
+    finally:
+        await box.close()
+        assert_nothing_left(box)
+
+
+def sandbox_processes() -> list[int]:
+    found: list[int] = []
+    for uid in range(UID_BASE, UID_BASE + 64):
+        found += pids_of_uid(uid)
+    return found
+
+
+def assert_nothing_left(box: Sandbox | None = None) -> None:
+    assert sandbox_processes() == [], "processes of sandbox uids survived"
+    with open("/proc/self/mountinfo") as fh:
+        mounts = fh.read()
+    assert "noma-sandbox" not in mounts, "a sandbox mount leaked into the host namespace"
+    for controller in ("memory", "pids"):
+        base = Path("/sys/fs/cgroup") / controller
+        if base.is_dir():
+            leftovers = [p for p in base.rglob("noma-sandbox-*") if str(os.getpid()) in p.name]
+            assert leftovers == [], f"cgroups left behind: {leftovers}"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _module_leaves_nothing() -> Iterator[None]:
+    yield
+    if IS_ROOT:
+        assert sandbox_processes() == []

@@ -1,0 +1,406 @@
+"""Hostile code against every tier: each run fails cleanly, the sandbox keeps working, and
+nothing of the run survives (the fixture checks uids, mounts and cgroups at the end).
+
+Numbers follow the abuse list in the sandbox design note. Network checks do not apply to
+the degraded tier, which has no network isolation and is therefore refused by default
+(see ``test_degraded_tier_is_refused_unless_allowed``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import stat
+from pathlib import Path
+
+import pytest
+from sandbox_testlib import IS_ROOT, assert_nothing_left, config_for, sandbox_processes
+
+from sandbox import Job, Sandbox, SkillMount
+
+pytestmark = pytest.mark.skipif(not IS_ROOT, reason="needs root: sandbox tiers drop to slot uids")
+
+
+def code(src: str, **kw: object) -> Job:
+    return Job(mode="code", code=src, **kw)  # type: ignore[arg-type]
+
+
+async def still_works(box: Sandbox) -> None:
+    out = await box.run(code("def main(args):\n    return 'ok'\n"), None)
+    assert out.status == "completed" and out.output == "ok", out.error
+
+
+async def test_1_fork_bomb_is_capped_and_leaves_no_survivors(sandbox: Sandbox) -> None:
+    src = "import os\ndef main(args):\n    while True:\n        os.fork()\n"
+    out = await sandbox.run(code(src, timeout_s=5), None)
+    assert out.status == "failed"
+    assert out.error is not None and out.error.type in ("BlockingIOError", "TimeoutError")
+    await sandbox.idle()
+    assert sandbox_processes() == []
+    await still_works(sandbox)
+
+
+async def test_2_memory_bomb_fails_with_memory_error(sandbox: Sandbox) -> None:
+    out = await sandbox.run(code("def main(args):\n    return len(bytearray(4 << 30))\n"), None)
+    assert out.status == "failed"
+    assert out.error is not None and out.error.type == "MemoryError"
+    await still_works(sandbox)
+
+
+async def test_2_many_children_under_the_per_process_limit_are_stopped(sandbox: Sandbox) -> None:
+    if not sandbox.describe()["cgroups"]:
+        pytest.skip("no writable memory cgroup on this host: only per-process limits apply")
+    src = (
+        "import os, time\n"
+        "def main(args):\n"
+        "    kids = []\n"
+        "    for _ in range(6):\n"
+        "        pid = os.fork()\n"
+        "        if pid == 0:\n"
+        "            block = b'x' * (300 << 20)\n"
+        "            time.sleep(3)\n"
+        "            os._exit(0)\n"
+        "        kids.append(pid)\n"
+        "    codes = [os.waitpid(k, 0)[1] for k in kids]\n"
+        "    if any(codes):\n"
+        "        raise MemoryError(f'children were killed: {codes}')\n"
+        "    return 'all survived'\n"
+    )
+    out = await sandbox.run(code(src, timeout_s=20), None)
+    assert out.status == "failed"
+    assert out.error is not None and out.error.type in ("MemoryError", "Killed")
+    await still_works(sandbox)
+
+
+async def test_3_cpu_loop_is_killed_at_the_timeout(sandbox: Sandbox) -> None:
+    out = await sandbox.run(
+        code("def main(args):\n    while True:\n        pass\n", timeout_s=1), None
+    )
+    assert out.status == "failed"
+    assert out.error is not None and out.error.type == "TimeoutError"
+    await still_works(sandbox)
+
+
+async def test_4_one_gigabyte_file_is_refused(sandbox: Sandbox) -> None:
+    src = (
+        "def main(args):\n"
+        "    with open('big.bin', 'wb') as fh:\n"
+        "        for _ in range(1024):\n"
+        "            fh.write(b'\\0' * (1 << 20))\n"
+    )
+    out = await sandbox.run(code(src), None)
+    assert out.status == "failed"
+    assert out.error is not None and out.error.type == "OSError"
+    assert "File too large" in out.error.message or "No space" in out.error.message
+    await still_works(sandbox)
+
+
+async def test_4_many_files_cannot_fill_workspace_tmp_or_shm(sandbox: Sandbox) -> None:
+    if sandbox.tier == "degraded":
+        pytest.skip("degraded tier has no private size-capped tmpfs (documented degradation)")
+    for target in ("/workspace", "/tmp", "/dev/shm"):
+        src = (
+            "def main(args):\n"
+            "    for i in range(200):\n"
+            f"        with open('{target}/f%d' % i, 'wb') as fh:\n"
+            "            fh.write(b'\\1' * (10 << 20))\n"
+        )
+        out = await sandbox.run(code(src), None)
+        assert out.status == "failed", target
+        assert out.error is not None and "No space left" in out.error.message, target
+    await still_works(sandbox)
+
+
+async def test_5_stdout_flood_stops_the_run(sandbox: Sandbox) -> None:
+    src = (
+        "import sys\n"
+        "def main(args):\n"
+        "    for _ in range(100):\n"
+        "        sys.stdout.write('x' * (1 << 20))\n"
+    )
+    out = await sandbox.run(code(src), None)
+    assert out.status == "failed"
+    assert out.error is not None and out.error.type == "LogLimitExceeded"
+    assert len(out.logs_preview.encode()) <= 2048
+    await still_works(sandbox)
+
+
+async def test_6_no_network_loopback_udp_ipv6_unix_or_dns(sandbox: Sandbox) -> None:
+    if sandbox.tier == "degraded":
+        pytest.skip("degraded tier has no network namespace (it is refused by default)")
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    udp_listener = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp_listener.bind(("127.0.0.1", 0))
+    udp_port = udp_listener.getsockname()[1]
+    abstract = socket.socket(socket.AF_UNIX)
+    abstract.bind(b"\0noma-sandbox-test")
+    abstract.listen()
+    port = listener.getsockname()[1]
+    src = (
+        "import socket\n"
+        "def attempt(fn):\n"
+        "    try:\n"
+        "        fn()\n"
+        "        return 'connected'\n"
+        "    except OSError as exc:\n"
+        "        return type(exc).__name__\n"
+        "def main(args):\n"
+        "    port = args['port']\n"
+        "    def tcp():\n"
+        "        socket.create_connection(('127.0.0.1', port), timeout=2)\n"
+        "    def tcp6():\n"
+        "        socket.create_connection(('::1', port), timeout=2)\n"
+        "    def outside():\n"
+        "        socket.create_connection(('192.0.2.1', 80), timeout=2)\n"
+        "    def udp():\n"
+        "        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+        "        s.sendto(b'x', ('127.0.0.1', args['udp']))\n"
+        "    def dns():\n"
+        "        socket.getaddrinfo('example.com', 80)\n"
+        "    def unix():\n"
+        "        s = socket.socket(socket.AF_UNIX)\n"
+        "        s.settimeout(2)\n"
+        "        s.connect(b'\\0noma-sandbox-test')\n"
+        "    tries = [('tcp', tcp), ('tcp6', tcp6), ('outside', outside), ('udp', udp),\n"
+        "             ('dns', dns), ('unix', unix)]\n"
+        "    return {n: attempt(f) for n, f in tries}\n"
+    )
+    try:
+        out = await sandbox.run(code(src, args={"port": port, "udp": udp_port}), None)
+        udp_listener.settimeout(0.3)
+        with pytest.raises(TimeoutError):
+            udp_listener.recvfrom(16)  # a datagram sent inside stays on the sandbox's own lo
+    finally:
+        listener.close()
+        udp_listener.close()
+        abstract.close()
+    assert out.status == "completed", out.error
+    udp = out.output.pop("udp")
+    assert udp in ("connected", "OSError"), udp  # sendto may "succeed" into its own loopback
+    assert "connected" not in out.output.values(), out.output
+
+
+async def test_7_root_only_files_and_server_process_are_unreadable(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    skill = tmp_path / "acme.box"
+    (skill / "code").mkdir(parents=True)
+    tmp_path.chmod(0o755)
+    (skill / "code" / "main.py").write_text("X = 1\n")
+    secret = skill / "root-only.txt"
+    secret.write_text("TOP-SECRET")
+    secret.chmod(0o600)
+    src = (
+        "def main(args):\n"
+        "    results = {}\n"
+        "    for path in ['/skills/acme.box/root-only.txt', args['host_copy'], '/etc/shadow',\n"
+        "                 '/root/.bash_history', '/proc/1/environ',\n"
+        "                 f\"/proc/{args['server']}/environ\"]:\n"
+        "        try:\n"
+        "            results[path] = open(path, errors='replace').read()[:50]\n"
+        "        except OSError as exc:\n"
+        "            results[path] = type(exc).__name__\n"
+        "    return results\n"
+    )
+    mount = SkillMount("acme.box", skill, "code/main.py")
+    out = await sandbox.run(
+        code(src, mounts=(mount,), args={"server": os.getpid(), "host_copy": str(secret)}), None
+    )
+    assert out.status == "completed", out.error
+    for path, got in out.output.items():
+        assert got in ("PermissionError", "FileNotFoundError"), (path, got)
+
+
+async def test_8_server_environment_never_reaches_the_run(sandbox: Sandbox) -> None:
+    os.environ["NOMA_TEST_SERVER_SECRET"] = "server-secret-value"
+    try:
+        src = (
+            "import os\n"
+            "def main(args):\n"
+            "    found = [k for k, v in os.environ.items() if 'server-secret' in v]\n"
+            "    for pid in os.listdir('/proc'):\n"
+            "        try:\n"
+            "            if b'server-secret' in open(f'/proc/{pid}/environ', 'rb').read():\n"
+            "                found.append(pid)\n"
+            "        except OSError:\n"
+            "            pass\n"
+            "    return found\n"
+        )
+        out = await sandbox.run(code(src), None)
+    finally:
+        del os.environ["NOMA_TEST_SERVER_SECRET"]
+    assert out.status == "completed", out.error
+    assert out.output == []
+
+
+async def test_9_a_run_cannot_kill_or_see_a_concurrent_run(sandbox: Sandbox) -> None:
+    victim = code("import time\ndef main(args):\n    time.sleep(1.5)\n    return 'alive'\n")
+    killer = code(
+        "import os, signal\n"
+        "def main(args):\n"
+        "    try:\n"
+        "        os.kill(-1, signal.SIGKILL)\n"
+        "    except ProcessLookupError:\n"
+        "        pass  # nothing else to signal: expected\n"
+        "    return 'tried'\n"
+    )
+    slow = asyncio.ensure_future(sandbox.run(victim, None))
+    await asyncio.sleep(0.3)
+    attack = await sandbox.run(killer, None)
+    survived = await slow
+    assert attack.status == "completed", attack.error  # kill(-1) reached nothing else
+    assert survived.status == "completed" and survived.output == "alive", survived.error
+
+
+async def test_10_writes_outside_workspace_fail(sandbox: Sandbox) -> None:
+    src = (
+        "def main(args):\n"
+        "    results = {}\n"
+        "    for path in ['/usr/planted', '/etc/planted', '/opt/noma/runtime/planted.py',\n"
+        "                 '/planted', args['guest']]:\n"
+        "        try:\n"
+        "            open(path, 'w').write('x')\n"
+        "            results[path] = 'written'\n"
+        "        except OSError as exc:\n"
+        "            results[path] = type(exc).__name__\n"
+        "    return results\n"
+    )
+    guest = str(Path(__file__).resolve().parents[2] / "sandbox" / "guest" / "planted.py")
+    out = await sandbox.run(code(src, args={"guest": guest}), None)
+    assert out.status == "completed", out.error
+    assert "written" not in out.output.values(), out.output
+    assert not Path(guest).exists()
+
+
+async def test_11_symlink_out_of_workspace_reads_nothing_and_cleanup_does_not_follow(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "keep.txt").write_text("keep me")
+    tmp_path.chmod(0o755)
+    src = (
+        "import os\n"
+        "def main(args):\n"
+        "    os.symlink('/etc/shadow', 'shadow')\n"
+        "    os.symlink(args['precious'], 'dirlink')\n"
+        "    try:\n"
+        "        return open('shadow').read()\n"
+        "    except OSError as exc:\n"
+        "        raise PermissionError(f'blocked: {exc}') from None\n"
+    )
+    out = await sandbox.run(code(src, args={"precious": str(precious)}), None)
+    assert out.status == "failed"
+    assert out.error is not None and out.error.type == "PermissionError"
+    await sandbox.idle()
+    assert (precious / "keep.txt").read_text() == "keep me"
+
+
+async def test_12_daemons_do_not_survive_the_run(sandbox: Sandbox) -> None:
+    src = (
+        "import os, time\n"
+        "def main(args):\n"
+        "    if os.fork() == 0:\n"
+        "        os.setsid()\n"
+        "        if os.fork() == 0:\n"
+        "            time.sleep(60)\n"
+        "        os._exit(0)\n"
+        "    time.sleep(0.2)\n"
+        "    return 'spawned'\n"
+    )
+    out = await sandbox.run(code(src), None)
+    assert out.status == "completed", out.error
+    await sandbox.idle()
+    assert sandbox_processes() == []
+
+
+async def test_13_no_capabilities_no_setuid_no_nested_namespaces(sandbox: Sandbox) -> None:
+    src = (
+        "import os, shutil, subprocess\n"
+        "def main(args):\n"
+        "    caps = {l.split(':')[0]: l.split()[1] for l in open('/proc/self/status')\n"
+        "            if l.startswith('Cap')}\n"
+        "    nested = subprocess.run(['unshare', '-n', 'true'], capture_output=True).returncode\n"
+        "    shutil.copy('/usr/bin/id', 'myid')\n"
+        "    os.chmod('myid', 0o4755)\n"
+        "    euid = subprocess.run(['./myid', '-u'], capture_output=True, text=True).stdout\n"
+        "    nnp = [l for l in open('/proc/self/status') if l.startswith('NoNewPrivs')][0]\n"
+        "    return {'caps': caps, 'nested': nested, 'euid': euid.strip(), 'nnp': nnp.split()[1]}\n"
+    )
+    out = await sandbox.run(code(src), None)
+    assert out.status == "completed", out.error
+    assert int(out.output["caps"]["CapEff"], 16) == 0
+    assert int(out.output["caps"]["CapPrm"], 16) == 0
+    assert out.output["nested"] != 0
+    assert out.output["euid"] != "0"
+    assert out.output["nnp"] == "1"
+
+
+async def test_14_only_the_run_pipes_are_open(sandbox: Sandbox) -> None:
+    src = (
+        "import os\n"
+        "def main(args):\n"
+        "    fds = {}\n"
+        "    for fd in os.listdir('/proc/self/fd'):\n"
+        "        try:\n"
+        "            fds[fd] = os.readlink(f'/proc/self/fd/{fd}')\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "    return fds\n"
+    )
+    out = await sandbox.run(code(src), None)
+    assert out.status == "completed", out.error
+    targets = set(out.output.values())
+    # stdin is /dev/null; stdout/stderr are the log pipe; two more pipes are the run's own
+    # control channel; the listing itself holds one directory fd.
+    assert len(out.output) <= 6, out.output
+    for target in targets:
+        assert target.startswith("pipe:") or target == "/dev/null" or "/proc/" in target, target
+
+
+async def test_15_interpreter_is_isolated_from_environment_and_site(sandbox: Sandbox) -> None:
+    src = (
+        "import sys\n"
+        "def main(args):\n"
+        "    return {'isolated': sys.flags.isolated, 'no_site': sys.flags.no_site,\n"
+        "            'site': 'site' in sys.modules,\n"
+        "            'sitecustomize': 'sitecustomize' in sys.modules,\n"
+        "            'cwd_on_path': '' in sys.path or '.' in sys.path}\n"
+    )
+    out = await sandbox.run(code(src), None)
+    assert out.status == "completed", out.error
+    assert out.output == {
+        "isolated": 1,
+        "no_site": 1,
+        "site": False,
+        "sitecustomize": False,
+        "cwd_on_path": False,
+    }
+
+
+async def test_degraded_tier_is_refused_unless_allowed() -> None:
+    from dataclasses import replace
+
+    box = Sandbox(replace(config_for("degraded"), allow_degraded=False))
+    await box.start()
+    try:
+        reason = box.unavailable_reason
+        assert reason is not None and "NOMA_SANDBOX_ALLOW_DEGRADED" in reason
+        out = await box.run(code("def main(args):\n    return 1\n"), None)
+        assert out.status == "failed"
+        assert out.error is not None and out.error.type == "IsolationUnavailable"
+    finally:
+        await box.close()
+    assert_nothing_left(box)
+
+
+def test_guest_code_is_not_writable_by_sandbox_uids() -> None:
+    """The launcher and runtime run as root before the drop: no other uid may edit them."""
+    guest = Path(__file__).resolve().parents[2] / "sandbox" / "guest"
+    for path in [guest, *guest.rglob("*")]:
+        st = os.stat(path)
+        assert st.st_uid == 0 or not IS_ROOT, path
+        assert not stat.S_IMODE(st.st_mode) & 0o022, path
