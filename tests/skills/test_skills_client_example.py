@@ -65,3 +65,68 @@ def test_spec_client_example_completes_every_step(server: Server, monkeypatch: A
     assert "'updated_count': 1" in printed
     assert "Failed:" not in printed
     assert "Custom workflow result: {'synced': 4, 'errors': [{'row': 6," in printed
+
+
+def _port_free(port: int) -> bool:
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def test_spec_client_example_as_a_script_against_noma_skills_serve_on_8080(tmp_path: Any) -> None:
+    """Strictest form: the real CLI server on the spec's port, the example as an untouched
+    script in its own interpreter with the real ``requests`` library."""
+    import os
+    import subprocess
+    import time
+
+    import pytest
+
+    pytest.importorskip("requests")
+    if not _port_free(8080):
+        pytest.skip("port 8080 is in use on this machine; the rerouted variant above still ran")
+    script = tmp_path / "client_example.py"
+    script.write_text(example_code())
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NOMA_SANDBOX_")}
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "core.cli",
+            "skills",
+            "serve",
+            "--port",
+            "8080",
+            "--workspace",
+            str(tmp_path),
+            "--log-level",
+            "warning",
+        ],
+        env=env,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get("http://127.0.0.1:8080/healthz", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert server.poll() is None, "noma skills serve exited early"
+            assert time.monotonic() < deadline, "noma skills serve did not come up"
+            time.sleep(0.1)
+        result = subprocess.run(
+            [sys.executable, str(script)], capture_output=True, text=True, timeout=300
+        )
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert result.returncode == 0, result.stderr
+    assert "Success: Synced 1 leads (1 failed)." in result.stdout
+    assert "Custom workflow result: {'synced': 4" in result.stdout
