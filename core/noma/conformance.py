@@ -8,6 +8,7 @@ summary line.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -122,7 +123,7 @@ def _check_diagnostics(fixture: Path, doc: Document, source: bytes) -> str | Non
     return None
 
 
-def _pairs(pairs: list[tuple[str, str]]) -> str:
+def _pairs(pairs: Sequence[tuple[str, str]]) -> str:
     return "[" + ", ".join(f"{c}/{s}" for c, s in pairs) + "]"
 
 

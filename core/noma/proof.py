@@ -7,6 +7,7 @@ The diff of the touched lines and the diagnostics that would appear or disappear
 from __future__ import annotations
 
 import difflib
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,6 +71,44 @@ class Proof:
         return "\n".join(lines) + "\n"
 
 
+_HUNK = re.compile(r"@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
+
+
+def touched_diff(before: str, after: str, name: str, context: int = 2) -> list[str]:
+    """A unified diff of just the touched region.
+
+    Patches touch a few lines of possibly 100k; difflib over the whole file costs seconds.
+    The common head and tail are cut first (keeping ``context`` lines), then the hunk
+    headers are shifted back to the file's real line numbers.
+    """
+    old = before.splitlines(keepends=True)
+    new = after.splitlines(keepends=True)
+    head = 0
+    limit = min(len(old), len(new))
+    while head < limit and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    start = max(0, head - context)
+    keep_tail = max(0, tail - context)
+    lines = difflib.unified_diff(
+        old[start : len(old) - keep_tail],
+        new[start : len(new) - keep_tail],
+        fromfile=f"a/{name}",
+        tofile=f"b/{name}",
+        n=context,
+    )
+    out = []
+    for line in lines:
+        m = _HUNK.match(line)
+        if m is not None and start:
+            a, b = int(m.group(1)) + start, int(m.group(3)) + start
+            line = f"@@ -{a}{m.group(2) or ''} +{b}{m.group(4) or ''} @@{line[m.end():]}"
+        out.append(line)
+    return out
+
+
 def _key(d: Diagnostic) -> tuple[str, str, str | None, str]:
     return (d.severity, d.code, d.node_id, d.message)
 
@@ -90,15 +129,7 @@ def build_proof(
     if not outcome.ok or outcome.new_text is None:
         return proof
     name = Path(path).name
-    proof.diff = list(
-        difflib.unified_diff(
-            before.splitlines(keepends=True),
-            outcome.new_text.splitlines(keepends=True),
-            fromfile=f"a/{name}",
-            tofile=f"b/{name}",
-            n=context,
-        )
-    )
+    proof.diff = touched_diff(before, outcome.new_text, name, context)
     pre = Counter(_key(d) for d in outcome.pre_diagnostics if d.code != "base_sha_drift")
     post = Counter(_key(d) for d in outcome.post_diagnostics)
     for d in outcome.post_diagnostics:

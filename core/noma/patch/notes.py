@@ -55,7 +55,7 @@ def _place_after(state: OpState, target: Node, block: list[str]) -> None:
 
 
 def _new_id(state: OpState, op: dict[str, Any]) -> str:
-    ident = op["id"]
+    ident = str(op["id"])
     check_new_id(op["op"], "id", ident)
     if state.taken(ident):
         raise PatchError(ID_CONFLICT, f"The id '{ident}' already exists in the document.")

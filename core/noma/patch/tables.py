@@ -62,7 +62,9 @@ def _flag(node: Directive, key: str) -> bool:
     return value is True or value == 1 or str(value).lower() in ("yes", "on")
 
 
-def _table(state: OpState, ident: str) -> TableBody:
+def read_table(state: OpState, ident: str) -> TableBody:
+    """The rows of ``::table`` ``ident`` exactly as the table ops address them (public: the
+    app's grid editor reads cells through this so its row/column numbers match the ops)."""
     node = state.directive(ident)
     if node.name != "table":
         raise PatchError(
@@ -158,14 +160,14 @@ def _set_cell(state: OpState, row: Row, column: int, value: str, what: str) -> N
 
 
 def update_table_cell(state: OpState, op: dict[str, Any]) -> None:
-    table = _table(state, op["id"])
+    table = read_table(state, op["id"])
     row = _body_row(table, op["row"])
     column = _column_index(table, op["column"])
     _set_cell(state, row, column, op["value"], "A table cell")
 
 
 def update_table_header_cell(state: OpState, op: dict[str, Any]) -> None:
-    table = _table(state, op["id"])
+    table = read_table(state, op["id"])
     if table.header is None:
         raise PatchError(
             TARGET_MISSING,
@@ -189,7 +191,7 @@ def _new_cells(table: TableBody, values: list[str], what: str) -> list[str]:
 
 
 def insert_table_row(state: OpState, op: dict[str, Any]) -> None:
-    table = _table(state, op["id"])
+    table = read_table(state, op["id"])
     row = op["row"]
     count = len(table.body)
     if row > count:
@@ -211,13 +213,13 @@ def insert_table_row(state: OpState, op: dict[str, Any]) -> None:
 
 
 def delete_table_row(state: OpState, op: dict[str, Any]) -> None:
-    table = _table(state, op["id"])
+    table = read_table(state, op["id"])
     row = _body_row(table, op["row"])
     state.lines.delete(row.line, row.line)
 
 
 def insert_table_column(state: OpState, op: dict[str, Any]) -> None:
-    table = _table(state, op["id"])
+    table = read_table(state, op["id"])
     column = _column_index(table, op["column"], allow_end=True)
     values: list[str] = op["cells"]
     if len(values) > len(table.body):
@@ -249,7 +251,7 @@ def insert_table_column(state: OpState, op: dict[str, Any]) -> None:
 
 
 def delete_table_column(state: OpState, op: dict[str, Any]) -> None:
-    table = _table(state, op["id"])
+    table = read_table(state, op["id"])
     column = _column_index(table, op["column"])
     if table.width <= 1:
         raise PatchError(

@@ -1,0 +1,510 @@
+"""The workbench app: loads documents, watches the disk, and runs every edit through the
+engine.
+
+Data flow (architecture.md): a key opens an editor holding an `EditSession`; its ops go to
+`core.noma.proof.build_proof` (a dry run shown to the writer), then to
+`core.noma.patch.pipeline.patch_file` with ``actor.kind = "human"``, the file's sha256 at
+the time the edit opened and each op's block ``baseHash``. The panes refresh from a fresh
+load of the file; the watcher does the same for changes made by anyone else.
+
+All blocking work is in thread workers that post messages back; failures reach the user as
+notifications titled with their code, never as a traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from functools import partial
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual import work
+from textual.app import App, SystemCommand
+from textual.binding import BindingType
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState, get_current_worker
+from watchfiles import Change, DefaultFilter, awatch
+
+from core.noma.patch.catalog import TARGET_FIELD
+from core.noma.patch.errors import SHA_MISMATCH
+from core.noma.patch.pipeline import Actor, DocumentCache, PatchRequest, patch_file
+from core.noma.proof import build_proof
+from core.noma.transcript import transcript_path
+from core.workspace import STATE_DIR, Workspace
+from themes import DEFAULT_THEME, STYLESHEET, THEME_CYCLE, THEMES, VARIABLE_DEFAULTS
+
+from .config import WorkbenchConfig
+from .document import LoadedDocument
+from .document import load_document as read_loaded
+from .errors import error_code, error_text, guarded
+from .history import TranscriptSnapshot, load_transcript
+from .keys import ALL_ACTIONS, APP_ACTIONS, display_key
+from .messages import (
+    DiskChanged,
+    DocumentLoaded,
+    FilesListed,
+    PatchDone,
+    Pending,
+    ProofReady,
+    TranscriptLoaded,
+)
+from .palette import Palette
+from .screens.conflict import Choice, ConflictScreen
+from .screens.edit_base import EditScreen
+from .screens.help import HelpScreen
+from .screens.main import MainScreen
+from .screens.proof import ProofScreen
+from .session import EditSession
+
+WATCHED_SUFFIXES = (".noma", ".noma.patches")
+WATCH_TICK_MS = 500  # the watcher reports "still watching" this often when idle
+
+
+class _WorkspaceFilter(DefaultFilter):
+    """Documents and transcripts only; never the state dir or temp files of atomic writes."""
+
+    def __call__(self, change: Change, path: str) -> bool:
+        if not path.endswith(WATCHED_SUFFIXES) or not super().__call__(change, path):
+            return False
+        return STATE_DIR not in Path(path).parts
+
+
+class WorkbenchApp(App[None]):
+    TITLE = "Noma Workbench"
+    CSS_PATH = str(STYLESHEET)
+    BINDINGS: ClassVar[list[BindingType]] = [spec.binding() for spec in APP_ACTIONS]
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        *,
+        document: Path | None = None,
+        config: WorkbenchConfig | None = None,
+        single_file: bool = False,
+    ) -> None:
+        super().__init__()
+        self.workspace = workspace
+        self.config = config or WorkbenchConfig.from_workspace(workspace)
+        self.single_file = single_file
+        self.doc_path: Path | None = document.resolve() if document is not None else None
+        if self.doc_path is None and self.config.open:
+            candidate = (workspace.root / self.config.open).resolve()
+            if candidate.is_file():
+                self.doc_path = candidate
+        self.cache = DocumentCache()
+        self.loaded: LoadedDocument | None = None
+        self.transcript: TranscriptSnapshot | None = None
+        self.documents: list[Path] = []
+        self.sessions: list[EditSession] = []
+        self.palette = Palette.from_variables({})
+        self.loads = 0  # documents shown so far (tests and the bench wait on it)
+        self.watching = False  # True once the file watcher is in place
+        self._after_load: list[Callable[[LoadedDocument], None]] = []
+        self._select_after_load: str | None = None
+        self._inflight: Pending | None = None
+        self._main = MainScreen()
+        for theme in THEMES:
+            self.register_theme(theme)
+        self.theme = self.config.theme if self.get_theme(self.config.theme) else DEFAULT_THEME
+
+    # -- set-up ------------------------------------------------------------------------------
+
+    @property
+    def actor(self) -> Actor:
+        return Actor("human", self.config.actor or self.workspace.actor_name)
+
+    @property
+    def main(self) -> MainScreen:
+        return self._main
+
+    def get_default_screen(self) -> Screen[Any]:
+        return self._main
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return dict(VARIABLE_DEFAULTS)
+
+    def start(self) -> None:
+        """Called by the main screen once its panes exist: theme, keymap, first load."""
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
+        if self.config.keymap:
+            self.set_keymap(self.config.keymap)
+        self._theme_changed(None)
+        self.main.status.message = f"workspace {self.workspace.root.name}"
+        self.refresh_files()
+        if self.doc_path is not None:
+            self.open_document(self.doc_path)
+        if self.config.watch:
+            self.watch_workspace()
+
+    def _theme_changed(self, _theme: object) -> None:
+        self.palette = Palette.from_variables(self.get_css_variables())
+        self.main.repaint()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "quit_app":
+            return self.screen is self._main
+        return True
+
+    # -- documents ---------------------------------------------------------------------------
+
+    def open_document(self, path: Path) -> None:
+        path = path.resolve()
+        self.doc_path = path
+        self.main.files.set_files(self.documents, self.workspace.root, path)
+        self.main.tell_flow_pane(path)
+        self.main.status.message = f"opening {path.name}…"
+        self.start_load(path, "open")
+        self.start_transcript(path)
+
+    def reload(self) -> None:
+        if self.doc_path is not None:
+            self.start_load(self.doc_path, "manual")
+            self.start_transcript(self.doc_path)
+        self.refresh_files()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="load")
+    def start_load(self, path: Path, reason: str) -> None:
+        loaded = read_loaded(path, root=self.workspace.root, cache=self.cache)
+        if not get_current_worker().is_cancelled:
+            self.post_message(DocumentLoaded(loaded, reason))
+
+    @guarded
+    def on_document_loaded(self, message: DocumentLoaded) -> None:
+        loaded = message.loaded
+        if loaded.path != self.doc_path:
+            return
+        previous = self.loaded
+        self.loaded = loaded
+        select = self._select_after_load
+        self._select_after_load = None
+        unchanged = (
+            previous is not None
+            and previous.path == loaded.path
+            and previous.sha256 == loaded.sha256
+        )
+        if not unchanged or select is not None:
+            self.main.status.message = ""
+            self.main.show_document(loaded, select_id=select)
+            self.loads += 1
+        for session in self.sessions:
+            session.observe(loaded)
+        self._refresh_edit_state()
+        callbacks, self._after_load = self._after_load, []
+        for callback in callbacks:
+            callback(loaded)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="transcript")
+    def start_transcript(self, path: Path) -> None:
+        snapshot = load_transcript(path)
+        if not get_current_worker().is_cancelled:
+            self.post_message(TranscriptLoaded(path, snapshot))
+
+    @guarded
+    def on_transcript_loaded(self, message: TranscriptLoaded) -> None:
+        if message.doc_path != self.doc_path:
+            return
+        self.transcript = message.snapshot
+        self.main.transcript.show(message.snapshot)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="files")
+    def refresh_files(self) -> None:
+        root = self.workspace.root
+        if self.single_file:
+            paths = sorted(p.resolve() for p in root.glob("*.noma") if p.is_file())
+        else:
+            paths = [p.resolve() for p in self.workspace.documents()]
+        self.post_message(FilesListed(paths))
+
+    @guarded
+    def on_files_listed(self, message: FilesListed) -> None:
+        self.documents = message.paths
+        self.main.files.set_files(message.paths, self.workspace.root, self.doc_path)
+        if self.doc_path is None:
+            if message.paths:
+                self.open_document(message.paths[0])
+            else:
+                self.main.status.message = f"No .noma documents in {self.workspace.root.name}"
+
+    # -- watching the disk -------------------------------------------------------------------
+
+    @work(exclusive=True, group="doc-watch", exit_on_error=False)
+    async def watch_workspace(self) -> None:
+        """Re-read what changed on disk, whoever changed it (editor, agent, git)."""
+        async for changes in awatch(
+            self.workspace.root,
+            watch_filter=_WorkspaceFilter(),
+            recursive=not self.single_file,
+            debounce=400,
+            step=25,
+            rust_timeout=WATCH_TICK_MS,
+            yield_on_timeout=True,
+        ):
+            self.watching = True  # the first tick proves the OS watch is in place
+            if not changes:
+                continue
+            paths = {Path(p) for _change, p in changes}
+            listing = any(
+                change != Change.modified and p.endswith(".noma") for change, p in changes
+            )
+            self.post_message(DiskChanged(paths, listing))
+
+    @guarded
+    def on_disk_changed(self, message: DiskChanged) -> None:
+        doc = self.doc_path
+        if doc is not None:
+            if doc in message.paths:
+                self.start_load(doc, "disk")
+            if transcript_path(doc) in message.paths:
+                self.start_transcript(doc)
+        if message.listing_changed:
+            self.refresh_files()
+
+    # -- edit sessions -----------------------------------------------------------------------
+
+    def begin_session(self, session: EditSession) -> None:
+        if session not in self.sessions:
+            self.sessions.append(session)
+        if self.loaded is not None:
+            session.observe(self.loaded)
+        self._refresh_edit_state()
+
+    def end_session(self, session: EditSession) -> None:
+        if session in self.sessions:
+            self.sessions.remove(session)
+        self._refresh_edit_state()
+
+    def _refresh_edit_state(self) -> None:
+        status = self.main.status
+        status.editing = (
+            f"{self.sessions[-1].action} {self.sessions[-1].target}" if self.sessions else ""
+        )
+        status.drift = any(s.drift for s in self.sessions)
+        for screen in self.screen_stack:
+            if isinstance(screen, EditScreen):
+                screen.refresh_drift()
+
+    @property
+    def drift(self) -> bool:
+        """True while an open edit was prepared against an older version of the file."""
+        return any(s.drift for s in self.sessions)
+
+    # -- proposing and applying edits ----------------------------------------------------------
+
+    def propose(
+        self,
+        session: EditSession,
+        ops: list[dict[str, Any]],
+        *,
+        editor: EditScreen | None = None,
+        title: str | None = None,
+        danger: bool = False,
+        select_id: str | None = None,
+    ) -> None:
+        """Show the proof for ``ops``; apply them if the writer confirms."""
+        if self.doc_path is None:
+            return
+        if editor is None:
+            self.begin_session(session)
+        names = ", ".join(str(op.get("op")) for op in ops)
+        pending = Pending(
+            session,
+            ops,
+            self.doc_path,
+            title or (editor.title_text if editor is not None else names),
+            editor,
+            danger,
+            select_id=select_id or _selection_after(ops),
+        )
+        self._inflight = pending
+        self.main.status.message = "preparing the proof…"
+        self.start_proof(pending)
+
+    def _request(self, pending: Pending) -> PatchRequest:
+        session = pending.session
+        return PatchRequest(
+            ops=[session.stamp(op) for op in pending.ops],
+            actor=self.actor,
+            reason=pending.reason,
+            base_sha256=session.base_sha256,
+        )
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="proof")
+    def start_proof(self, pending: Pending) -> None:
+        proof = build_proof(pending.path, self._request(pending), cache=self.cache)
+        self.post_message(ProofReady(pending, proof))
+
+    @guarded
+    def on_proof_ready(self, message: ProofReady) -> None:
+        pending, proof = message.pending, message.proof
+        self.main.status.message = ""
+        if not proof.ok:
+            code = proof.outcome.code or "rejected"
+            if code == SHA_MISMATCH:
+                self._conflict(pending, proof.outcome.error or "")
+            else:
+                self.notify(proof.outcome.error or code, title=code, severity="error", timeout=10)
+                self._drop(pending)
+            return
+
+        def decided(reason: str | None) -> None:
+            if reason is None:
+                self._drop(pending)
+                return
+            pending.reason = reason or None
+            self.start_apply(pending)
+
+        self.push_screen(
+            ProofScreen(
+                proof,
+                pending.session,
+                f"Proof · {pending.title}",
+                danger=pending.danger,
+                palette=self.palette,
+                cursor_blink=self.config.cursor_blink,
+            ),
+            decided,
+        )
+
+    def _drop(self, pending: Pending) -> None:
+        """An edit without its own editor screen ends when its proof is abandoned."""
+        if pending.editor is None:
+            self.end_session(pending.session)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="apply")
+    def start_apply(self, pending: Pending) -> None:
+        outcome = patch_file(pending.path, self._request(pending), cache=self.cache)
+        self.post_message(PatchDone(pending, outcome))
+
+    @guarded
+    def on_patch_done(self, message: PatchDone) -> None:
+        pending, outcome = message.pending, message.outcome
+        self.start_transcript(pending.path)  # a rejected op is recorded too
+        if outcome.ok:
+            results = ", ".join(f"{r['op'].get('op')} {r['patch_result']}" for r in outcome.records)
+            text = f"{results} · {outcome.pre_sha256[:8]} → {outcome.post_sha256[:8]}"
+            if outcome.drift:
+                text += " · base_sha_drift recorded"
+            self.notify(text, title="Applied", timeout=4)
+            if outcome.transcript_error:
+                self.notify(outcome.transcript_error, title="transcript", severity="warning")
+            editor = pending.editor
+            if editor is not None and editor.STAYS_OPEN:
+                self._after_load.append(editor.applied)
+            elif editor is not None:
+                editor.dismiss(None)
+            else:
+                self.end_session(pending.session)
+            self._select_after_load = pending.select_id
+            self.start_load(pending.path, "applied")
+        elif outcome.code == SHA_MISMATCH:
+            self._conflict(pending, outcome.error or "")
+        else:
+            code = outcome.code or "rejected"
+            self.notify(outcome.error or code, title=code, severity="error", timeout=10)
+            self._drop(pending)
+
+    def _conflict(self, pending: Pending, message: str) -> None:
+        session, editor = pending.session, pending.editor
+        if editor is None:
+            self.end_session(session)
+            self.notify(
+                f"{message} Nothing was written; look at the block again and retry.",
+                title=SHA_MISMATCH,
+                severity="error",
+                timeout=10,
+            )
+            self.reload()
+            return
+
+        def chosen(choice: Choice | None) -> None:
+            keep = choice != "reload"
+
+            def then(loaded: LoadedDocument) -> None:
+                if not session.rebase(loaded, keep_file_base=keep):
+                    self.notify(
+                        f"'{session.target}' is no longer in the document.",
+                        title="target_missing",
+                        severity="error",
+                    )
+                    editor.dismiss(None)
+                    return
+                if keep:
+                    editor.keep_editing(loaded)
+                    note = "Keep editing: your text now applies to the block as it is on disk."
+                else:
+                    editor.reload_block(loaded)
+                    note = "The block was reloaded from disk."
+                self._refresh_edit_state()
+                self.notify(note, timeout=4)
+
+            self._after_load.append(then)
+            if self.doc_path is not None:
+                self.start_load(self.doc_path, "conflict")
+
+        self.push_screen(ConflictScreen(SHA_MISMATCH, message, session.target), chosen)
+
+    @guarded
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state != WorkerState.ERROR:
+            return
+        error = event.worker.error
+        self.notify(error_text(error), title=error_code(error), severity="error", timeout=10)
+        if event.worker.group in ("proof", "apply") and self._inflight is not None:
+            self._drop(self._inflight)
+
+    # -- app actions ---------------------------------------------------------------------------
+
+    @guarded
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.config.keymap))
+
+    @guarded
+    def action_toggle_theme(self) -> None:
+        names = THEME_CYCLE
+        current = names.index(self.theme) if self.theme in names else -1
+        self.theme = names[(current + 1) % len(names)]
+
+    @guarded
+    def action_quit_app(self) -> None:
+        self.exit()
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for spec in ALL_ACTIONS:
+            detail = f"{display_key(self.config.keymap.get(spec.id, spec.key))}"
+            if spec.op:
+                detail += f" · patch op {spec.op}"
+            yield SystemCommand(spec.help, detail, partial(self._run_command, spec.action))
+
+    def _run_command(self, action: str) -> None:
+        if action in {spec.action for spec in APP_ACTIONS}:
+            self.call_later(self.run_action, action)
+            return
+        main = self._main
+        if not main.check_action(action, ()):
+            self.notify(main.why_not(action), title="not available", severity="warning")
+            return
+        self.call_later(main.run_action, action)
+
+
+def _selection_after(ops: list[dict[str, Any]]) -> str | None:
+    """The id the tree should land on after the edit (the new, renamed or moved block)."""
+    if len(ops) != 1:
+        return None
+    op = ops[0]
+    name = op.get("op")
+    if name == "rename_id":
+        return str(op.get("to"))
+    if name == "add_comment":
+        return str(op.get("id"))
+    if name == "add_block":
+        from core.noma.parser import parse
+
+        frag = parse(str(op.get("content", "")))
+        first = frag.children[0] if frag.children else None
+        return first.id if first is not None else None
+    if name == "delete_block":
+        return None
+    target = op.get(TARGET_FIELD.get(str(name), "id"))
+    return target if isinstance(target, str) else None

@@ -1,0 +1,39 @@
+"""The demo workspace: shipped read-only in the package, opened as a writable copy.
+
+``noma-tui`` with no argument copies ``noma_tui/demo_workspace`` to
+``$XDG_DATA_HOME/noma-workbench/demo`` (``~/.local/share/...`` when unset) the first time,
+then opens that copy every time after, so a newcomer's edits and transcript records
+persist and the installed package is never written to.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from core.workspace import CONFIG_NAME
+
+DEMO_SOURCE = Path(__file__).with_name("demo_workspace")
+SKIP = shutil.ignore_patterns("__init__.py", "__pycache__", "*.pyc", ".noma-workbench")
+
+
+def data_home() -> Path:
+    value = os.environ.get("XDG_DATA_HOME", "").strip()
+    if value and Path(value).is_absolute():
+        return Path(value)
+    return Path.home() / ".local" / "share"
+
+
+def demo_copy_dir() -> Path:
+    return data_home() / "noma-workbench" / "demo"
+
+
+def ensure_demo_copy(target: Path | None = None) -> Path:
+    """The writable demo workspace, copied from the package on first use."""
+    target = target if target is not None else demo_copy_dir()
+    if (target / CONFIG_NAME).is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(DEMO_SOURCE, target, ignore=SKIP, dirs_exist_ok=True)
+    return target

@@ -1,0 +1,262 @@
+"""The app's read model of one document version, built off the UI thread.
+
+`load_document` reads the file through `core` (bytes, parse, ids, validation, parser
+notes) and arranges what the engine returned the way the panes need it: the addressable
+blocks (sections and directives) in document order with their parent/child links, each
+diagnostic tied to the block it is about, and a badge per block. Nothing here decides what
+a document means; it only indexes the engine's records so a 5,000-section document can be
+shown lazily and a cursor move costs a dictionary lookup.
+"""
+
+from __future__ import annotations
+
+import bisect
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core.noma.diagnostics import SEVERITY_RANK, Diagnostic
+from core.noma.files import read_source
+from core.noma.ids import index
+from core.noma.nodes import Directive, Document, Node, Section
+from core.noma.parser import parse_source
+from core.noma.patch.pipeline import DocumentCache, DocumentState
+from core.noma.patch.text import SourceLines
+from core.noma.source import Source
+from core.noma.validate import validate
+
+ROOT = -1
+"""The parent index of a top-level block (the document itself)."""
+
+
+@dataclass(slots=True)
+class DiagnosticRow:
+    """One diagnostic as listed: a validator finding or a parser recovery note."""
+
+    diagnostic: Diagnostic
+    parse_note: bool
+    block: int | None  # the block it is about, if any
+
+
+@dataclass(slots=True)
+class Badge:
+    """The worst severity and the count of diagnostics on one block."""
+
+    severity: str
+    count: int
+
+
+@dataclass(slots=True)
+class LoadedDocument:
+    """One parsed, validated version of a document, indexed for the panes."""
+
+    path: Path
+    name: str
+    source: Source
+    doc: Document
+    lines: SourceLines
+    blocks: list[Node]
+    parents: list[int]
+    children: list[list[int]]
+    roots: list[int]
+    diagnostics: list[DiagnosticRow]
+    badges: dict[int, Badge]
+    duplicate_ids: set[str]
+    load_ms: float = 0.0
+    _positions: dict[int, int] = field(default_factory=dict, repr=False)
+
+    @property
+    def sha256(self) -> str:
+        return self.source.sha256
+
+    @property
+    def recovered(self) -> bool:
+        """Tier 2: the parser needed recovery, so spans are hints only (§6.2)."""
+        return self.doc.recovered
+
+    def block_of_node(self, node: Node) -> int | None:
+        return self._positions.get(id(node))
+
+    def block_of_id(self, ident: str) -> int | None:
+        """The block with canonical id (or alias) ``ident``, first one if duplicated."""
+        idx = index(self.doc)
+        canonical = idx.resolve(ident)
+        node = idx.first.get(canonical) if canonical is not None else None
+        return self.block_of_node(node) if node is not None else None
+
+    def patchable(self, block: int) -> bool:
+        """A block can be a patch target: it has a canonical id that is not ambiguous."""
+        ident = self.blocks[block].id
+        return ident is not None and ident not in self.duplicate_ids
+
+    def span_ok(self, block: int) -> bool:
+        return self.blocks[block].end_line <= len(self.lines)
+
+    def block_hash(self, block: int) -> str | None:
+        """The block's source hash as the engine computes it for ``baseHash`` (§3.4)."""
+        node = self.blocks[block]
+        if not self.span_ok(block):
+            return None
+        return self.lines.block_hash(node.line, node.end_line)
+
+    def block_text(self, block: int) -> str:
+        node = self.blocks[block]
+        return self.lines.raw_block(node.line, min(node.end_line, len(self.lines)))
+
+    def body_text(self, block: int) -> str:
+        """The lines between a directive's fences, as written."""
+        node = self.blocks[block]
+        end = min(node.end_line - 1, len(self.lines))
+        if end < node.line + 1:
+            return ""
+        return self.lines.raw_block(node.line + 1, end).replace("\r", "")
+
+    def ancestors(self, block: int) -> list[int]:
+        """The block's ancestors, outermost first."""
+        out = []
+        parent = self.parents[block]
+        while parent != ROOT:
+            out.append(parent)
+            parent = self.parents[parent]
+        return out[::-1]
+
+    def descendants(self, block: int) -> set[int]:
+        out: set[int] = set()
+        stack = list(self.children[block])
+        while stack:
+            b = stack.pop()
+            out.add(b)
+            stack.extend(self.children[b])
+        return out
+
+    def structure(self) -> tuple[list[int], list[str | None]]:
+        """What the tree's shape depends on: two versions with equal structures can keep
+        their tree nodes and only relabel them."""
+        return self.parents, [n.id for n in self.blocks]
+
+    def containers(self) -> list[int]:
+        """Blocks that can take child blocks (add_block / move_block parents)."""
+        out = []
+        for i, node in enumerate(self.blocks):
+            if not self.patchable(i):
+                continue
+            if isinstance(node, Directive) or (isinstance(node, Section) and not node.in_directive):
+                out.append(i)
+        return out
+
+    def count(self, severity: str) -> int:
+        return sum(1 for r in self.diagnostics if r.diagnostic.severity == severity)
+
+
+def _arrange(
+    doc: Document,
+) -> tuple[list[Node], list[int], list[list[int]], list[int], dict[int, int]]:
+    blocks: list[Node] = []
+    parents: list[int] = []
+    children: list[list[int]] = []
+    roots: list[int] = []
+    positions: dict[int, int] = {}
+    for node, parent in doc.walk():
+        if not isinstance(node, Section | Directive):
+            continue
+        i = len(blocks)
+        blocks.append(node)
+        positions[id(node)] = i
+        p = positions.get(id(parent), ROOT)
+        parents.append(p)
+        children.append([])
+        (children[p] if p != ROOT else roots).append(i)
+    return blocks, parents, children, roots, positions
+
+
+def _innermost(blocks: list[Node], parents: list[int], starts: list[int], line: int) -> int | None:
+    """The deepest block whose span holds ``line`` (blocks are in pre-order)."""
+    k = bisect.bisect_right(starts, line) - 1
+    while k >= 0 and blocks[k].end_line < line:
+        k = parents[k]
+    return k if k >= 0 else None
+
+
+def arrange_diagnostics(
+    doc: Document,
+    validator: list[Diagnostic],
+    blocks: list[Node],
+    parents: list[int],
+    positions: dict[int, int],
+) -> tuple[list[DiagnosticRow], dict[int, Badge]]:
+    idx = index(doc)
+    starts = [n.line for n in blocks]
+    rows: list[DiagnosticRow] = []
+    tagged = [(d, False) for d in validator] + [(d, True) for d in doc.notes]
+    for d, note in tagged:
+        block: int | None = None
+        if d.node_id is not None:
+            node = idx.first.get(d.node_id)
+            if node is not None:
+                block = positions.get(id(node))
+        if block is None and d.line is not None:
+            block = _innermost(blocks, parents, starts, d.line)
+        rows.append(DiagnosticRow(d, note, block))
+    rows.sort(key=lambda r: (r.diagnostic.line or 0, -SEVERITY_RANK[r.diagnostic.severity]))
+    badges: dict[int, Badge] = {}
+    for row in rows:
+        if row.block is None:
+            continue
+        badge = badges.get(row.block)
+        sev = row.diagnostic.severity
+        if badge is None:
+            badges[row.block] = Badge(sev, 1)
+        else:
+            badge.count += 1
+            if SEVERITY_RANK[sev] > SEVERITY_RANK[badge.severity]:
+                badge.severity = sev
+    return rows, badges
+
+
+def load_document(
+    path: Path, *, root: Path | None = None, cache: DocumentCache | None = None
+) -> LoadedDocument:
+    """Read, parse and validate ``path`` (reusing the engine's cached state by sha256).
+
+    Raises `core.noma.files.DocumentIOError` when the file cannot be read. A document
+    with parse errors still loads: the parser recovers and its notes become diagnostics.
+    """
+    started = time.perf_counter()
+    source = read_source(path)
+    sha = source.sha256
+    state = cache.get(path, sha) if cache is not None else None
+    if state is not None:
+        doc = state.doc
+        note_ids = {id(n) for n in doc.notes}
+        validator = [d for d in state.diagnostics if id(d) not in note_ids]
+    else:
+        doc = parse_source(source)
+        validator = validate(doc, base_dir=path.parent)
+        if cache is not None:
+            cache.put(path, DocumentState(sha, doc, [*validator, *doc.notes]))
+    blocks, parents, children, roots, positions = _arrange(doc)
+    rows, badges = arrange_diagnostics(doc, validator, blocks, parents, positions)
+    idx = index(doc)
+    duplicates = {ident for ident, n in idx.count.items() if n > 1}
+    name = path.name
+    if root is not None:
+        try:
+            name = path.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            name = path.name
+    return LoadedDocument(
+        path=path,
+        name=name,
+        source=source,
+        doc=doc,
+        lines=SourceLines(source.text),
+        blocks=blocks,
+        parents=parents,
+        children=children,
+        roots=roots,
+        diagnostics=rows,
+        badges=badges,
+        duplicate_ids=duplicates,
+        load_ms=(time.perf_counter() - started) * 1000,
+        _positions=positions,
+    )

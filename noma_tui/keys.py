@@ -1,0 +1,116 @@
+"""Every user action in one registry: its binding id, default key, footer label and help.
+
+Keys map to actions through this table only, so the main screen's bindings, the command
+palette, the help screen and a user keymap (``[workbench.keymap]`` in
+``noma-workbench.toml``, binding id -> keys) all agree. Rebinding is `App.set_keymap`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding
+
+
+@dataclass(frozen=True, slots=True)
+class ActionSpec:
+    id: str  # binding id, the name a keymap uses
+    action: str  # action method name (without ``action_``)
+    key: str  # default key(s), comma separated
+    label: str  # short footer label
+    help: str  # one line for the help screen and the command palette
+    group: str
+    op: str | None = None  # the patch op this action sends, if it edits
+    footer: bool = True
+
+    def binding(self, *, priority: bool = False) -> Binding:
+        return Binding(
+            self.key,
+            self.action,
+            self.label,
+            show=self.footer,
+            tooltip=self.help,
+            id=self.id,
+            priority=priority,
+        )
+
+
+EDIT = "Edit the selected block"
+NAVIGATE = "Navigate"
+APP = "App"
+
+EDIT_ACTIONS: tuple[ActionSpec, ...] = (
+    ActionSpec("edit.body", "edit_body", "e", "Body", "Edit the block's body", EDIT,
+               "replace_body"),
+    ActionSpec("edit.source", "edit_source", "E", "Source", "Edit the block's whole source",
+               EDIT, "replace_block", footer=False),
+    ActionSpec("edit.attribute", "set_attribute", "a", "Attr", "Set an attribute", EDIT,
+               "update_attribute"),
+    ActionSpec("edit.remove_attribute", "remove_attribute", "A", "Unset",
+               "Remove an attribute", EDIT, "remove_attribute", footer=False),
+    ActionSpec("edit.rename", "rename_id", "r", "Rename", "Rename the block's id "
+               "(references follow)", EDIT, "rename_id"),
+    ActionSpec("edit.heading", "edit_heading", "h", "Heading", "Edit a section heading", EDIT,
+               "update_heading"),
+    ActionSpec("edit.add", "add_block", "n", "New", "Add a block from a template", EDIT,
+               "add_block"),
+    ActionSpec("edit.delete", "delete_block", "d", "Delete", "Delete the block (asks first)",
+               EDIT, "delete_block"),
+    ActionSpec("edit.move", "move_block", "m", "Move", "Move the block under another parent",
+               EDIT, "move_block", footer=False),
+    ActionSpec("edit.comment", "add_comment", "c", "Comment", "Add a review comment", EDIT,
+               "add_comment"),
+    ActionSpec("edit.resolve", "resolve_comment", "x", "Resolve", "Resolve a comment", EDIT,
+               "resolve_comment"),
+    ActionSpec("edit.table", "edit_table", "t", "Table", "Edit table cells in a grid", EDIT,
+               "update_table_cell"),
+)  # fmt: skip
+
+NAVIGATION_ACTIONS: tuple[ActionSpec, ...] = (
+    ActionSpec("focus.files", "focus_pane('files')", "f", "Files", "Focus the file list",
+               NAVIGATE, footer=False),
+    ActionSpec("focus.tree", "focus_pane('tree')", "1", "Tree", "Focus the document tree",
+               NAVIGATE, footer=False),
+    ActionSpec("focus.block", "focus_pane('block')", "2", "Block", "Focus the block view",
+               NAVIGATE, footer=False),
+    ActionSpec("focus.diagnostics", "focus_pane('diagnostics')", "3", "Diagnostics",
+               "Focus the diagnostics", NAVIGATE, footer=False),
+    ActionSpec("focus.transcript", "focus_pane('transcript')", "4", "Transcript",
+               "Focus the transcript", NAVIGATE, footer=False),
+    ActionSpec("go.id", "goto_id", "g", "Go to", "Go to a block by id or alias", NAVIGATE,
+               footer=False),
+    ActionSpec("copy.ref", "copy_ref", "y", "Copy", "Copy the block's id and hash (also "
+               "shown in a notification)", NAVIGATE, footer=False),
+    ActionSpec("doc.reload", "reload", "ctrl+r", "Reload", "Re-read the document from disk",
+               NAVIGATE, footer=False),
+)  # fmt: skip
+
+APP_ACTIONS: tuple[ActionSpec, ...] = (
+    ActionSpec("app.help", "help", "f1,question_mark", "Help", "Show keys and what they do",
+               APP),
+    ActionSpec("app.theme", "toggle_theme", "ctrl+t", "Theme", "Switch dark / light theme",
+               APP, footer=False),
+    ActionSpec("app.quit", "quit_app", "q", "Quit", "Quit the workbench", APP),
+)  # fmt: skip
+
+SCREEN_ACTIONS = EDIT_ACTIONS + NAVIGATION_ACTIONS
+ALL_ACTIONS = SCREEN_ACTIONS + APP_ACTIONS
+BY_ACTION = {spec.action: spec for spec in ALL_ACTIONS}
+BY_ID = {spec.id: spec for spec in ALL_ACTIONS}
+
+
+def display_key(key: str) -> str:
+    """``f1,question_mark`` -> ``F1 / ?`` for the help screen."""
+    names = {"question_mark": "?", "ctrl": "^", "escape": "Esc", "enter": "Enter"}
+    out = []
+    for part in key.split(","):
+        part = part.strip()
+        if part in names:
+            out.append(names[part])
+        elif part.startswith("ctrl+"):
+            out.append("^" + part[5:])
+        elif len(part) > 1:
+            out.append(part.upper() if part.startswith("f") and part[1:].isdigit() else part)
+        else:
+            out.append(part)
+    return " / ".join(out)

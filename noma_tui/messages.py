@@ -1,0 +1,82 @@
+"""Messages the app's workers post back to the UI thread.
+
+Workers never touch widgets: they compute in a thread (parse, validate, proof, patch) and
+post one of these; the app's handlers update the panes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual.message import Message
+
+from core.noma.patch.pipeline import PatchOutcome
+from core.noma.proof import Proof
+
+from .document import LoadedDocument
+from .history import TranscriptSnapshot
+from .session import EditSession
+
+if TYPE_CHECKING:
+    from .screens.edit_base import EditScreen
+
+
+@dataclass(eq=False)
+class Pending:
+    """One proposed edit on its way through proof and apply."""
+
+    session: EditSession
+    ops: list[dict[str, Any]]
+    path: Path
+    title: str
+    editor: EditScreen | None = None
+    danger: bool = False
+    reason: str | None = None
+    select_id: str | None = None
+
+
+class DocumentLoaded(Message):
+    """A fresh version of the open document (``reason``: open, disk, applied, ...)."""
+
+    def __init__(self, loaded: LoadedDocument, reason: str) -> None:
+        super().__init__()
+        self.loaded = loaded
+        self.reason = reason
+
+
+class TranscriptLoaded(Message):
+    def __init__(self, doc_path: Path, snapshot: TranscriptSnapshot) -> None:
+        super().__init__()
+        self.doc_path = doc_path
+        self.snapshot = snapshot
+
+
+class FilesListed(Message):
+    def __init__(self, paths: list[Path]) -> None:
+        super().__init__()
+        self.paths = paths
+
+
+class DiskChanged(Message):
+    """The watcher saw these paths change (documents or transcripts)."""
+
+    def __init__(self, paths: set[Path], listing_changed: bool) -> None:
+        super().__init__()
+        self.paths = paths
+        self.listing_changed = listing_changed
+
+
+class ProofReady(Message):
+    def __init__(self, pending: Pending, proof: Proof) -> None:
+        super().__init__()
+        self.pending = pending
+        self.proof = proof
+
+
+class PatchDone(Message):
+    def __init__(self, pending: Pending, outcome: PatchOutcome) -> None:
+        super().__init__()
+        self.pending = pending
+        self.outcome = outcome

@@ -1,0 +1,91 @@
+"""The diagnostics pane: validator findings and parser recovery notes, one row each.
+
+Columns follow the Diagnostic record (§4.3): severity, code, message, id, line. Parser
+notes are marked ``(parse)`` after their code, as ``noma check`` prints them. Selecting a
+row asks the screen to jump to the block the diagnostic is about.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.message import Message
+from textual.widgets import DataTable
+
+from ..document import LoadedDocument
+from ..palette import DEFAULT_PALETTE, SEVERITY_GLYPH, SEVERITY_WORD, Palette
+
+MAX_ROWS = 2000
+
+
+class DiagnosticsPane(DataTable[Text | str]):
+    class Jump(Message):
+        """Go to the block a diagnostic is about."""
+
+        def __init__(self, pane: DiagnosticsPane, block: int) -> None:
+            super().__init__()
+            self.pane = pane
+            self.block = block
+
+        @property
+        def control(self) -> DiagnosticsPane:
+            return self.pane
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, cursor_type="row", zebra_stripes=False)
+        self.palette: Palette = DEFAULT_PALETTE
+        self.loaded: LoadedDocument | None = None
+        self._blocks: list[int | None] = []
+
+    def on_mount(self) -> None:
+        self.add_column("severity", width=8, key="sev")
+        self.add_column("line", width=4, key="line")
+        self.add_column("code", width=30, key="code")
+        self.add_column("id", width=18, key="id")
+        self.add_column("message", key="message")
+
+    def show(self, loaded: LoadedDocument) -> None:
+        same = (
+            self.loaded is not None
+            and self.loaded.path == loaded.path
+            and [r.diagnostic for r in self.loaded.diagnostics]
+            == [r.diagnostic for r in loaded.diagnostics]
+        )
+        self.loaded = loaded
+        self._blocks = [r.block for r in loaded.diagnostics[:MAX_ROWS]]
+        if same:
+            return
+        cursor = self.cursor_row
+        self.clear()
+        p = self.palette
+        for row in loaded.diagnostics[:MAX_ROWS]:
+            d = row.diagnostic
+            style = p.severity(d.severity)
+            sev = Text(f"{SEVERITY_GLYPH[d.severity]} {SEVERITY_WORD[d.severity]}", style=style)
+            code = d.code + (" (parse)" if row.parse_note else "")
+            node_id = d.node_id or ""
+            if not node_id and row.block is not None:
+                node_id = loaded.blocks[row.block].id or ""
+            self.add_row(sev, str(d.line) if d.line else "", code, node_id, d.message)
+        if self.row_count:
+            self.move_cursor(row=min(cursor, self.row_count - 1), animate=False)
+        errors, warnings = loaded.count("error"), loaded.count("warning")
+        infos = loaded.count("info")
+        self.border_subtitle = f"{errors} error · {warnings} warn · {infos} info"
+        if len(loaded.diagnostics) > MAX_ROWS:
+            self.border_subtitle += f" (first {MAX_ROWS} shown)"
+
+    def redraw(self) -> None:
+        """Re-style after a theme change."""
+        if self.loaded is not None:
+            loaded, self.loaded = self.loaded, None
+            self.show(loaded)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        row = event.cursor_row
+        if 0 <= row < len(self._blocks):
+            block = self._blocks[row]
+            if block is not None:
+                self.post_message(self.Jump(self, block))
+            else:
+                self.app.notify("This diagnostic is about the whole file.", timeout=3)

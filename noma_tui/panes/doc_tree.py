@@ -1,0 +1,192 @@
+"""The document tree: sections and directive blocks, filled lazily.
+
+A 5,000-section document has ~20,000 blocks; adding them all up front costs the UI
+thread about a second. So parents start collapsed and get their children when first
+expanded, long child lists are added in chunks under the tree's lock with a yield between
+chunks, and a new version of the same shape (the usual case after an edit) keeps every
+node and only relabels the ones whose text changed (`TreeNode.set_label`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from rich.text import Text
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from ..document import ROOT, LoadedDocument
+from ..labels import label_for, root_label
+from ..palette import DEFAULT_PALETTE, Palette
+
+FIRST_CHUNK = 200
+CHUNK = 500
+
+
+class DocumentTree(Tree[int]):
+    """Node data is the block index in the current `LoadedDocument` (``-1``: the root)."""
+
+    DEFAULT_CSS = """
+    DocumentTree { scrollbar-size-vertical: 1; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", data=ROOT, id=id)
+        self.guide_depth = 2
+        self.loaded: LoadedDocument | None = None
+        self.palette: Palette = DEFAULT_PALETTE
+        self._block_nodes: dict[int, TreeNode[int]] = {}
+        self._filled: dict[int, int] = {}
+        self._generation = 0
+
+    # -- cheap overrides for big trees ---------------------------------------------------
+
+    def get_label_width(self, node: TreeNode[int]) -> int:
+        label = node.label
+        width = label.cell_len if isinstance(label, Text) else len(str(label))
+        return width + (2 if node.allow_expand else 0)
+
+    # -- showing a document ----------------------------------------------------------------
+
+    @property
+    def filling(self) -> bool:
+        """True while chunks of some child list are still being added."""
+        loaded = self.loaded
+        if loaded is None:
+            return False
+        for block, count in self._filled.items():
+            kids = loaded.roots if block == ROOT else loaded.children[block]
+            if count < len(kids):
+                return True
+        return False
+
+    def cursor_block(self) -> int | None:
+        node = self.cursor_node
+        return node.data if node is not None else None
+
+    def show(self, loaded: LoadedDocument) -> None:
+        """Show ``loaded``; keep expansion and cursor when the shape is unchanged."""
+        previous = self.loaded
+        if previous is not None and previous.path == loaded.path:
+            if previous.structure() == loaded.structure():
+                self.loaded = loaded
+                self.relabel()
+                return
+            self._rebuild(loaded, keep_from=previous)
+        else:
+            self._rebuild(loaded, keep_from=None)
+
+    def relabel(self) -> None:
+        """Refresh every created node's label from the current document and palette."""
+        loaded = self.loaded
+        if loaded is None:
+            return
+        self._set_label(self.root, root_label(loaded, self.palette))
+        for block, node in self._block_nodes.items():
+            self._set_label(node, label_for(loaded, block, self.palette))
+
+    @staticmethod
+    def _set_label(node: TreeNode[int], label: Text) -> None:
+        if node.label != label:
+            node.set_label(label)
+
+    def _rebuild(self, loaded: LoadedDocument, keep_from: LoadedDocument | None) -> None:
+        expanded: list[str] = []
+        cursor_id: str | None = None
+        if keep_from is not None:
+            for block, node in self._block_nodes.items():
+                ident = keep_from.blocks[block].id
+                if node.is_expanded and ident:
+                    expanded.append(ident)
+            current = self.cursor_block()
+            if current is not None and current != ROOT:
+                cursor_id = keep_from.blocks[current].id
+        self._generation += 1
+        self.loaded = loaded
+        self._block_nodes = {}
+        self._filled = {}
+        self.clear()
+        self.root.set_label(root_label(loaded, self.palette))
+        self._fill_chunked(ROOT)
+        self.root.expand()
+        if keep_from is None and len(loaded.roots) == 1 and loaded.children[loaded.roots[0]]:
+            only = self._block_nodes[loaded.roots[0]]
+            only.expand()
+            self._fill_chunked(loaded.roots[0])
+        for ident in expanded:
+            again = loaded.block_of_id(ident)
+            if again is not None and loaded.children[again]:
+                self.reveal(again, move=False)
+                self._block_nodes[again].expand()
+        target = loaded.block_of_id(cursor_id) if cursor_id else None
+        if target is not None:
+            self.reveal(target)
+        else:
+            self.cursor_line = 0
+
+    def _fill(self, block: int, limit: int | None = None) -> bool:
+        """Add the next ``limit`` children of ``block`` (all when None); True when done."""
+        loaded = self.loaded
+        assert loaded is not None
+        parent = self.root if block == ROOT else self._block_nodes[block]
+        kids = loaded.roots if block == ROOT else loaded.children[block]
+        start = self._filled.get(block, 0)
+        end = len(kids) if limit is None else min(len(kids), start + limit)
+        palette = self.palette
+        children = loaded.children
+        nodes = self._block_nodes
+        for child in kids[start:end]:
+            label = label_for(loaded, child, palette)
+            if children[child]:
+                nodes[child] = parent.add(label, data=child)
+            else:
+                nodes[child] = parent.add_leaf(label, data=child)
+        self._filled[block] = end
+        return end >= len(kids)
+
+    def _fill_chunked(self, block: int) -> None:
+        if self._filled.get(block) is not None and not self._pending(block):
+            return
+        if not self._fill(block, FIRST_CHUNK):
+            self.run_worker(
+                self._fill_rest(block, self._generation), group="tree-fill", exit_on_error=False
+            )
+
+    def _pending(self, block: int) -> bool:
+        loaded = self.loaded
+        assert loaded is not None
+        kids = loaded.roots if block == ROOT else loaded.children[block]
+        return self._filled.get(block, 0) < len(kids)
+
+    async def _fill_rest(self, block: int, generation: int) -> None:
+        while True:
+            await asyncio.sleep(0)
+            if generation != self._generation:
+                return
+            async with self.lock:
+                if generation != self._generation or self._fill(block, CHUNK):
+                    return
+
+    def _on_tree_node_expanded(self, event: Tree.NodeExpanded[int]) -> None:
+        block = event.node.data
+        if block is not None and self.loaded is not None and block not in self._filled:
+            self._fill_chunked(block)
+
+    # -- moving to a block -----------------------------------------------------------------
+
+    def reveal(self, block: int, *, move: bool = True) -> None:
+        """Expand the block's ancestors (filling them as needed) and put the cursor on it."""
+        loaded = self.loaded
+        if loaded is None or block == ROOT or block >= len(loaded.blocks):
+            return
+        for ancestor in [ROOT, *loaded.ancestors(block)]:
+            if self._pending(ancestor) or ancestor not in self._filled:
+                self._fill(ancestor)
+            node = self.root if ancestor == ROOT else self._block_nodes[ancestor]
+            if not node.is_expanded:
+                node.expand()
+        if move:
+            _ = self._tree_lines  # rebuild line numbers now so the node's line is known
+            target = self._block_nodes[block]
+            self.move_cursor(target)
+            self.scroll_to_node(target, animate=False)

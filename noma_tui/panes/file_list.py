@@ -1,0 +1,57 @@
+"""The workspace file list: every ``.noma`` document, the open one marked.
+
+Choosing one (Enter or click) asks the app to open it; the list is refreshed when the
+watcher sees documents appear or disappear.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+
+class FileList(OptionList):
+    class Open(Message):
+        def __init__(self, pane: FileList, path: Path) -> None:
+            super().__init__()
+            self.pane = pane
+            self.path = path
+
+        @property
+        def control(self) -> FileList:
+            return self.pane
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.paths: list[Path] = []
+        self.current: Path | None = None
+        self.root: Path | None = None
+
+    def set_files(self, paths: list[Path], root: Path, current: Path | None) -> None:
+        if paths == self.paths and current == self.current and root == self.root:
+            return
+        self.paths, self.root, self.current = list(paths), root, current
+        highlighted = self.highlighted
+        self.clear_options()
+        options = []
+        for path in paths:
+            try:
+                name = path.relative_to(root).as_posix()
+            except ValueError:
+                name = path.name
+            mark = "▸ " if path == current else "  "
+            options.append(Option(mark + name, id=str(path)))
+        self.add_options(options)
+        if current in paths:
+            self.highlighted = paths.index(current)
+        elif highlighted is not None and paths:
+            self.highlighted = min(highlighted, len(paths) - 1)
+        self.border_subtitle = f"{len(paths)} document(s)"
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id is not None:
+            self.post_message(self.Open(self, Path(event.option.id)))

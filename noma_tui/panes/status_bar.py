@@ -1,0 +1,50 @@
+"""The status bar: the open document, its hash and counts, the open edit and its drift.
+
+``base_sha_drift`` appears here (as a word, not only a colour) while an edit is open and
+the file on disk no longer matches the version the edit started from.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from ..palette import DEFAULT_PALETTE, SEVERITY_GLYPH, Palette
+
+
+class StatusBar(Static):
+    doc_name: reactive[str] = reactive("")
+    sha: reactive[str] = reactive("")
+    errors: reactive[int] = reactive(0)
+    warnings: reactive[int] = reactive(0)
+    editing: reactive[str] = reactive("")
+    drift: reactive[bool] = reactive(False)
+    message: reactive[str] = reactive("")
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.palette: Palette = DEFAULT_PALETTE
+
+    def watch_drift(self, drift: bool) -> None:
+        self.set_class(drift, "-drift")
+
+    def render(self) -> Text:
+        p = self.palette
+        text = Text(no_wrap=True, overflow="ellipsis")
+        if not self.doc_name:
+            text.append(self.message or "No document open.")
+            return text
+        text.append(self.doc_name, style="bold")
+        text.append(f"  sha {self.sha[:8]}")
+        text.append(f"  {SEVERITY_GLYPH['error']}{self.errors}", p.error if self.errors else "")
+        text.append(
+            f" {SEVERITY_GLYPH['warning']}{self.warnings}", p.warning if self.warnings else ""
+        )
+        if self.editing:
+            text.append(f"  │ editing {self.editing}")
+        if self.drift:
+            text.append("  ⚠ base_sha_drift: file changed on disk since the edit opened", p.drift)
+        elif self.message:
+            text.append(f"  │ {self.message}")
+        return text

@@ -1,0 +1,97 @@
+"""The transcript pane: the document's patch records, append-only like a log.
+
+One row per transcript line (time, actor, op, result, pre→post sha, drift flag). When the
+file grows, only the new lines are added and the cursor follows the end, as a log would;
+if earlier lines changed (the chain was rewritten) the pane starts over and the audit
+result in the border says where the chain breaks. Selecting a row shows the whole record.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.message import Message
+from textual.widgets import DataTable
+
+from ..history import TranscriptRow, TranscriptSnapshot
+from ..palette import DEFAULT_PALETTE, Palette
+
+
+class TranscriptPane(DataTable[Text | str]):
+    class ShowRecord(Message):
+        def __init__(self, pane: TranscriptPane, row: TranscriptRow) -> None:
+            super().__init__()
+            self.pane = pane
+            self.row = row
+
+        @property
+        def control(self) -> TranscriptPane:
+            return self.pane
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, cursor_type="row", zebra_stripes=False)
+        self.palette: Palette = DEFAULT_PALETTE
+        self.rows_shown: list[TranscriptRow] = []
+        self.snapshot: TranscriptSnapshot | None = None
+
+    def on_mount(self) -> None:
+        self.add_column("time (UTC)", width=14, key="time")
+        self.add_column("drift", width=5, key="drift")
+        self.add_column("actor", width=16, key="actor")
+        self.add_column("op", width=24, key="op")
+        self.add_column("result", width=21, key="result")
+        self.add_column("pre→post", width=17, key="sha")
+
+    def show(self, snapshot: TranscriptSnapshot) -> int:
+        """Show ``snapshot``; returns how many rows were appended (or added after a reset)."""
+        old = self.rows_shown
+        new = snapshot.rows
+        same_file = self.snapshot is not None and self.snapshot.path == snapshot.path
+        self.snapshot = snapshot
+        prefix_ok = (
+            same_file
+            and len(new) >= len(old)
+            and all(a.raw == b.raw for a, b in zip(old, new, strict=False))
+        )
+        if not prefix_ok:
+            self.clear()
+            self.rows_shown = []
+            old = []
+        added = new[len(old) :]
+        for row in added:
+            self._add(row)
+        self.rows_shown = list(new)
+        if added and self.row_count:
+            self.move_cursor(row=self.row_count - 1, animate=False)
+        self._subtitle(snapshot)
+        return len(added)
+
+    def _add(self, row: TranscriptRow) -> None:
+        p = self.palette
+        result_style = p.error if row.result.startswith(("rejected", "invalid")) else None
+        result = Text(row.result, style=result_style or "")
+        drift = Text("DRIFT", style=p.drift) if row.drift else Text("")
+        self.add_row(row.time, drift, row.actor, row.op, result, row.shas, key=str(row.number))
+
+    def _subtitle(self, snapshot: TranscriptSnapshot) -> None:
+        if not snapshot.exists:
+            self.border_subtitle = "no transcript yet"
+            return
+        report = snapshot.report
+        count = len(snapshot.rows)
+        if report is None or report.ok:
+            self.border_subtitle = f"{count} record(s) · chain intact"
+        else:
+            line = report.first_broken_line
+            self.border_subtitle = f"{count} record(s) · chain broken at line {line}"
+
+    def redraw(self) -> None:
+        if self.snapshot is not None:
+            snapshot, self.snapshot = self.snapshot, None
+            self.rows_shown = []
+            self.show(snapshot)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        row = event.cursor_row
+        if 0 <= row < len(self.rows_shown):
+            self.post_message(self.ShowRecord(self, self.rows_shown[row]))

@@ -1,0 +1,77 @@
+"""The help screen: every action with its key (after the user's keymap) and binding id.
+
+Built from the one action registry (`noma_tui.keys`), so it cannot drift from what the
+keys do. The binding id is what ``[workbench.keymap]`` in ``noma-workbench.toml`` uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+from ..keys import ALL_ACTIONS, display_key
+
+IN_DIALOGS = (
+    ("ctrl+s", "In an editor: show the proof; in the proof: apply"),
+    ("escape", "Close a dialog / go back"),
+    ("y", "In a delete proof: delete"),
+    ("r / k", "After a conflict: reload the block / keep editing"),
+    ("enter", "Tree: expand or collapse · lists: open or jump"),
+    ("tab", "Next pane"),
+    ("ctrl+p", "Command palette: every action by name"),
+)
+
+
+def help_table(keymap: Mapping[str, str]) -> Table:
+    table = Table(box=None, expand=True, show_header=True, header_style="bold", pad_edge=False)
+    table.add_column("key", no_wrap=True, width=14)
+    table.add_column("action", ratio=1)
+    table.add_column("binding id", no_wrap=True, style="dim")
+    group = None
+    for spec in ALL_ACTIONS:
+        if spec.group != group:
+            group = spec.group
+            table.add_row("", Text(group, style="bold underline"), "")
+        keys = keymap.get(spec.id, spec.key)
+        help_text = spec.help + (f"  ({spec.op})" if spec.op else "")
+        table.add_row(display_key(keys), help_text, spec.id)
+    table.add_row("", Text("In dialogs", style="bold underline"), "")
+    for key, what in IN_DIALOGS:
+        table.add_row(key, what, "")
+    return table
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,f1,question_mark,q", "close", "Close", id="help.close")
+    ]
+
+    def __init__(self, keymap: Mapping[str, str]) -> None:
+        super().__init__()
+        self.keymap = keymap
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog help-dialog"):
+            yield Static("Noma Workbench: keys", classes="dialog-title")
+            with VerticalScroll(id="help-scroll"):
+                yield Static(help_table(self.keymap), id="help-table")
+            yield Static(
+                "Every edit is a patch op: you see its proof first, and it is recorded in the "
+                "document's transcript as a human edit. esc closes.",
+                classes="dialog-hint",
+            )
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#help-scroll").focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

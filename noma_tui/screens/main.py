@@ -1,0 +1,614 @@
+"""The main screen: file list and flow runs on the left; the document tree and block view
+above the diagnostics and transcript on the right; the status bar and footer below.
+
+It owns the editing actions (their bindings come from `noma_tui.keys`), decides with
+`check_action` which apply to the selected block (the footer hides the ones that cannot
+and greys out the ones that are blocked), and opens the right editor for each. Applying
+is the app's job.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Tree
+
+from core.noma.ids import index
+from core.noma.nodes import Directive, Section
+from core.noma.patch.errors import PatchError
+
+from .. import ops
+from ..document import ROOT, LoadedDocument
+from ..errors import guarded
+from ..flow_pane import FlowFrontierPane
+from ..keys import BY_ACTION, SCREEN_ACTIONS
+from ..ops import parse_attr_value, show_attr_value
+from ..panes.block_view import BlockView
+from ..panes.diagnostics import DiagnosticsPane
+from ..panes.doc_tree import DocumentTree
+from ..panes.file_list import FileList
+from ..panes.status_bar import StatusBar
+from ..panes.transcript import TranscriptPane
+from ..session import EditSession
+from ..tables import read_table
+from ..templates import BY_NAME, TEMPLATES
+from .form import Field, FormScreen
+from .picker import PickerScreen
+from .prompt import PromptScreen
+from .source_editor import SourceEditorScreen
+from .table_grid import TableGridScreen
+
+if TYPE_CHECKING:
+    from ..app import WorkbenchApp
+
+GENERAL_OPS = frozenset(
+    {"replace_body", "update_attribute", "rename_id", "add_block", "delete_block", "add_comment"}
+)
+"""Shown greyed in the footer while no block is selected; the rest only when they fit."""
+
+PANES = {
+    "files": "#files",
+    "tree": "#tree",
+    "block": "#block",
+    "diagnostics": "#diagnostics",
+    "transcript": "#transcript",
+}
+
+
+class MainScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [spec.binding() for spec in SCREEN_ACTIONS]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._footer_signature: tuple[bool | None, ...] = ()
+
+    @property
+    def workbench(self) -> WorkbenchApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False, icon="◆")
+        with Horizontal(id="body"):
+            with Vertical(id="sidebar"):
+                yield FileList(id="files")
+                yield FlowFrontierPane(self.workbench.workspace)
+            with Vertical(id="work"):
+                with Horizontal(id="upper"):
+                    yield DocumentTree(id="tree")
+                    yield BlockView(id="block")
+                yield DiagnosticsPane(id="diagnostics")
+                yield TranscriptPane(id="transcript")
+        yield StatusBar(id="status")
+        yield Footer()
+
+    @guarded
+    def on_mount(self) -> None:
+        titles = {
+            "#files": "Files",
+            "#tree": "1 Document",
+            "#block": "2 Block",
+            "#diagnostics": "3 Diagnostics",
+            "#transcript": "4 Transcript",
+        }
+        for selector, title in titles.items():
+            self.query_one(selector).border_title = title
+        flow = self.query_one(FlowFrontierPane)
+        if not flow.border_title:
+            flow.border_title = "Flow runs"
+        self.query_one("#tree").focus()
+        self.workbench.start()
+
+    # -- panes -----------------------------------------------------------------------------
+
+    @property
+    def doc_tree(self) -> DocumentTree:
+        return self.query_one("#tree", DocumentTree)
+
+    @property
+    def block_view(self) -> BlockView:
+        return self.query_one("#block", BlockView)
+
+    @property
+    def diagnostics(self) -> DiagnosticsPane:
+        return self.query_one("#diagnostics", DiagnosticsPane)
+
+    @property
+    def transcript(self) -> TranscriptPane:
+        return self.query_one("#transcript", TranscriptPane)
+
+    @property
+    def status(self) -> StatusBar:
+        return self.query_one("#status", StatusBar)
+
+    @property
+    def files(self) -> FileList:
+        return self.query_one("#files", FileList)
+
+    def tell_flow_pane(self, path: Path) -> None:
+        """The flow pane offers the open document's transcript as evidence pointers."""
+        pane = self.query_one("#flow-pane")
+        setter = getattr(pane, "set_open_document", None)
+        if callable(setter):
+            setter(path)
+
+    def show_document(self, loaded: LoadedDocument, *, select_id: str | None = None) -> None:
+        """Refresh every pane from a new version of the open document."""
+        tree = self.doc_tree
+        tree.show(loaded)
+        if select_id is not None:
+            block = loaded.block_of_id(select_id)
+            if block is not None:
+                tree.reveal(block)
+        self.diagnostics.show(loaded)
+        self.block_view.show(loaded, tree.cursor_block())
+        status = self.status
+        status.doc_name = loaded.name
+        status.sha = loaded.sha256
+        status.errors = loaded.count("error")
+        status.warnings = loaded.count("warning")
+        self.sub_title = loaded.name
+        self.refresh_footer()
+
+    def repaint(self) -> None:
+        """Redraw Rich-text panes with the app's current palette (after a theme switch)."""
+        palette = self.workbench.palette
+        panes = (self.doc_tree, self.block_view, self.diagnostics, self.transcript, self.status)
+        for pane in panes:
+            pane.palette = palette
+        self.doc_tree.relabel()
+        self.block_view.redraw()
+        self.diagnostics.redraw()
+        self.transcript.redraw()
+        self.status.refresh()
+
+    @guarded
+    def on_tree_node_highlighted(self, event: Tree.NodeHighlighted[int]) -> None:
+        self.block_view.show(self.workbench.loaded, event.node.data)
+        self.refresh_footer()
+
+    def refresh_footer(self) -> None:
+        """Re-check which actions apply, redrawing the footer only if that changed (a
+        footer redraw re-runs the layout, too slow to do on every cursor move)."""
+        signature = tuple(self.check_action(s.action, ()) for s in SCREEN_ACTIONS)
+        if signature != self._footer_signature:
+            self._footer_signature = signature
+            self.refresh_bindings()
+
+    @guarded
+    def on_diagnostics_pane_jump(self, event: DiagnosticsPane.Jump) -> None:
+        self.doc_tree.reveal(event.block)
+        self.doc_tree.focus()
+
+    @guarded
+    def on_transcript_pane_show_record(self, event: TranscriptPane.ShowRecord) -> None:
+        from .record import RecordScreen
+
+        self.app.push_screen(RecordScreen(event.row))
+
+    @guarded
+    def on_file_list_open(self, event: FileList.Open) -> None:
+        self.workbench.open_document(event.path)
+
+    # -- which actions apply -----------------------------------------------------------------
+
+    def selected(self) -> int | None:
+        block = self.doc_tree.cursor_block()
+        return None if block is None or block == ROOT else block
+
+    def applies(self, op: str) -> bool | None:
+        """True: can run now; None: applies to this block but is blocked; False: does not
+        apply to this kind of block (hidden from the footer)."""
+        loaded = self.workbench.loaded
+        block = self.selected()
+        if loaded is None or block is None:
+            return None if op in GENERAL_OPS else False
+        node = loaded.blocks[block]
+        if op in ("update_heading",):
+            fits = isinstance(node, Section)
+        elif op == "add_block":
+            fits = self._add_parent(loaded, block) is not None or isinstance(node, Section)
+        elif op == "add_comment":
+            fits = True
+        elif not isinstance(node, Directive):
+            fits = False
+        elif op == "resolve_comment":
+            fits = node.name == "comment" and node.attrs.get("status") != "resolved"
+        elif op == "update_table_cell":
+            fits = node.name == "table"
+        elif op == "remove_attribute":
+            fits = any(k != "id" for k in node.attrs)
+        else:
+            fits = True
+        if not fits:
+            return False
+        if op == "add_block":
+            parent = self._add_parent(loaded, block)
+            return True if parent is not None and loaded.patchable(parent[0]) else None
+        return True if loaded.patchable(block) and loaded.span_ok(block) else None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        spec = BY_ACTION.get(action)
+        if spec is None or spec.op is None:
+            if action in ("copy_ref",):
+                return True if self.selected() is not None else None
+            return True
+        return self.applies(spec.op)
+
+    def why_not(self, action: str) -> str:
+        spec = BY_ACTION[action]
+        loaded = self.workbench.loaded
+        if loaded is None:
+            return "No document is open."
+        if self.selected() is None:
+            return "Select a block in the document tree first."
+        block = self.selected()
+        assert block is not None
+        node = loaded.blocks[block]
+        if node.id is None:
+            return "This block has no id, so no patch can address it (§2.1)."
+        if node.id in loaded.duplicate_ids:
+            return f"'{node.id}' is a duplicate id; fix that first (§2.1)."
+        return f"{spec.op} does not apply to this block."
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _loaded_block(self) -> tuple[LoadedDocument, int]:
+        loaded = self.workbench.loaded
+        block = self.selected()
+        assert loaded is not None and block is not None
+        return loaded, block
+
+    @staticmethod
+    def _add_parent(loaded: LoadedDocument, block: int) -> tuple[int, int | None] | None:
+        """Where ``add_block`` puts a new block: inside a selected section (at its end),
+        else right after the selected block in its parent. (parent, position)"""
+        node = loaded.blocks[block]
+        if isinstance(node, Section) and not node.in_directive:
+            return block, None
+        parent = loaded.parents[block]
+        if parent == ROOT:
+            return None
+        siblings = loaded.blocks[parent].children_nodes
+        position = next((i for i, n in enumerate(siblings) if n is node), None)
+        return parent, (position + 1 if position is not None else None)
+
+    def _blink(self) -> bool:
+        return self.workbench.config.cursor_blink
+
+    def _title(self, op: str, loaded: LoadedDocument, block: int) -> str:
+        node = loaded.blocks[block]
+        what = f"::{node.name}" if isinstance(node, Directive) else "section"
+        return f"{op} · {what} {node.id}"
+
+    # -- editing actions -----------------------------------------------------------------
+
+    @guarded
+    def action_edit_body(self) -> None:
+        loaded, block = self._loaded_block()
+        session = EditSession.open("replace_body", loaded, block)
+        ident = loaded.blocks[block].id or ""
+        self.app.push_screen(
+            SourceEditorScreen(
+                session,
+                self._title("replace_body", loaded, block),
+                mode="replace_body",
+                text=loaded.body_text(block),
+                block_id=ident,
+                cursor_blink=self._blink(),
+            )
+        )
+
+    @guarded
+    def action_edit_source(self) -> None:
+        loaded, block = self._loaded_block()
+        session = EditSession.open("replace_block", loaded, block)
+        ident = loaded.blocks[block].id or ""
+        self.app.push_screen(
+            SourceEditorScreen(
+                session,
+                self._title("replace_block", loaded, block),
+                mode="replace_block",
+                text=loaded.block_text(block).replace("\r", ""),
+                block_id=ident,
+                cursor_blink=self._blink(),
+            )
+        )
+
+    @guarded
+    def action_set_attribute(self) -> None:
+        loaded, block = self._loaded_block()
+        node = loaded.blocks[block]
+        assert isinstance(node, Directive)
+        ident = node.id or ""
+        keys = [k for k in node.attrs if k != "id"]
+        first = keys[0] if keys else ""
+        session = EditSession.open("update_attribute", loaded, block)
+
+        def build(values: dict[str, str]) -> list[dict[str, Any]]:
+            key = values["key"].strip()
+            if not key:
+                raise ValueError("Name the attribute to set.")
+            return [ops.update_attribute(ident, key, parse_attr_value(values["value"]))]
+
+        self.app.push_screen(
+            FormScreen(
+                session,
+                self._title("update_attribute", loaded, block),
+                [
+                    Field("key", "Attribute", first, "name, e.g. confidence", keys),
+                    Field(
+                        "value",
+                        'Value (true/false and numbers are typed; "quote" for text)',
+                        show_attr_value(node.attrs[first]) if first else "",
+                    ),
+                ],
+                build,
+                cursor_blink=self._blink(),
+            )
+        )
+
+    @guarded
+    def action_remove_attribute(self) -> None:
+        loaded, block = self._loaded_block()
+        node = loaded.blocks[block]
+        assert isinstance(node, Directive)
+        ident = node.id or ""
+        session = EditSession.open("remove_attribute", loaded, block)
+        choices = [(k, f"{k} = {show_attr_value(v)}") for k, v in node.attrs.items() if k != "id"]
+
+        def chosen(key: str | None) -> None:
+            if key:
+                self.workbench.propose(
+                    session, [ops.remove_attribute(ident, key)], title=f"remove_attribute {key}"
+                )
+
+        self.app.push_screen(PickerScreen(f"Remove which attribute of {ident}?", choices), chosen)
+
+    @guarded
+    def action_rename_id(self) -> None:
+        loaded, block = self._loaded_block()
+        ident = loaded.blocks[block].id or ""
+        session = EditSession.open("rename_id", loaded, block)
+
+        def build(values: dict[str, str]) -> list[dict[str, Any]]:
+            new = values["to"].strip()
+            if not new or new == ident:
+                raise ValueError("Type a new id.")
+            return [ops.rename_id(ident, new)]
+
+        self.app.push_screen(
+            FormScreen(
+                session,
+                self._title("rename_id", loaded, block)
+                + " (for=, parent=, dataset= and [[links]] follow; aliases do not)",
+                [Field("to", "New id", ident)],
+                build,
+                cursor_blink=self._blink(),
+            )
+        )
+
+    @guarded
+    def action_edit_heading(self) -> None:
+        loaded, block = self._loaded_block()
+        node = loaded.blocks[block]
+        assert isinstance(node, Section)
+        ident = node.id or ""
+        session = EditSession.open("update_heading", loaded, block)
+
+        def build(values: dict[str, str]) -> list[dict[str, Any]]:
+            title = values["title"].strip()
+            if not title:
+                raise ValueError("A heading needs a title.")
+            return [ops.update_heading(ident, title)]
+
+        self.app.push_screen(
+            FormScreen(
+                session,
+                self._title("update_heading", loaded, block) + " (the id stays)",
+                [Field("title", "Heading", node.title)],
+                build,
+                cursor_blink=self._blink(),
+            )
+        )
+
+    @guarded
+    def action_add_block(self) -> None:
+        loaded, block = self._loaded_block()
+        where = self._add_parent(loaded, block)
+        assert where is not None
+        parent, position = where
+        parent_id = loaded.blocks[parent].id or ""
+        node = loaded.blocks[block]
+        claim = node.id if isinstance(node, Directive) and node.name == "claim" else None
+        colons = 2
+        parent_node = loaded.blocks[parent]
+        if isinstance(parent_node, Directive):
+            colons = parent_node.colons + 1
+        choices = [(t.name, f"::{t.name:<16} {t.help}") for t in TEMPLATES]
+
+        def chosen(name: str | None) -> None:
+            if not name:
+                return
+            template = BY_NAME[name]
+            text = template.render(index(loaded.doc), claim=claim, colons=colons)
+            session = EditSession.open("add_block", loaded, parent)
+            spot = "at the end" if position is None else f"at position {position}"
+            self.app.push_screen(
+                SourceEditorScreen(
+                    session,
+                    f"add_block · new ::{name} in {parent_id} ({spot})",
+                    mode="add_block",
+                    text=text,
+                    block_id=parent_id,
+                    position=position,
+                    cursor_blink=self._blink(),
+                )
+            )
+
+        self.app.push_screen(PickerScreen(f"Add which block to {parent_id}?", choices), chosen)
+
+    @guarded
+    def action_delete_block(self) -> None:
+        loaded, block = self._loaded_block()
+        node = loaded.blocks[block]
+        ident = node.id or ""
+        inside = len(loaded.descendants(block))
+        session = EditSession.open("delete_block", loaded, block)
+        what = f"::{node.name}" if isinstance(node, Directive) else "block"
+        extra = f" and the {inside} block(s) inside it" if inside else ""
+        parent = loaded.parents[block]
+        self.workbench.propose(
+            session,
+            [ops.delete_block(ident)],
+            title=f"Delete {what} {ident}{extra}?",
+            danger=True,
+            select_id=loaded.blocks[parent].id if parent != ROOT else None,
+        )
+
+    @guarded
+    def action_move_block(self) -> None:
+        loaded, block = self._loaded_block()
+        ident = loaded.blocks[block].id or ""
+        excluded = loaded.descendants(block) | {block, loaded.parents[block]}
+        parents = [loaded.blocks[i].id or "" for i in loaded.containers() if i not in excluded]
+        session = EditSession.open("move_block", loaded, block)
+
+        def build(values: dict[str, str]) -> list[dict[str, Any]]:
+            parent = values["parent"].strip()
+            if not parent:
+                raise ValueError("Name the new parent block.")
+            raw = values["position"].strip()
+            if raw and not raw.isdigit():
+                raise ValueError("Position is a number (0 = first child) or empty (= last).")
+            return [ops.move_block(ident, parent, int(raw) if raw else None)]
+
+        self.app.push_screen(
+            FormScreen(
+                session,
+                self._title("move_block", loaded, block),
+                [
+                    Field(
+                        "parent",
+                        "New parent id (completes as you type)",
+                        "",
+                        "a section or directive id",
+                        parents,
+                    ),
+                    Field("position", "Position among its children (empty: last)", ""),
+                ],
+                build,
+                cursor_blink=self._blink(),
+            )
+        )
+
+    @guarded
+    def action_add_comment(self) -> None:
+        loaded, block = self._loaded_block()
+        target = loaded.blocks[block].id or ""
+        comment_id = ops.free_id(index(loaded.doc), "cm")
+        session = EditSession.open("add_comment", loaded, block)
+        author = self.workbench.actor.name
+
+        def build(values: dict[str, str]) -> list[dict[str, Any]]:
+            text = values["content"].strip()
+            new_id = values["id"].strip()
+            if not text:
+                raise ValueError("A comment needs text.")
+            return [ops.add_comment(new_id, target, text, author)]
+
+        self.app.push_screen(
+            FormScreen(
+                session,
+                self._title("add_comment", loaded, block) + f" (as {author})",
+                [
+                    Field("content", "Comment", "", "what should change, or a question"),
+                    Field("id", "Comment id", comment_id),
+                ],
+                build,
+                cursor_blink=self._blink(),
+            )
+        )
+
+    @guarded
+    def action_resolve_comment(self) -> None:
+        loaded, block = self._loaded_block()
+        ident = loaded.blocks[block].id or ""
+        session = EditSession.open("resolve_comment", loaded, block)
+        self.workbench.propose(
+            session,
+            [ops.resolve_comment(ident, self.workbench.actor.name)],
+            title=f"resolve_comment · {ident}",
+        )
+
+    @guarded
+    def action_edit_table(self) -> None:
+        loaded, block = self._loaded_block()
+        try:
+            cells = read_table(loaded, block)
+        except PatchError as exc:
+            self.notify(exc.message, title=exc.code, severity="error")
+            return
+        session = EditSession.open("update_table_cell", loaded, block)
+        self.app.push_screen(
+            TableGridScreen(
+                session,
+                self._title("update_table_cell", loaded, block),
+                cells,
+                cursor_blink=self._blink(),
+            )
+        )
+
+    # -- navigation ----------------------------------------------------------------------
+
+    @guarded
+    def action_focus_pane(self, pane: str) -> None:
+        selector = PANES.get(pane)
+        if selector:
+            self.query_one(selector).focus()
+
+    @guarded
+    def action_goto_id(self) -> None:
+        loaded = self.workbench.loaded
+        if loaded is None:
+            return
+        idx = index(loaded.doc)
+        names = [*idx.first, *idx.alias_owner]
+
+        def chosen(ident: str | None) -> None:
+            if not ident:
+                return
+            block = loaded.block_of_id(ident)
+            if block is None:
+                self.notify(
+                    f"No block with id or alias '{ident}'.",
+                    title="target_missing",
+                    severity="error",
+                )
+                return
+            self.doc_tree.reveal(block)
+            self.doc_tree.focus()
+
+        self.app.push_screen(
+            PromptScreen("Go to id or alias", names, cursor_blink=self._blink()), chosen
+        )
+
+    @guarded
+    def action_copy_ref(self) -> None:
+        loaded = self.workbench.loaded
+        block = self.selected()
+        if loaded is None or block is None:
+            return
+        ident = loaded.blocks[block].id or "(no id)"
+        digest = loaded.block_hash(block) or ""
+        text = f"{ident} {digest}".strip()
+        self.app.copy_to_clipboard(text)
+        self.notify(text, title="Copied id and block hash", timeout=8)
+
+    @guarded
+    def action_reload(self) -> None:
+        self.workbench.reload()

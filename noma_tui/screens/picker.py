@@ -1,0 +1,45 @@
+"""Pick one item from a short list: a directive template, an attribute to remove."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+
+class PickerScreen(ModalScreen[str | None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="picker.cancel")
+    ]
+
+    def __init__(self, title: str, choices: list[tuple[str, str]]) -> None:
+        """``choices`` are (value, label) pairs."""
+        super().__init__()
+        self.title_text = title
+        self.choices = choices
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog picker-dialog"):
+            yield Static(self.title_text, classes="dialog-title")
+            yield OptionList(
+                *[Option(label, id=value) for value, label in self.choices], id="choices"
+            )
+            yield Static("enter choose · esc cancel", classes="dialog-hint")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        options = self.query_one("#choices", OptionList)
+        options.focus()
+        options.highlighted = 0
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(event.option.id)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

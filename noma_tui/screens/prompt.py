@@ -1,0 +1,51 @@
+"""A one-line question with completion: "go to id" takes a canonical id or an alias."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.suggester import SuggestFromList
+from textual.widgets import Footer, Input, Static
+
+
+class PromptScreen(ModalScreen[str | None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="prompt.cancel")
+    ]
+
+    def __init__(
+        self, title: str, suggestions: Sequence[str] = (), *, cursor_blink: bool = True
+    ) -> None:
+        super().__init__()
+        self.title_text = title
+        self.suggestions = suggestions
+        self.cursor_blink = cursor_blink
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog prompt-dialog"):
+            yield Static(self.title_text, classes="dialog-title")
+            box = Input(
+                id="answer",
+                suggester=SuggestFromList(self.suggestions, case_sensitive=True)
+                if self.suggestions
+                else None,
+            )
+            box.cursor_blink = self.cursor_blink
+            yield box
+            yield Static("enter go · right accept completion · esc cancel", classes="dialog-hint")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#answer", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

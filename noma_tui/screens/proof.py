@@ -1,0 +1,161 @@
+"""The proof preview: what an edit would do, shown before anything is written.
+
+It renders the engine's `Proof` (``core.noma.proof.build_proof``): the op results, the
+sha256 change, the validation summary before and after, the diff of the touched lines and
+the diagnostics that would appear or disappear. The writer may add a reason, which goes
+into the transcript record. For a delete this screen is also the confirmation: the
+default button is "Keep", and deleting takes an explicit ``y`` or a click.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.console import Group
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Footer, Input, Static
+
+from core.noma.diagnostics import Diagnostic
+from core.noma.proof import Proof
+
+from ..palette import DEFAULT_PALETTE, SEVERITY_GLYPH, Palette
+from ..session import EditSession
+
+MAX_DIFF_LINES = 400
+
+
+def render_diff(proof: Proof, palette: Palette) -> Group:
+    rows: list[Text] = []
+    for line in proof.diff[:MAX_DIFF_LINES]:
+        line = line.rstrip("\n").rstrip("\r")
+        if line.startswith(("+++", "---")):
+            rows.append(Text(line, palette.muted, no_wrap=True))
+        elif line.startswith("@@"):
+            rows.append(Text(line, palette.hunk, no_wrap=True))
+        elif line.startswith("+"):
+            rows.append(Text(line, palette.added, no_wrap=True))
+        elif line.startswith("-"):
+            rows.append(Text(line, palette.removed, no_wrap=True))
+        else:
+            rows.append(Text(line, no_wrap=True))
+    if len(proof.diff) > MAX_DIFF_LINES:
+        rows.append(Text(f"… {len(proof.diff) - MAX_DIFF_LINES} more diff lines", palette.muted))
+    if not proof.diff:
+        rows.append(Text("(no change: the op is a noop)", palette.muted))
+    return Group(*rows)
+
+
+def _diagnostic_lines(title: str, items: list[Diagnostic], palette: Palette) -> list[Text]:
+    if not items:
+        return []
+    out = [Text(title, style="bold")]
+    for d in items:
+        line = Text("  ")
+        line.append(f"{SEVERITY_GLYPH[d.severity]} {d.severity:<7}", palette.severity(d.severity))
+        line.append(f" {d.code}")
+        if d.node_id:
+            line.append(f" [{d.node_id}]", palette.muted)
+        line.append(f"  {d.message}", palette.muted)
+        out.append(line)
+    return out
+
+
+def render_summary(proof: Proof, session: EditSession, palette: Palette) -> Group:
+    o = proof.outcome
+    rows: list[Text] = []
+    results = ", ".join(f"{r['op'].get('op')} {r['patch_result']}" for r in o.records)
+    rows.append(Text(f"ops: {results}"))
+    rows.append(Text(f"sha256: {o.pre_sha256[:8]} → {o.post_sha256[:8]}   "
+                     f"validation: {o.pre_validation} → {o.post_validation}"))  # fmt: skip
+    if o.drift or session.drift:
+        rows.append(
+            Text(
+                "⚠ base_sha_drift: the file changed since this edit opened; applying records it.",
+                palette.drift,
+            )
+        )
+    appeared = _diagnostic_lines("Diagnostics that appear:", proof.appeared, palette)
+    gone = _diagnostic_lines("Diagnostics that disappear:", proof.disappeared, palette)
+    if not appeared and not gone:
+        rows.append(Text("Diagnostics: no change.", palette.muted))
+    rows.extend(appeared)
+    rows.extend(gone)
+    rows.extend(Text(f"note: {note}", palette.muted) for note in o.advisories)
+    return Group(*rows)
+
+
+class ProofScreen(ModalScreen[str | None]):
+    """Dismisses with the reason text (possibly empty) to apply, or None to go back."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "apply", "Apply", id="proof.apply", priority=True),
+        Binding("escape", "back", "Back", id="proof.back", priority=True),
+    ]
+
+    def __init__(
+        self,
+        proof: Proof,
+        session: EditSession,
+        title: str,
+        *,
+        danger: bool = False,
+        palette: Palette = DEFAULT_PALETTE,
+        cursor_blink: bool = True,
+    ) -> None:
+        super().__init__()
+        self.proof = proof
+        self.session = session
+        self.title_text = title
+        self.danger = danger
+        self.palette = palette
+        self.cursor_blink = cursor_blink
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog proof-dialog"):
+            yield Static(self.title_text, classes="dialog-title")
+            yield Static(render_summary(self.proof, self.session, self.palette), id="proof-summary")
+            with VerticalScroll(id="proof-diff-scroll"):
+                yield Static(render_diff(self.proof, self.palette), id="proof-diff")
+            reason = Input(placeholder="reason (optional, recorded in the transcript)", id="reason")
+            reason.cursor_blink = self.cursor_blink
+            yield reason
+            with Horizontal(classes="dialog-buttons"):
+                if self.danger:
+                    yield Button("Delete (y)", id="apply", variant="error")
+                    yield Button("Keep (esc)", id="back", variant="primary")
+                else:
+                    yield Button("Apply (ctrl+s)", id="apply", variant="primary")
+                    yield Button("Back (esc)", id="back")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.set_class(self.danger, "-danger")
+        if self.danger:
+            self.query_one("#back", Button).focus()
+        else:
+            self.query_one("#reason", Input).focus()
+
+    def key_y(self) -> None:
+        if self.danger and not isinstance(self.focused, Input):
+            self.action_apply()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_apply()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "apply":
+            self.action_apply()
+        else:
+            self.action_back()
+
+    def action_apply(self) -> None:
+        self.dismiss(self.query_one("#reason", Input).value.strip())
+
+    def action_back(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,79 @@
+"""Editing source text: a block's body (``replace_body``), its whole source
+(``replace_block``) or a new block from a template (``add_block``).
+
+The text area holds exactly what the op will carry as ``content``; the engine decides
+whether it parses to one directive block and the proof shows the result first.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from textual.app import ComposeResult
+from textual.widgets import TextArea
+
+from .. import ops
+from ..document import LoadedDocument
+from ..session import EditSession
+from .edit_base import EditScreen
+
+Mode = Literal["replace_body", "replace_block", "add_block"]
+
+
+class SourceEditorScreen(EditScreen):
+    def __init__(
+        self,
+        session: EditSession,
+        title: str,
+        *,
+        mode: Mode,
+        text: str,
+        block_id: str,
+        position: int | None = None,
+        cursor_blink: bool = True,
+    ) -> None:
+        super().__init__(session, title)
+        self.mode = mode
+        self.initial = text
+        self.block_id = block_id  # the block edited, or the parent for add_block
+        self.position = position
+        self.cursor_blink = cursor_blink
+
+    def compose_fields(self) -> ComposeResult:
+        area = TextArea(
+            self.initial,
+            id="source",
+            soft_wrap=True,
+            show_line_numbers=True,
+            tab_behavior="indent",
+        )
+        area.cursor_blink = self.cursor_blink
+        yield area
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one("#source", TextArea).focus()
+
+    @property
+    def text(self) -> str:
+        return self.query_one("#source", TextArea).text
+
+    def build_ops(self) -> list[dict[str, Any]] | None:
+        text = self.text
+        if self.mode == "replace_body":
+            return [ops.replace_body(self.block_id, text)]
+        if not text.strip():
+            self.notify("The block source is empty.", title="invalid_content", severity="error")
+            return None
+        if self.mode == "replace_block":
+            return [ops.replace_block(self.block_id, text)]
+        return [ops.add_block(self.block_id, text, self.position)]
+
+    def reload_block(self, loaded: LoadedDocument) -> None:
+        if self.mode == "add_block":
+            return  # the new block's text is the user's; only the parent's hash moved on
+        block = self.session.current_block(loaded)
+        if block is None:
+            return
+        fresh = loaded.body_text(block) if self.mode == "replace_body" else loaded.block_text(block)
+        self.query_one("#source", TextArea).load_text(fresh.replace("\r", ""))

@@ -1,0 +1,140 @@
+"""Render the real app to SVG screenshots for the README: ``python -m noma_tui.screenshots``.
+
+Each shot runs the app headless at 120x34 on a fresh copy of the demo workspace (so the
+shipped demo is never touched), drives it with the same keys a person would press, waits
+for its workers, and exports the screen. Files land in ``screenshots/`` at the repo root
+(or the folder given as the first argument).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+import tempfile
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import TextArea
+
+from core.workspace import Workspace
+
+from .app import WorkbenchApp
+from .config import WorkbenchConfig
+from .demo import DEMO_SOURCE, SKIP
+from .messages import DiskChanged
+from .screens.proof import ProofScreen
+from .screens.source_editor import SourceEditorScreen
+
+SIZE = (120, 34)
+OUT = Path(__file__).resolve().parent.parent / "screenshots"
+MEMO = "research-memo.noma"
+Steps = Callable[[Pilot[Any], Path], Awaitable[None]]
+
+
+async def _until(pilot: Pilot[Any], condition: Callable[[], bool], limit: float = 30) -> None:
+    waited = 0.0
+    while not condition():
+        if waited > limit:
+            raise TimeoutError("the app did not reach the state for the screenshot")
+        await pilot.pause(0.02)
+        waited += 0.02
+
+
+async def _ready(pilot: Pilot[Any]) -> WorkbenchApp:
+    app = pilot.app
+    assert isinstance(app, WorkbenchApp)
+    await _until(pilot, lambda: app.loaded is not None and app.transcript is not None)
+    return app
+
+
+async def _select(app: WorkbenchApp, pilot: Pilot[Any], ident: str) -> None:
+    assert app.loaded is not None
+    block = app.loaded.block_of_id(ident)
+    assert block is not None
+    app.main.doc_tree.reveal(block)
+    app.main.doc_tree.focus()
+    await pilot.pause()
+
+
+async def main_screen(pilot: Pilot[Any], root: Path) -> None:
+    app = await _ready(pilot)
+    await _select(app, pilot, "warm-cache-p95")
+
+
+async def _open_editor(pilot: Pilot[Any]) -> WorkbenchApp:
+    app = await _ready(pilot)
+    await _select(app, pilot, "note-method")
+    await pilot.press("e")
+    await _until(pilot, lambda: isinstance(app.screen, SourceEditorScreen))
+    return app
+
+
+async def proof_preview(pilot: Pilot[Any], root: Path) -> None:
+    app = await _ready(pilot)
+    await _select(app, pilot, "small-tenant-noise")
+    await pilot.press("n")
+    await pilot.pause()
+    await pilot.press("down", "enter")  # an ::evidence block for the selected claim
+    await _until(pilot, lambda: isinstance(app.screen, SourceEditorScreen))
+    area = app.screen.query_one("#source", TextArea)
+    area.text = area.text.replace(
+        "What was measured or observed, and where.",
+        "Small tenants, 40 runs per arm: p95 within 3 ms of baseline.",
+    )
+    await pilot.press("ctrl+s")
+    await _until(pilot, lambda: isinstance(app.screen, ProofScreen))
+
+
+async def drift_warning(pilot: Pilot[Any], root: Path) -> None:
+    app = await _open_editor(pilot)
+    path = root / MEMO
+    text = path.read_text("utf-8").replace(
+        '::risk{id="risk-stale-prices" severity="high"}',
+        '::risk{id="risk-stale-prices" severity="high" owner="pricing-team"}',
+    )
+    path.write_text(text, encoding="utf-8")  # "another editor" saves the file
+    app.post_message(DiskChanged({path.resolve()}, False))  # what the watcher reports
+    await _until(pilot, lambda: app.drift)
+
+
+SHOTS: dict[str, tuple[str, Steps]] = {
+    "main-screen": ("noma-dark", main_screen),
+    "main-screen-light": ("noma-light", main_screen),
+    "proof-preview": ("noma-dark", proof_preview),
+    "drift-warning": ("noma-dark", drift_warning),
+}
+
+
+async def render(name: str, theme: str, steps: Steps, out: Path) -> Path:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "demo"
+        shutil.copytree(DEMO_SOURCE, root, ignore=SKIP)
+        workspace = Workspace.open(root)
+        config = WorkbenchConfig.from_workspace(
+            workspace, theme=theme, watch=False, cursor_blink=False
+        )
+        app = WorkbenchApp(workspace, config=config)
+        async with app.run_test(size=SIZE) as pilot:
+            await steps(pilot, root)
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            svg = app.export_screenshot(title=f"Noma Workbench · {name}")
+    target = out / f"{name}.svg"
+    target.write_text(svg, encoding="utf-8")
+    return target
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    out = Path(args[0]) if args else OUT
+    out.mkdir(parents=True, exist_ok=True)
+    for name, (theme, steps) in SHOTS.items():
+        print(asyncio.run(render(name, theme, steps, out)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

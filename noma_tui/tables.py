@@ -1,0 +1,35 @@
+"""The cells of a ``::table`` block, read the way the table ops read them.
+
+The grid editor must address exactly the rows and columns `update_table_cell` will
+(body rows counted from zero after the header and separator), so it asks the engine's own
+table reader (``core.noma.patch.tables.read_table``) instead of splitting pipes itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.noma.patch.state import OpState
+from core.noma.patch.tables import read_table as read_table_body
+
+from .document import LoadedDocument
+
+
+@dataclass(slots=True)
+class TableCells:
+    ident: str
+    header: list[str] | None
+    rows: list[list[str]]
+    width: int
+
+
+def read_table(loaded: LoadedDocument, block: int) -> TableCells:
+    """Raises `core.noma.patch.errors.PatchError` (with its code) when it is not a table."""
+    ident = loaded.blocks[block].id or ""
+    body = read_table_body(OpState(loaded.source.text, loaded.doc), ident)
+    return TableCells(
+        ident,
+        list(body.header.cells) if body.header is not None else None,
+        [list(r.cells) for r in body.body],
+        body.width,
+    )

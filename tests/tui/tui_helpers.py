@@ -1,0 +1,98 @@
+"""Helpers for the app tests: an app with the watcher and cursor blink off and the theme
+pinned, and waits that poll app state (never a fixed sleep, never a wall-clock assert).
+
+A module of its own (not ``conftest``) so test files can import it by a unique name."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from core.workspace import Workspace
+from noma_tui.app import WorkbenchApp
+from noma_tui.config import WorkbenchConfig
+from noma_tui.demo import DEMO_SOURCE, SKIP
+
+TERMINAL = (120, 34)
+MEMO = "research-memo.noma"
+ADR = "decision-record.noma"
+SPEC = "pricing-spec.noma"
+
+
+def copy_demo(tmp_path: Path) -> Path:
+    """A writable copy of the shipped demo workspace (same bytes every time)."""
+    root = tmp_path / "workspace"
+    shutil.copytree(DEMO_SOURCE, root, ignore=SKIP)
+    return root
+
+
+def make_app(
+    root: Path,
+    *,
+    document: Path | None = None,
+    watch: bool = False,
+    theme: str = "noma-dark",
+    keymap: dict[str, str] | None = None,
+    single_file: bool = False,
+) -> WorkbenchApp:
+    workspace = Workspace.open(root)
+    config = WorkbenchConfig.from_workspace(workspace, theme=theme, watch=watch, cursor_blink=False)
+    if keymap is not None:
+        config.keymap = keymap
+    return WorkbenchApp(workspace, document=document, config=config, single_file=single_file)
+
+
+async def until(pilot: Pilot[Any], condition: Callable[[], bool], what: str, limit: float = 30):
+    """Poll ``condition`` between event-loop turns; ``limit`` only guards against a hang."""
+    waited = 0.0
+    while not condition():
+        if waited >= limit:
+            raise AssertionError(f"gave up waiting for: {what}")
+        await pilot.pause(0.02)
+        waited += 0.02
+
+
+async def ready(pilot: Pilot[Any], name: str = MEMO) -> WorkbenchApp:
+    """Wait until ``name`` is shown with its transcript and the file list."""
+    app = pilot.app
+    assert isinstance(app, WorkbenchApp)
+    await until(
+        pilot,
+        lambda: (
+            app.loaded is not None
+            and app.loaded.name == name
+            and app.transcript is not None
+            and app.transcript.path.name == name + ".patches"
+            and bool(app.documents)
+        ),
+        f"{name} loaded",
+    )
+    await pilot.pause()
+    return app
+
+
+async def select(pilot: Pilot[Any], ident: str) -> int:
+    app = pilot.app
+    assert isinstance(app, WorkbenchApp) and app.loaded is not None
+    block = app.loaded.block_of_id(ident)
+    assert block is not None, ident
+    app.main.doc_tree.reveal(block)
+    app.main.doc_tree.focus()
+    await until(
+        pilot,
+        lambda: app.main.selected() == block and app.main.block_view.block == block,
+        f"{ident} selected and shown",
+    )
+    return block
+
+
+def records(path: Path) -> list[dict[str, Any]]:
+    transcript = Path(str(path) + ".patches")
+    if not transcript.exists():
+        return []
+    return [json.loads(line) for line in transcript.read_text("utf-8").splitlines()]
