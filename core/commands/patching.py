@@ -103,6 +103,12 @@ def outcome_json(outcome: PatchOutcome) -> dict[str, Any]:
     return out
 
 
+def _system_fault(exc: Exception) -> int:
+    """A missing file or a book manifest: said in one line, exit 2 (not a rejection)."""
+    error(f"{exc.code}: {exc}" if isinstance(exc, PatchError) else str(exc))
+    return 2
+
+
 def cmd_patch(args: argparse.Namespace) -> int:
     request = _request(args)
     if request is None:
@@ -110,12 +116,8 @@ def cmd_patch(args: argparse.Namespace) -> int:
     in_place = args.inplace or args.out is not None
     try:
         outcome = patch_file(args.file, request, out_path=args.out, write=in_place, record=in_place)
-    except DocumentIOError as exc:
-        error(str(exc))
-        return 2
-    except PatchError as exc:
-        error(f"{exc.code}: {exc}")
-        return 2
+    except (DocumentIOError, PatchError) as exc:
+        return _system_fault(exc)
     if outcome.transcript_error:
         error(f"warning: {outcome.transcript_error}")
     for note in outcome.advisories:
@@ -149,12 +151,8 @@ def cmd_proof(args: argparse.Namespace) -> int:
         return 2
     try:
         proof = build_proof(args.file, request)
-    except DocumentIOError as exc:
-        error(str(exc))
-        return 2
-    except PatchError as exc:
-        error(f"{exc.code}: {exc}")
-        return 2
+    except (DocumentIOError, PatchError) as exc:
+        return _system_fault(exc)
     if args.json:
         write_json(proof.to_json())
     else:

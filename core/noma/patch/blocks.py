@@ -217,7 +217,8 @@ def replace_body(state: OpState, op: dict[str, Any]) -> None:
 # -- attributes -------------------------------------------------------------------------
 
 
-def update_attribute(state: OpState, op: dict[str, Any]) -> None:
+def _attribute_target(state: OpState, op: dict[str, Any]) -> tuple[Directive, str, str]:
+    """The directive, key and opener line an attribute op edits; ``id`` is protected."""
     key = op["key"]
     if key == "id":
         raise PatchError(
@@ -225,26 +226,21 @@ def update_attribute(state: OpState, op: dict[str, Any]) -> None:
         )
     node = state.directive(op["id"])
     check_key(key)
-    line = state.lines.get(node.line)
-    value = op["value"]
-    if value is None:
-        new = remove_attr(line, key)
-        if new is None:
-            return  # removing an absent attribute is a noop (§3.1.4)
-    else:
-        new = set_attr(line, key, render_attr(key, value))
-    state.lines.set(node.line, new)
+    return node, key, state.lines.get(node.line)
+
+
+def update_attribute(state: OpState, op: dict[str, Any]) -> None:
+    if op["value"] is None:
+        remove_attribute(state, op)  # value null removes the attribute (§3.1.4)
+        return
+    node, key, line = _attribute_target(state, op)
+    state.lines.set(node.line, set_attr(line, key, render_attr(key, op["value"])))
 
 
 def remove_attribute(state: OpState, op: dict[str, Any]) -> None:
-    key = op["key"]
-    if key == "id":
-        raise PatchError(
-            ID_ATTRIBUTE_PROTECTED, "The id attribute can only change through rename_id."
-        )
-    node = state.directive(op["id"])
-    new = remove_attr(state.lines.get(node.line), key)
-    if new is not None:
+    node, key, line = _attribute_target(state, op)
+    new = remove_attr(line, key)
+    if new is not None:  # an absent key is a noop
         state.lines.set(node.line, new)
 
 
