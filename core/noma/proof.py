@@ -104,7 +104,7 @@ def touched_diff(before: str, after: str, name: str, context: int = 2) -> list[s
         m = _HUNK.match(line)
         if m is not None and start:
             a, b = int(m.group(1)) + start, int(m.group(3)) + start
-            line = f"@@ -{a}{m.group(2) or ''} +{b}{m.group(4) or ''} @@{line[m.end():]}"
+            line = f"@@ -{a}{m.group(2) or ''} +{b}{m.group(4) or ''} @@{line[m.end() :]}"
         out.append(line)
     return out
 

@@ -1,0 +1,267 @@
+"""Handlers behind ``noma flow``: open the workspace, call the one handler family, print.
+
+Imported only when a flow command runs (see `core.commands.flow`)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from ..flow import FlowContext, FlowRefusal, FlowResult, to_json
+from ..flow.actions import run_action
+from ..flow.context import looks_like_workspace
+from ..flow.definitions import export_flow, get_flow, list_flows
+from ..flow.importing import import_flow, review_import
+from ..workspace import Workspace, WorkspaceError
+from .output import error, write, write_json
+
+RUN_FIELDS = (
+    "flow_id",
+    "flow_version",
+    "task_ref",
+    "external_ref",
+    "run_id",
+    "step_id",
+    "to_status",
+    "skip_reason",
+    "approve",
+    "expected_etag",
+    "evidence_ref",
+    "pointer_kind",
+    "allowed_lanes",
+    "cost_cap_units",
+    "ttl_seconds",
+    "consent_id",
+    "model_lane",
+    "dry_run",
+    "intent",
+    "status",
+    "task_ref",
+    "limit",
+    "cursor",
+)
+
+MARKS = {"done": "✓", "skipped": "↷", "in_progress": "▶", "blocked": "■", "pending": "·"}
+
+
+def _open(args: argparse.Namespace) -> FlowContext | None:
+    try:
+        workspace = Workspace.open(Path(args.root))
+    except WorkspaceError as exc:
+        error(str(exc))
+        return None
+    if not looks_like_workspace(workspace):
+        error(f"{workspace.root}: not a workspace (no noma-workbench.toml and no flows/)")
+        return None
+    return FlowContext.open(workspace)
+
+
+def _finish(args: argparse.Namespace, result: FlowResult, human: Any) -> int:
+    if args.json:
+        write_json(to_json(result))
+        return 1 if isinstance(result, FlowRefusal) else 0
+    if isinstance(result, FlowRefusal):
+        error(f"{result.code} ({result.status}): {result.message}")
+        for problem in result.problems:
+            error(f"  {problem.path or '(request)'}: {problem.message}")
+        return 1
+    write(human(result))
+    return 0
+
+
+def payload(args: argparse.Namespace) -> dict[str, Any]:
+    """The §2 request the arguments describe (false flags left out, as a direct caller would)."""
+    out = {}
+    for name in RUN_FIELDS:
+        value = getattr(args, name, None)
+        if value is not None and value is not False:
+            out[name] = value
+    return out
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    ctx = _open(args)
+    if ctx is None:
+        return 2
+    try:
+        result = run_action(ctx, args.action, payload(args))
+    finally:
+        ctx.close()
+    return _finish(args, result, _human_run_result)
+
+
+def cmd_run_start(args: argparse.Namespace) -> int:
+    ctx = _open(args)
+    if ctx is None:
+        return 2
+    try:
+        request = payload(args)
+        version = args.version
+        if version is None:
+            entry = ctx.catalog.find(args.flow_id)
+            version = entry.bundle.version if entry is not None else "0.0.0"
+        request["flow_version"] = version
+        result = run_action(ctx, "start", request)
+    finally:
+        ctx.close()
+    return _finish(args, result, _human_run_result)
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    ctx = _open(args)
+    if ctx is None:
+        return 2
+    try:
+        result = list_flows(ctx)
+    finally:
+        ctx.close()
+    return _finish(args, result, _human_flow_list)
+
+
+def cmd_get(args: argparse.Namespace) -> int:
+    ctx = _open(args)
+    if ctx is None:
+        return 2
+    try:
+        result = get_flow(ctx, args.flow_id, args.version)
+    finally:
+        ctx.close()
+    return _finish(args, result, _human_flow)
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    ctx = _open(args)
+    if ctx is None:
+        return 2
+    try:
+        try:
+            text = Path(args.file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            error(f"{args.file}: {exc}")
+            return 2
+        fmt = "json" if args.file.endswith(".json") else "yaml"
+        result = import_flow(ctx, text, fmt)
+    finally:
+        ctx.close()
+    return _finish(args, result, _human_proposal)
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    ctx = _open(args)
+    if ctx is None:
+        return 2
+    try:
+        result = review_import(ctx, args.proposal_id, bool(args.approve))
+    finally:
+        ctx.close()
+    return _finish(args, result, _human_proposal)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    ctx = _open(args)
+    if ctx is None:
+        return 2
+    try:
+        result = export_flow(ctx, args.flow_id, args.version, args.format)
+    finally:
+        ctx.close()
+    if isinstance(result, FlowRefusal) or args.json or not args.out:
+        return _finish(args, result, lambda r: r["text"])
+    from ..flow.importing import write_atomic
+
+    write_atomic(Path(args.out), result["text"])
+    return 0
+
+
+# ------------------------------------------------------------------------ summaries
+
+
+def _human_run(run: dict[str, Any]) -> list[str]:
+    lines = [
+        f"{run['run_id']}  {run['flow_id']}@{run['flow_version']}  {run['status']}  "
+        f"etag {run['etag']}"
+    ]
+    frontier = next(
+        (s["step_id"] for s in run["step_states"] if s["status"] not in ("done", "skipped")),
+        None,
+    )
+    for state in run["step_states"]:
+        mark = "▶" if state["step_id"] == frontier else MARKS.get(state["status"], "?")
+        verified = "verified" if state["verified"] else ""
+        evidence = f"  evidence {state['evidence_ref']}" if state.get("evidence_ref") else ""
+        lines.append(f"  {mark} {state['step_id']:<32} {state['status']:<11} {verified}{evidence}")
+    return lines
+
+
+def _human_run_result(result: dict[str, Any]) -> str:
+    lines: list[str] = []
+    if "runs" in result:
+        for run in result["runs"]:
+            lines.append(
+                f"{run['run_id']}  {run['flow_id']}@{run['flow_version']}  {run['status']}"
+            )
+        if result.get("next_cursor"):
+            lines.append(f"more: --cursor {result['next_cursor']}")
+        return "\n".join(lines) + ("\n" if lines else "")
+    if "consent" in result:
+        c = result["consent"]
+        return (
+            f"consent {c['consent_id']}  lanes {','.join(c['allowed_lanes'])}  cap "
+            f"{c['cost_cap_units']} units  expires {c['expires_at']}\n"
+        )
+    if "proposal" in result:
+        return _human_proposal(result)
+    if result.get("dry_run"):
+        lines.append(
+            f"dry run: every gate passes; lane {result['model_lane']}, "
+            f"{result['reservable_units']} units reservable"
+        )
+    execution = result.get("execution")
+    if execution:
+        lines.append(
+            f"execution {execution['execution_id']}  {execution['status']}  "
+            f"{execution['cost_units']} units  lane {execution['model_lane']}"
+        )
+    if "run" in result:
+        lines.extend(_human_run(result["run"]))
+    return "\n".join(lines) + "\n"
+
+
+def _human_proposal(result: dict[str, Any]) -> str:
+    p = result["proposal"]
+    return f"{p['proposal_id']}  {p['kind']}  {p['status']}  {p['flow_id']}@{p['flow_version']}\n"
+
+
+def _human_flow_list(result: dict[str, Any]) -> str:
+    posture = result["posture"]
+    on = {True: "ON", False: "off"}
+    lines = [
+        f"gates: run writes {on[posture['run_writes_enabled']]} · automatable execution "
+        f"{on[posture['automatable_execution_enabled']]}"
+    ]
+    lines += [f"config problem: {p['path']}: {p['message']}" for p in posture["problems"]]
+    lines += [
+        f"{f['flow_id']}@{f['version']}  {f['title']}  ({f['steps']} steps, "
+        f"{f['automatable_steps']} automatable)  {f['file']}"
+        for f in result["flows"]
+    ]
+    lines += [
+        f"{p['proposal_id']}  pending import of {p['flow_id']}@{p['version']}"
+        for p in result["pending_imports"]
+    ]
+    for bad in result["invalid"]:
+        lines.append(f"{bad['file']}: invalid")
+        lines += [f"  {p['path'] or '(file)'}: {p['message']}" for p in bad["problems"]]
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _human_flow(result: dict[str, Any]) -> str:
+    flow = result["bundle"]["flow"]
+    lines = [f"{flow['flow_id']}@{flow['version']}  {flow['title']}  [{flow['scope']}]"]
+    for step in result["bundle"]["steps"]:
+        lines.append(
+            f"  {step['ordinal']:>3}. {step['owned_job']}  ({step['automatable']}, "
+            f"{step['verification']['kind']})"
+        )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,172 @@
+"""Flow bundle files: parse (YAML or JSON) into `FlowBundle`, list every problem, dump back.
+
+A bad bundle reports *all* its problems at once, each with a field path (``steps[2].
+verification.kind``; list indexes are 0-based), so an author fixes a file in one pass.
+Schema problems come from pydantic; the cross-record rules (step ids, ordinals, the flow's
+step list) are checked on the raw data too, so both kinds show up together.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from .errors import Problem
+from .ids import STEP_ID
+from .models import ANATOMY, FlowBundle
+
+MAX_BUNDLE_BYTES = 2 * 1024 * 1024
+BUNDLE_SUFFIXES = (".flow.yaml", ".flow.yml", ".flow.json")
+UNION_FIELDS = {
+    "when_not_to_run": "must be text or {description, skip_reasons}",
+    "output_shape": "must be text or a mapping",
+}
+
+
+class BundleError(Exception):
+    """A bundle that cannot be used; `problems` lists every reason with its field path."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__("; ".join(f"{p.path}: {p.message}" for p in problems[:5]))
+        self.problems = problems
+
+
+class _Loader(yaml.SafeLoader):  # type: ignore[misc]
+    """Safe YAML with timestamps left as strings, so `updated` round-trips byte for byte."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    key: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def is_bundle_path(path: Path) -> bool:
+    return path.name.endswith(BUNDLE_SUFFIXES)
+
+
+def read_bundle_file(path: Path) -> FlowBundle:
+    """Read and validate one bundle file; raises `BundleError` with every problem."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_BUNDLE_BYTES:
+            raise BundleError([Problem("", f"file is larger than {MAX_BUNDLE_BYTES} bytes")])
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BundleError([Problem("", f"cannot read the file: {type(exc).__name__}")]) from exc
+    return parse_bundle_text(text, json_form=path.name.endswith(".json"))
+
+
+def parse_bundle_text(text: str, *, json_form: bool = False) -> FlowBundle:
+    try:
+        data = json.loads(text) if json_form else yaml.load(text, Loader=_Loader)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else getattr(exc, "lineno", None)
+        kind = "JSON" if json_form else "YAML"
+        raise BundleError([Problem("", f"not valid {kind} (line {line})")]) from None
+    return parse_bundle(data)
+
+
+def parse_bundle(data: Any) -> FlowBundle:
+    """Validate a parsed bundle mapping; raises `BundleError` listing every problem."""
+    if not isinstance(data, dict):
+        raise BundleError([Problem("", "a bundle is a mapping with 'flow' and 'steps'")])
+    problems: list[Problem] = []
+    bundle: FlowBundle | None = None
+    try:
+        bundle = FlowBundle.model_validate(data)
+    except ValidationError as exc:
+        problems.extend(_schema_problems(exc))
+    problems.extend(_cross_problems(data))
+    if problems or bundle is None:
+        raise BundleError(_dedupe(problems))
+    return bundle
+
+
+def _path(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _schema_problems(exc: ValidationError) -> list[Problem]:
+    problems = []
+    for err in exc.errors():
+        loc = tuple(err["loc"])
+        message = err["msg"]
+        for i, part in enumerate(loc):
+            if part in UNION_FIELDS and len(loc) > i + 1 and err["type"] != "missing":
+                loc, message = loc[: i + 1], UNION_FIELDS[str(part)]
+                break
+        if err["type"] == "missing" and loc and loc[-1] in ANATOMY and loc[0] == "steps":
+            message = (
+                "missing: a step needs trigger, when_not_to_run, output_shape and "
+                "verification (anatomy rule)"
+            )
+        elif err["type"] == "extra_forbidden":
+            message = "unknown field (not part of the v0 record)"
+        elif message.startswith("Value error, "):
+            message = message[len("Value error, ") :]
+        problems.append(Problem(_path(loc), message))
+    return problems
+
+
+def _cross_problems(data: dict[str, Any]) -> list[Problem]:
+    """Rules across records: the flow lists its steps in order and each step points back."""
+    flow = data.get("flow")
+    steps = data.get("steps")
+    if not isinstance(flow, dict) or not isinstance(steps, list):
+        return []
+    problems = []
+    flow_id = flow.get("flow_id")
+    listed = flow.get("steps")
+    listed = listed if isinstance(listed, list) else []
+    seen: set[str] = set()
+    for index, step in enumerate(steps):
+        if not isinstance(step, dict):
+            continue
+        where = f"steps[{index}]"
+        ordinal = index + 1
+        if step.get("ordinal") != ordinal:
+            problems.append(Problem(f"{where}.ordinal", f"must be {ordinal} (steps are in order)"))
+        sid = step.get("step_id")
+        if isinstance(flow_id, str) and sid != f"{flow_id}#{ordinal}":
+            problems.append(
+                Problem(f"{where}.step_id", f"must be <flow_id>#{ordinal} for this position")
+            )
+        if isinstance(flow_id, str) and step.get("flow_id") != flow_id:
+            problems.append(Problem(f"{where}.flow_id", "must equal flow.flow_id"))
+        if isinstance(sid, str):
+            if sid in seen:
+                problems.append(Problem(f"{where}.step_id", "duplicate step id"))
+            seen.add(sid)
+    if [s.get("step_id") for s in steps if isinstance(s, dict)] != listed:
+        problems.append(Problem("flow.steps", "must list the step ids of 'steps', in order"))
+    for index, sid in enumerate(listed):
+        if isinstance(sid, str) and not STEP_ID.match(sid):
+            problems.append(Problem(f"flow.steps[{index}]", "must look like flow_<slug>#<ordinal>"))
+    return problems
+
+
+def _dedupe(problems: list[Problem]) -> list[Problem]:
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for p in problems:
+        if (p.path, p.message) not in seen:
+            seen.add((p.path, p.message))
+            out.append(p)
+    return out
+
+
+def dump_bundle(bundle: FlowBundle, fmt: str = "yaml") -> str:
+    """The export form; `parse_bundle_text(dump_bundle(b))` equals `b` field for field."""
+    data = bundle.to_json()
+    if fmt == "json":
+        return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    return str(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100))

@@ -1,0 +1,81 @@
+"""Execution consent (`knowtation.flow_execution_consent/v0`): minting and checking.
+
+A consent is the human's per-run "yes" to automatable execution, with a cost cap and an
+expiry. It is bound to one run and one actor and is never an external-agent grant (SD-5/
+SD-6): a grant bearer or any other string fails as "consent required". The store keys a
+consent by the sha256 of its id; the id itself is handed out once, in the mint response.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import ids
+from .context import FlowContext
+from .errors import Refused
+from .handlers import handler, require_automatable, visible_run
+from .posture import TTL_DEFAULT_SECONDS
+from .records import CONSENT_SCHEMA
+from .requests import MintConsent, parse
+from .store import StoredConsent, StoredRun, Tx
+
+
+def consent_key(consent_id: str) -> str:
+    return ids.sha256_hex(consent_id)
+
+
+@handler
+def mint_consent(ctx: FlowContext, request: Any) -> dict[str, Any]:
+    """Mint a run-bound consent: lanes within policy, cap lowered to the policy max (§2.5)."""
+    require_automatable(ctx)
+    req = parse(MintConsent, request)
+    policy = ctx.posture.policy
+    if policy.automatable_forbidden:
+        raise Refused("FLOW_EXECUTION_POLICY_FORBIDDEN")
+    lanes = list(dict.fromkeys(req.allowed_lanes))
+    if any(lane not in policy.allowed_lanes for lane in lanes):
+        raise Refused("FLOW_EXECUTION_LANE_DENIED")
+    now = ids.now()
+    ttl = min(req.ttl_seconds or TTL_DEFAULT_SECONDS, policy.ttl_max)
+    with ctx.store.write() as tx:
+        stored = visible_run(ctx, tx, req.run_id)
+        if stored.record["status"] not in ("in_progress", "blocked"):
+            raise Refused("FLOW_RUN_NOT_IN_PROGRESS")
+        consent_id = ids.consent_id()
+        record = {
+            "schema": CONSENT_SCHEMA,
+            "consent_id": consent_id,
+            "vault_id": ctx.vault_id,
+            "scope": stored.scope,
+            "run_id": req.run_id,
+            "flow_id": stored.record["flow_id"],
+            "flow_version": stored.record["flow_version"],
+            "allowed_lanes": lanes,
+            "cost_cap_units": min(req.cost_cap_units, policy.cost_cap_units),
+            "cost_consumed_units": 0,
+            "actor_hash": ctx.actor.hash,
+            "expires_at": ids.iso(ids.later(now, ttl)),
+            "revoked_at": None,
+        }
+        tx.insert_consent(consent_key(consent_id), record)
+    return {"schema": "knowtation.flow_execution_consent_mint/v0", "consent": record}
+
+
+def held_consent(ctx: FlowContext, tx: Tx, consent_id: str) -> StoredConsent:
+    """The caller's own consent for this id, else "consent required" (nothing else leaks)."""
+    if not ids.CONSENT_ID.match(consent_id):
+        raise Refused("FLOW_EXECUTION_CONSENT_REQUIRED")
+    consent = tx.load_consent(consent_key(consent_id))
+    if consent is None or consent.actor_hash != ctx.actor.hash:
+        raise Refused("FLOW_EXECUTION_CONSENT_REQUIRED")
+    return consent
+
+
+def check_consent(ctx: FlowContext, tx: Tx, consent_id: str, stored: StoredRun) -> StoredConsent:
+    """Precondition 4: valid, unexpired, not revoked, bound to this run and this actor."""
+    consent = held_consent(ctx, tx, consent_id)
+    if consent.revoked_at is not None or consent.expires_at <= ids.iso(ids.now()):
+        raise Refused("FLOW_EXECUTION_CONSENT_REQUIRED")
+    if consent.run_id != stored.record["run_id"]:
+        raise Refused("FLOW_EXECUTION_CONSENT_RUN_MISMATCH")
+    return consent

@@ -1,0 +1,63 @@
+"""What every handler is called with: the store, the catalog, posture, actor and lanes.
+
+Surfaces build one `FlowContext` per workspace (`FlowContext.open`) and pass it to the
+handler family; nothing else about a surface reaches the engine, which is why the CLI, the
+MCP tool and the pane produce the same records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..workspace import Workspace
+from .catalog import FlowCatalog
+from .lanes import ExecutionLane, default_lanes
+from .posture import Actor, Posture, workspace_actor
+from .store import RunStore
+
+VAULT_ID = "default"
+
+
+def looks_like_workspace(workspace: Workspace) -> bool:
+    """A folder with a config or a ``flows/`` folder; anything else gets no state dir."""
+    return workspace.config_path.is_file() or workspace.flows_dir.is_dir()
+
+
+@dataclass
+class FlowContext:
+    store: RunStore
+    catalog: FlowCatalog
+    posture: Posture
+    actor: Actor
+    lanes: Mapping[str, ExecutionLane] = field(default_factory=dict)
+    root: Path | None = None
+    vault_id: str = VAULT_ID
+
+    @classmethod
+    def open(
+        cls,
+        workspace: Workspace,
+        *,
+        actor: Actor | None = None,
+        lanes: Mapping[str, ExecutionLane] | None = None,
+    ) -> FlowContext:
+        posture = Posture.from_workspace(workspace)
+        return cls(
+            store=RunStore.open(workspace.state_dir),
+            catalog=FlowCatalog(workspace.flows_dir),
+            posture=posture,
+            actor=actor or workspace_actor(workspace, posture.policy),
+            lanes=lanes if lanes is not None else default_lanes(workspace.root),
+            root=workspace.root,
+        )
+
+    def close(self) -> None:
+        self.store.close()
+
+    def as_actor(self, actor: Actor) -> FlowContext:
+        """The same workspace seen by another caller (tests of scope and separation use it)."""
+        return FlowContext(
+            self.store, self.catalog, self.posture, actor, self.lanes, self.root, self.vault_id
+        )

@@ -1,0 +1,81 @@
+"""Read handlers over flow definitions: list, get, export (``noma flow list|get|export``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .bundle import dump_bundle
+from .context import FlowContext
+from .errors import Refused
+from .handlers import handler
+
+
+@handler
+def list_flows(ctx: FlowContext) -> dict[str, Any]:
+    """Visible canonical flows, pending imports, and files that failed validation."""
+    root = ctx.catalog.flows_dir
+    flows = [
+        {
+            "flow_id": e.bundle.flow_id,
+            "version": e.bundle.version,
+            "title": e.bundle.flow.title,
+            "scope": e.bundle.flow.scope,
+            "steps": len(e.bundle.steps),
+            "automatable_steps": sum(1 for s in e.bundle.steps if s.automatable == "automatable"),
+            "file": e.path.relative_to(root).as_posix(),
+            "sha256": e.sha256,
+        }
+        for e in ctx.catalog.entries()
+        if ctx.actor.can_see(e.bundle.flow.scope)
+    ]
+    with ctx.store.read() as tx:
+        pending = [
+            {"proposal_id": r["proposal_id"], "flow_id": r["flow_id"], "version": r["flow_version"]}
+            for r, scope in tx.list_proposals("flow_import", "pending")
+            if ctx.actor.can_see(scope)
+        ]
+    invalid = [
+        {
+            "file": bad.path.relative_to(root).as_posix(),
+            "problems": [p.to_json() for p in bad.problems],
+        }
+        for bad in ctx.catalog.invalid()
+    ]
+    posture = ctx.posture
+    return {
+        "schema": "noma.flow_list/v0",
+        "posture": {
+            "run_writes_enabled": posture.gates.run_writes_enabled,
+            "automatable_execution_enabled": posture.gates.automatable_execution_enabled,
+            "automatable_forbidden": posture.policy.automatable_forbidden,
+            "allowed_lanes": list(posture.policy.allowed_lanes),
+            "cost_cap_units": posture.policy.cost_cap_units,
+            "problems": [p.to_json() for p in posture.problems],
+        },
+        "flows": flows,
+        "pending_imports": pending,
+        "invalid": invalid,
+    }
+
+
+@handler
+def get_flow(ctx: FlowContext, flow_id: str, version: str | None = None) -> dict[str, Any]:
+    entry = ctx.catalog.find(flow_id, version)
+    if entry is None or not ctx.actor.can_see(entry.bundle.flow.scope):
+        raise Refused("unknown_flow")
+    return {"schema": "noma.flow_get/v0", "sha256": entry.sha256, "bundle": entry.bundle.to_json()}
+
+
+@handler
+def export_flow(
+    ctx: FlowContext, flow_id: str, version: str | None = None, fmt: str = "yaml"
+) -> dict[str, Any]:
+    """The lossless bundle text; importing it elsewhere round-trips every field."""
+    entry = ctx.catalog.find(flow_id, version)
+    if entry is None or not ctx.actor.can_see(entry.bundle.flow.scope):
+        raise Refused("unknown_flow")
+    return {
+        "schema": "noma.flow_export/v0",
+        "format": fmt,
+        "text": dump_bundle(entry.bundle, fmt),
+    }

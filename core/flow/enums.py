@@ -1,0 +1,48 @@
+"""The bounded enums of Flow v0 and the execution gate, as `Literal` types.
+
+Literals (not `Enum` classes) so records serialise to plain strings with no conversion and
+pydantic refuses anything outside the set at every boundary.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+Scope = Literal["personal", "project", "org"]
+VerificationKind = Literal[
+    "human_review", "artifact_exists", "value_match", "test_pass", "agent_check"
+]
+Automatable = Literal["manual", "agent_assisted", "automatable"]
+RunStatus = Literal["pending", "in_progress", "blocked", "done", "abandoned"]
+StepStatus = Literal["pending", "in_progress", "blocked", "done", "skipped"]
+SkillRefKind = Literal["mcp_prompt", "skill_pack", "cli", "external_tool"]
+RequiresKind = Literal["vault_scope", "tool", "file", "artifact"]
+PointerKind = Literal["proposal", "artifact", "hash", "test_result"]
+Lane = Literal["local_default", "cloud_premium"]
+ExecutionStatus = Literal["running", "completed", "failed", "cost_capped", "consent_denied"]
+ProposalStatus = Literal["pending", "approved", "rejected"]
+ProposalKind = Literal["flow_import", "flow_run_outcome"]
+# Where the spec leaves skip reasons to the implementation: a step's `when_not_to_run`
+# declares which of these it accepts; a skip must name one of them (never free text).
+SkipReason = Literal[
+    "not_applicable", "already_satisfied", "superseded", "out_of_scope", "precondition_unmet"
+]
+# Why an execution did not complete: bounded, never a message from the run.
+ExecutionFailure = Literal[
+    "skill_failed",
+    "skill_unavailable",
+    "sandbox_unavailable",
+    "unsupported_ref",
+    "budget_exhausted",
+    "interrupted",
+]
+# What advance may move a step to (never back to pending).
+AdvanceTo = Literal["in_progress", "blocked", "done", "skipped"]
+
+ACTIVE_VERIFICATION: frozenset[str] = frozenset({"human_review", "artifact_exists"})
+INTERNAL_REF_KINDS: frozenset[str] = frozenset({"mcp_prompt", "skill_pack", "cli"})
+FINISHED_STEP: frozenset[str] = frozenset({"done", "skipped"})
+SCOPES: tuple[str, ...] = get_args(Scope)
+LANES: tuple[str, ...] = get_args(Lane)
+SKIP_REASONS: tuple[str, ...] = get_args(SkipReason)
+POINTER_KINDS: tuple[str, ...] = get_args(PointerKind)

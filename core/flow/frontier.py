@@ -1,0 +1,88 @@
+"""The ordinal frontier and the step rules, as pure functions over step states.
+
+The frontier is the first step (by ordinal) that is neither done nor skipped; only it may
+move. Because everything before it is finished and everything after it is pending, at most
+one step is ever in progress. Every check here is one pass over the steps: O(steps), never
+dependent on how many runs exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .enums import ACTIVE_VERIFICATION, FINISHED_STEP
+from .errors import Problem, Refused
+from .ids import HASH_POINTER, PROPOSAL_ID, STEP_ID
+from .models import FlowStep
+
+ARTIFACT_POINTERS = frozenset({"artifact", "hash", "test_result"})
+
+
+def frontier_index(states: Sequence[dict[str, Any]]) -> int | None:
+    """Index of the first unfinished step, or None when every step is done or skipped."""
+    for index, state in enumerate(states):
+        if state["status"] not in FINISHED_STEP:
+            return index
+    return None
+
+
+def step_index(step_id: str, flow_id: str, count: int) -> int:
+    """0-based index of ``step_id`` in a run of ``flow_id``; a foreign id is a bad request."""
+    match = STEP_ID.match(step_id)
+    if match is None or match.group(1) != flow_id or not 1 <= int(match.group(2)) <= count:
+        raise Refused("FLOW_REQUEST_INVALID", (Problem("step_id", "not a step of this run"),))
+    return int(match.group(2)) - 1
+
+
+def require_frontier(states: Sequence[dict[str, Any]], index: int) -> None:
+    if frontier_index(states) != index:
+        raise Refused("FLOW_STEP_OUT_OF_ORDER")
+
+
+def run_status(states: Sequence[dict[str, Any]]) -> str:
+    index = frontier_index(states)
+    if index is None:
+        return "done"
+    return "blocked" if states[index]["status"] == "blocked" else "in_progress"
+
+
+def verified_for_done(step: FlowStep, state: dict[str, Any], approve: bool) -> bool:
+    """The `verified` value a step gets when it goes to done, or a refusal.
+
+    `human_review` is satisfied only by an explicit human approval over recorded evidence;
+    `artifact_exists` by an artifact pointer recorded earlier; the kinds that are not active
+    in v0 can never satisfy a step that requires evidence.
+    """
+    required = step.verification.evidence_required
+    kind = step.verification.kind
+    verified = bool(state.get("verified"))
+    if kind not in ACTIVE_VERIFICATION:
+        if required:
+            raise Refused("FLOW_VERIFICATION_UNSATISFIED")
+        return False
+    if kind == "human_review":
+        verified = bool(approve and state.get("evidence_ref"))
+    if required and not verified:
+        raise Refused("FLOW_VERIFICATION_UNSATISFIED")
+    return verified
+
+
+def check_skip(step: FlowStep, reason: str | None) -> None:
+    """A skip needs a reason the step's `when_not_to_run` declares; prose alone allows none."""
+    if reason is None:
+        raise Refused("FLOW_REQUEST_INVALID", (Problem("skip_reason", "missing"),))
+    if reason not in step.skip_reasons:
+        raise Refused("FLOW_VERIFICATION_UNSATISFIED")
+
+
+def check_pointer(evidence_ref: str, pointer_kind: str) -> None:
+    if pointer_kind == "hash" and not HASH_POINTER.match(evidence_ref):
+        raise Refused("FLOW_REQUEST_INVALID", (Problem("evidence_ref", "not a sha256 pointer"),))
+    if pointer_kind == "proposal" and not PROPOSAL_ID.match(evidence_ref):
+        raise Refused("FLOW_REQUEST_INVALID", (Problem("evidence_ref", "not a proposal id"),))
+
+
+def evidence_verifies(step: FlowStep, pointer_kind: str) -> bool:
+    """Recording an artifact pointer satisfies `artifact_exists`; nothing else auto-verifies."""
+    return step.verification.kind == "artifact_exists" and pointer_kind in ARTIFACT_POINTERS

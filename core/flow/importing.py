@@ -1,0 +1,112 @@
+"""Importing flow bundles: validate, apply the §6 sandbox rules, park as an inert proposal.
+
+An import never makes a flow runnable. It validates the bundle (every problem listed),
+then applies the sandbox rules in the spec's fixed order — undeclared ``external_tool``
+refs first, then ``FLOW_IMPORT_AUTOMATABLE_DENIED`` when policy forbids non-manual steps —
+and records the bundle on a pending ``flow_import`` proposal. Only `review_import` with an
+approval (rules re-checked against the policy of that moment) writes it into ``flows/``,
+and even then automatable steps wait for the gates and the seven preconditions.
+
+An external_tool ref counts as declared when the step also lists ``{kind: tool, id: <same
+id>}`` under ``requires`` (the spec leaves the declaration form to 7A-L2).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from . import ids
+from .bundle import BundleError, dump_bundle, parse_bundle, parse_bundle_text
+from .catalog import bundle_sha256
+from .context import FlowContext
+from .errors import Problem, Refused
+from .handlers import handler
+from .models import FlowBundle
+from .records import PROPOSAL_SCHEMA
+
+
+def sandbox_check(bundle: FlowBundle, automatable_forbidden: bool) -> None:
+    """The §6 rules, first violation wins: external_tool declarations, then policy."""
+    for step in bundle.steps:
+        declared = {r.id for r in step.requires or () if r.kind == "tool"}
+        for ref in step.skill_refs or ():
+            if ref.kind == "external_tool" and ref.id not in declared:
+                raise Refused("FLOW_EXTERNAL_TOOL_UNDECLARED")
+    if automatable_forbidden and any(s.automatable != "manual" for s in bundle.steps):
+        raise Refused("FLOW_IMPORT_AUTOMATABLE_DENIED")
+
+
+def _bundle_from(text: str, fmt: str) -> FlowBundle:
+    try:
+        return parse_bundle_text(text, json_form=fmt == "json")
+    except BundleError as exc:
+        raise Refused("FLOW_BUNDLE_INVALID", tuple(exc.problems)) from None
+
+
+@handler
+def import_flow(ctx: FlowContext, text: str, fmt: str = "yaml") -> dict[str, Any]:
+    """Validate + sandbox a bundle and record it on a pending proposal (nothing activates)."""
+    bundle = _bundle_from(text, fmt)
+    sandbox_check(bundle, ctx.posture.policy.automatable_forbidden)
+    proposal = {
+        "schema": PROPOSAL_SCHEMA,
+        "proposal_id": ids.proposal_id(),
+        "kind": "flow_import",
+        "status": "pending",
+        "intent": "import flow bundle",
+        "flow_id": bundle.flow_id,
+        "flow_version": bundle.version,
+        "run_id": None,
+        "external_ref": bundle_sha256(bundle),
+        "evidence_refs": [],
+        "automatable_steps": [s.step_id for s in bundle.steps if s.automatable != "manual"],
+        "actor_hash": ctx.actor.hash,
+        "created": ids.iso(ids.now()),
+    }
+    with ctx.store.write() as tx:
+        tx.insert_proposal(proposal, bundle.flow.scope, bundle.to_json())
+    return {"schema": "noma.flow_import/v0", "proposal": proposal, "active": False}
+
+
+@handler
+def review_import(ctx: FlowContext, proposal_id: str, approve: bool) -> dict[str, Any]:
+    """Approve (write into ``flows/``) or reject a pending import."""
+    if not ids.PROPOSAL_ID.match(proposal_id):
+        raise Refused("FLOW_REQUEST_INVALID", (Problem("proposal_id", "not a proposal id"),))
+    with ctx.store.write() as tx:
+        found = tx.load_proposal(proposal_id)
+        if found is None or found[0]["kind"] != "flow_import":
+            raise Refused("unknown_proposal")
+        record, _scope, payload = found
+        if record["status"] != "pending":
+            raise Refused("FLOW_REQUEST_INVALID", (Problem("proposal_id", "already reviewed"),))
+        if approve:
+            bundle = parse_bundle(payload)
+            sandbox_check(bundle, ctx.posture.policy.automatable_forbidden)
+            existing = ctx.catalog.find(bundle.flow_id, bundle.version)
+            if existing is not None and existing.sha256 != bundle_sha256(bundle):
+                raise Refused("FLOW_VERSION_CONFLICT")
+            if existing is None:
+                name = f"{bundle.flow_id}.{bundle.version}.flow.yaml"
+                write_atomic(ctx.catalog.flows_dir / name, dump_bundle(bundle))
+        updated = {**record, "status": "approved" if approve else "rejected"}
+        tx.set_proposal_status(proposal_id, updated["status"], updated)
+    return {"schema": "noma.flow_review/v0", "proposal": updated, "active": approve}
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Temp file + fsync + rename: a crash leaves the old file or the new one, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

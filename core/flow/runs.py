@@ -1,0 +1,206 @@
+"""Run handlers: start, get, list, advance (manual), record evidence, submit to review.
+
+Each write is one store transaction that loads the run, checks the rules against the
+run's pinned flow, and writes the new record with a new etag: a constant number of
+statements whatever the number of runs. Read paths are not behind the run-write gate.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import ids
+from .context import FlowContext
+from .errors import Problem, Refused
+from .frontier import (
+    check_pointer,
+    check_skip,
+    evidence_verifies,
+    require_frontier,
+    run_status,
+    step_index,
+    verified_for_done,
+)
+from .handlers import check_etag, handler, require_run_writes, visible_run
+from .models import FlowBundle
+from .records import PROPOSAL_SCHEMA, RUN_SCHEMA
+from .requests import (
+    AdvanceStep,
+    GetRun,
+    ListRuns,
+    RecordEvidence,
+    StartRun,
+    SubmitReview,
+    parse,
+)
+from .store import StoredRun, decode_cursor, encode_cursor
+
+LIVE_RUN = ("in_progress", "blocked")
+
+
+@handler
+def start_run(ctx: FlowContext, request: Any) -> dict[str, Any]:
+    """Start a run pinned to a visible canonical version of a flow (§2.1)."""
+    require_run_writes(ctx)
+    req = parse(StartRun, request)
+    entry = ctx.catalog.find(req.flow_id, req.flow_version)
+    if entry is None or not ctx.actor.can_see(entry.bundle.flow.scope):
+        raise Refused("unknown_flow")
+    flow = entry.bundle.flow
+    record: dict[str, Any] = {
+        "schema": RUN_SCHEMA,
+        "run_id": ids.run_id(),
+        "flow_id": flow.flow_id,
+        "flow_version": flow.version,
+        "scope": flow.scope,
+        "status": "in_progress",
+        "step_states": [
+            {"step_id": sid, "status": "pending", "evidence_ref": None, "verified": False}
+            for sid in flow.steps
+        ],
+        "started": ids.iso(ids.now()),
+        "provenance": {"actor": ctx.actor.hash, "harness": ctx.actor.harness},
+        "task_ref": req.task_ref,
+        "external_ref": req.external_ref,
+    }
+    with ctx.store.write() as tx:
+        tx.put_snapshot(entry.sha256, entry.bundle)
+        tx.insert_run(record, entry.sha256, ctx.actor.hash)
+    return {"schema": "knowtation.flow_run_start/v0", "run": {**record, "etag": "r1"}}
+
+
+@handler
+def get_run(ctx: FlowContext, request: Any) -> dict[str, Any]:
+    req = parse(GetRun, request)
+    with ctx.store.read() as tx:
+        stored = visible_run(ctx, tx, req.run_id)
+    return {"schema": "knowtation.flow_run_get/v0", "run": stored.record}
+
+
+@handler
+def list_runs(ctx: FlowContext, request: Any) -> dict[str, Any]:
+    """Visible runs, newest first, a page at a time (`next_cursor` continues)."""
+    req = parse(ListRuns, request or {})
+    after = None
+    if req.cursor is not None:
+        after = decode_cursor(req.cursor)
+        if after is None:
+            raise Refused("FLOW_REQUEST_INVALID", (Problem("cursor", "not a cursor"),))
+    runs: list[dict[str, Any]] = []
+    if ctx.actor.scopes:
+        with ctx.store.read() as tx:
+            runs = tx.list_runs(
+                scopes=ctx.actor.scopes,
+                actor_hash=ctx.actor.hash,
+                flow_id=req.flow_id,
+                status=req.status,
+                task_ref=req.task_ref,
+                after=after,
+                limit=req.limit + 1,
+            )
+    page, more = runs[: req.limit], len(runs) > req.limit
+    cursor = encode_cursor(page[-1]["started"], page[-1]["run_id"]) if more else None
+    return {"schema": "knowtation.flow_run_list/v0", "runs": page, "next_cursor": cursor}
+
+
+def _live(stored: StoredRun) -> None:
+    if stored.record["status"] not in LIVE_RUN:
+        raise Refused("FLOW_RUN_NOT_IN_PROGRESS")
+
+
+def _not_executing(stored: StoredRun, step_id: str) -> None:
+    """Manual writes never race an automatable execution of the same step (§4.1)."""
+    if stored.busy_step == step_id and (stored.busy_until or "") > ids.iso(ids.now()):
+        raise Refused("FLOW_RUN_CONFLICT")
+
+
+@handler
+def advance_step(ctx: FlowContext, request: Any) -> dict[str, Any]:
+    """Move the frontier step (§2.2): done needs verification, skip needs a declared reason."""
+    require_run_writes(ctx)
+    req = parse(AdvanceStep, request)
+    with ctx.store.write() as tx:
+        stored = visible_run(ctx, tx, req.run_id)
+        check_etag(stored, req.expected_etag)
+        _live(stored)
+        record = stored.record
+        states = record["step_states"]
+        index = step_index(req.step_id, record["flow_id"], len(states))
+        require_frontier(states, index)
+        _not_executing(stored, req.step_id)
+        state = dict(states[index])
+        if state["status"] == req.to_status:
+            return {"schema": "knowtation.flow_run_advance/v0", "run": record}
+        step = tx.snapshot(stored.flow_sha256).steps[index]
+        if req.to_status == "done":
+            state["verified"] = verified_for_done(step, state, req.approve)
+        elif req.to_status == "skipped":
+            check_skip(step, req.skip_reason)
+        state["status"] = req.to_status
+        new_states = [*states[:index], state, *states[index + 1 :]]
+        updated = {**record, "step_states": new_states, "status": run_status(new_states)}
+        saved = tx.update_run(stored, updated)
+    return {"schema": "knowtation.flow_run_advance/v0", "run": saved}
+
+
+@handler
+def record_evidence(ctx: FlowContext, request: Any) -> dict[str, Any]:
+    """Attach a pointer (never content) to the frontier step (§2.3)."""
+    require_run_writes(ctx)
+    req = parse(RecordEvidence, request)
+    check_pointer(req.evidence_ref, req.pointer_kind)
+    with ctx.store.write() as tx:
+        stored = visible_run(ctx, tx, req.run_id)
+        check_etag(stored, req.expected_etag)
+        _live(stored)
+        record = stored.record
+        states = record["step_states"]
+        index = step_index(req.step_id, record["flow_id"], len(states))
+        require_frontier(states, index)
+        _not_executing(stored, req.step_id)
+        step = tx.snapshot(stored.flow_sha256).steps[index]
+        state = {
+            **states[index],
+            "evidence_ref": req.evidence_ref,
+            "verified": evidence_verifies(step, req.pointer_kind),
+        }
+        new_states = [*states[:index], state, *states[index + 1 :]]
+        saved = tx.update_run(stored, {**record, "step_states": new_states})
+    return {"schema": "knowtation.flow_run_evidence/v0", "run": saved}
+
+
+@handler
+def submit_review(ctx: FlowContext, request: Any) -> dict[str, Any]:
+    """Route the run's durable outcome to review as a proposal (§2.6); the run is unchanged."""
+    require_run_writes(ctx)
+    req = parse(SubmitReview, request)
+    with ctx.store.write() as tx:
+        stored = visible_run(ctx, tx, req.run_id)
+        record = stored.record
+        proposal = {
+            "schema": PROPOSAL_SCHEMA,
+            "proposal_id": ids.proposal_id(),
+            "kind": "flow_run_outcome",
+            "status": "pending",
+            "intent": req.intent,
+            "flow_id": record["flow_id"],
+            "flow_version": record["flow_version"],
+            "run_id": record["run_id"],
+            "external_ref": record.get("external_ref") or record["run_id"],
+            "evidence_refs": [
+                s["evidence_ref"] for s in record["step_states"] if s.get("evidence_ref")
+            ],
+            "actor_hash": ctx.actor.hash,
+            "created": ids.iso(ids.now()),
+        }
+        tx.insert_proposal(proposal, stored.scope)
+    return {"schema": "knowtation.flow_submit_review/v0", "proposal": proposal}
+
+
+def pinned_bundle(ctx: FlowContext, run_id: str) -> FlowBundle | None:
+    """The exact definition a visible run is pinned to (for display: step names, kinds)."""
+    with ctx.store.read() as tx:
+        stored = tx.load_run(run_id)
+        if stored is None or not ctx.actor.can_see(stored.scope, stored.actor_hash):
+            return None
+        return tx.snapshot(stored.flow_sha256)

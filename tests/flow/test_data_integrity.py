@@ -1,0 +1,403 @@
+"""Tier 5 — data integrity: the run pin holds the flow_version through execute, step_states
+keep ordinal order, the SD-2 task_ref round-trips (and its reciprocal link is atomic),
+export -> import keeps `automatable` but not activation; one transaction per write, etags
+refuse stale writes, a failed write leaves nothing behind, a crashed execution is reaped."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from typing import Any
+
+import pytest
+
+from core.flow import (
+    FlowRefusal,
+    advance_step,
+    execute_automatable,
+    export_flow,
+    get_run,
+    import_flow,
+    list_runs,
+    mint_consent,
+    record_evidence,
+    start_run,
+    submit_review,
+)
+from core.flow.bundle import parse_bundle_text
+from core.flow.enums import FINISHED_STEP
+from core.flow.store import Tx
+
+from .conftest import (
+    GATE_MATRIX,
+    FakeLane,
+    automatable_bundle,
+    bundle,
+    consent_for,
+    make_workspace,
+    open_ctx,
+    started,
+    step,
+    with_posture,
+    write_bundle,
+)
+
+
+def code(result: object) -> str | None:
+    return result.code if isinstance(result, FlowRefusal) else None
+
+
+def test_run_pin_survives_the_file_changing_at_the_same_version(ctx, workspace, clock, lane):
+    rid = started(ctx, "flow_lead_import")["run_id"]
+    edited = automatable_bundle()
+    edited["steps"][0]["automatable"] = "manual"  # same id, same version, new content
+    write_bundle(workspace / "flows", edited)
+    cid = consent_for(ctx, rid)
+    out = execute_automatable(
+        ctx, {"run_id": rid, "step_id": "flow_lead_import#1", "consent_id": cid}
+    )
+    assert out["execution"]["status"] == "completed"  # the pinned step is still automatable
+    assert out["run"]["flow_version"] == "1.0.0"
+    fresh = started(ctx, "flow_lead_import")["run_id"]
+    cid2 = consent_for(ctx, fresh)
+    assert (
+        code(
+            execute_automatable(
+                ctx, {"run_id": fresh, "step_id": "flow_lead_import#1", "consent_id": cid2}
+            )
+        )
+        == "FLOW_STEP_NOT_AUTOMATABLE"
+    )
+    snapshots = ctx.store.connection().execute("SELECT COUNT(*) FROM flow_snapshots").fetchone()
+    assert snapshots[0] == 2
+
+
+def assert_invariants(run: dict[str, Any], step_ids: list[str]) -> None:
+    states = run["step_states"]
+    assert [s["step_id"] for s in states] == step_ids
+    assert sum(s["status"] == "in_progress" for s in states) <= 1
+    frontier = next((i for i, s in enumerate(states) if s["status"] not in FINISHED_STEP), None)
+    if frontier is None:
+        assert run["status"] == "done"
+        assert all(s["verified"] for s in states if s["status"] == "done")
+        return
+    assert all(s["status"] in FINISHED_STEP for s in states[:frontier])
+    assert all(s["status"] == "pending" for s in states[frontier + 1 :])
+    # every step here requires evidence: done always means verified
+    assert all(s["verified"] for s in states if s["status"] == "done")
+
+
+def test_step_states_keep_ordinal_order_under_random_operations(tmp_path, clock):
+    f = "flow_long"
+    data = bundle(
+        f,
+        [
+            step(
+                f,
+                i,
+                skip_reasons=["not_applicable"],
+                kind="human_review" if i % 3 == 0 else "artifact_exists",
+            )
+            for i in range(1, 13)
+        ],
+    )
+    ctx = open_ctx(make_workspace(tmp_path / "ws", [data]))
+    rng = random.Random(7)
+    step_ids = [f"{f}#{i}" for i in range(1, 13)]
+    try:
+        rid = started(ctx, f)["run_id"]
+        accepted = 0
+        for _ in range(600):
+            run = get_run(ctx, {"run_id": rid})["run"]
+            frontier = next(
+                (s["step_id"] for s in run["step_states"] if s["status"] not in FINISHED_STEP),
+                step_ids[-1],
+            )
+            sid = frontier if rng.random() < 0.7 else rng.choice(step_ids)
+            action = rng.choices(
+                ["evidence", "in_progress", "done", "blocked", "skipped"], [3, 2, 3, 1, 1]
+            )[0]
+            if action == "evidence":
+                result = record_evidence(
+                    ctx,
+                    {
+                        "run_id": rid,
+                        "step_id": sid,
+                        "evidence_ref": f"op_{rng.randint(1, 99)}",
+                        "pointer_kind": rng.choice(["artifact", "test_result", "hash"]),
+                    },
+                )
+            else:
+                result = advance_step(
+                    ctx,
+                    {
+                        "run_id": rid,
+                        "step_id": sid,
+                        "to_status": action,
+                        "skip_reason": "not_applicable",
+                        "approve": rng.random() < 0.5,
+                    },
+                )
+            accepted += isinstance(result, dict)
+            assert_invariants(get_run(ctx, {"run_id": rid})["run"], step_ids)
+        final = get_run(ctx, {"run_id": rid})["run"]
+        assert final["status"] == "done" and accepted >= 12
+        assert sum(s["status"] == "done" for s in final["step_states"]) >= 4
+    finally:
+        ctx.close()
+
+
+def test_sd2_task_ref_round_trips_with_its_reciprocal_link(ctx, clock):
+    run = started(ctx, task_ref="task_abc123", external_ref="muse:sha:0f3a")
+    other = started(ctx)
+    got = get_run(ctx, {"run_id": run["run_id"]})["run"]
+    assert got["task_ref"] == "task_abc123" and got["external_ref"] == "muse:sha:0f3a"
+    linked = list_runs(ctx, {"task_ref": "task_abc123"})["runs"]
+    assert [r["run_id"] for r in linked] == [run["run_id"]]
+    assert other["task_ref"] is None
+    links = ctx.store.connection().execute("SELECT task_ref, run_id FROM task_links").fetchall()
+    assert [tuple(r) for r in links] == [("task_abc123", run["run_id"])]
+
+
+def test_task_link_and_run_are_written_atomically(ctx, clock, monkeypatch):
+    real = Tx.execute
+
+    def failing(self: Tx, sql: str, params: tuple[Any, ...] = ()) -> Any:
+        if sql.startswith("INSERT INTO task_links"):
+            raise sqlite3.OperationalError("disk I/O error")
+        return real(self, sql, params)
+
+    monkeypatch.setattr(Tx, "execute", failing)
+    with pytest.raises(sqlite3.OperationalError):
+        start_run(
+            ctx, {"flow_id": "flow_weekly_review", "flow_version": "1.0.0", "task_ref": "task_9"}
+        )
+    monkeypatch.setattr(Tx, "execute", real)
+    assert ctx.store.connection().execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0
+    assert list_runs(ctx, {})["runs"] == []
+
+
+def test_export_import_preserves_automatable_but_not_activation(tmp_path, clock):
+    src = open_ctx(make_workspace(tmp_path / "src"))
+    dst = open_ctx(make_workspace(tmp_path / "dst", bundles=[]))
+    try:
+        for fmt in ("yaml", "json"):
+            text = export_flow(src, "flow_lead_import", None, fmt)["text"]
+            again = parse_bundle_text(text, json_form=fmt == "json")
+            assert again == src.catalog.find("flow_lead_import").bundle
+            assert [s.automatable for s in again.steps] == [
+                "automatable",
+                "automatable",
+                "agent_assisted",
+            ]
+            imported = import_flow(dst, text, fmt)
+            assert imported["active"] is False
+        assert dst.catalog.entries() == []
+        assert code(start_run(dst, {"flow_id": "flow_lead_import", "flow_version": "1.0.0"})) == (
+            "unknown_flow"
+        )
+    finally:
+        src.close()
+        dst.close()
+
+
+def count_statements(ctx: Any, fn: Any) -> list[str]:
+    seen: list[str] = []
+    ctx.store.set_trace(seen.append)
+    try:
+        fn()
+    finally:
+        ctx.store.set_trace(None)
+    return seen
+
+
+def test_every_write_is_exactly_one_transaction(ctx, clock, lane):
+    rid = started(ctx, "flow_lead_import")["run_id"]
+    writes = {
+        "advance": lambda: advance_step(
+            ctx, {"run_id": rid, "step_id": "flow_lead_import#1", "to_status": "in_progress"}
+        ),
+        "evidence": lambda: record_evidence(
+            ctx,
+            {
+                "run_id": rid,
+                "step_id": "flow_lead_import#1",
+                "evidence_ref": "op_1",
+                "pointer_kind": "artifact",
+            },
+        ),
+        "consent": lambda: mint_consent(
+            ctx, {"run_id": rid, "allowed_lanes": ["local_default"], "cost_cap_units": 9}
+        ),
+        "submit": lambda: submit_review(ctx, {"run_id": rid, "intent": "x"}),
+        "start": lambda: start_run(ctx, {"flow_id": "flow_lead_import", "flow_version": "1.0.0"}),
+    }
+    for name, fn in writes.items():
+        seen = count_statements(ctx, fn)
+        assert seen.count("BEGIN IMMEDIATE") == 1, name
+        assert seen[0] == "BEGIN IMMEDIATE" and seen[-1] == "COMMIT", name
+    cid = consent_for(ctx, rid)
+    seen = count_statements(
+        ctx,
+        lambda: execute_automatable(
+            ctx, {"run_id": rid, "step_id": "flow_lead_import#1", "consent_id": cid}
+        ),
+    )
+    # reserve + run + settle: two transactions, the lane runs between them
+    assert seen.count("BEGIN IMMEDIATE") == 2 and seen.count("COMMIT") == 2
+
+
+def test_stale_etag_is_refused_and_writes_nothing(ctx, clock):
+    run = started(ctx)
+    rid = run["run_id"]
+    moved = advance_step(
+        ctx,
+        {
+            "run_id": rid,
+            "step_id": "flow_weekly_review#1",
+            "to_status": "in_progress",
+            "expected_etag": run["etag"],
+        },
+    )
+    assert moved["run"]["etag"] == "r2"
+    stale = advance_step(
+        ctx,
+        {
+            "run_id": rid,
+            "step_id": "flow_weekly_review#1",
+            "to_status": "blocked",
+            "expected_etag": "r1",
+        },
+    )
+    assert code(stale) == "FLOW_RUN_CONFLICT" and stale.status == 409
+    assert get_run(ctx, {"run_id": rid})["run"] == moved["run"]
+
+
+def test_manual_writes_never_race_a_running_execution(tmp_path, clock):
+    import threading
+
+    lane = FakeLane(gate=threading.Event())
+    ctx = open_ctx(make_workspace(tmp_path / "ws"), lane)
+    try:
+        rid = started(ctx, "flow_lead_import")["run_id"]
+        cid = consent_for(ctx, rid)
+        s1 = "flow_lead_import#1"
+        worker = threading.Thread(
+            target=execute_automatable,
+            args=(ctx, {"run_id": rid, "step_id": s1, "consent_id": cid}),
+        )
+        worker.start()
+        while not lane.calls:
+            threading.Event().wait(0.01)
+        assert code(advance_step(ctx, {"run_id": rid, "step_id": s1, "to_status": "done"})) == (
+            "FLOW_RUN_CONFLICT"
+        )
+        assert (
+            code(
+                record_evidence(
+                    ctx,
+                    {"run_id": rid, "step_id": s1, "evidence_ref": "x", "pointer_kind": "artifact"},
+                )
+            )
+            == "FLOW_RUN_CONFLICT"
+        )
+        lane.gate.set()
+        worker.join(10)
+        assert get_run(ctx, {"run_id": rid})["run"]["step_states"][0]["status"] == "done"
+    finally:
+        ctx.close()
+
+
+def test_a_crashed_execution_is_reaped_after_its_lease(ctx, clock, lane):
+    from core.flow.store import StoredExecution
+
+    rid = started(ctx, "flow_lead_import")["run_id"]
+    cid = consent_for(ctx, rid, cap=100)
+    from core.flow.consent import consent_key
+
+    with ctx.store.write() as tx:  # what a process that died mid-run leaves behind
+        assert tx.reserve_units(consent_key(cid), 30)
+        tx.insert_execution(
+            StoredExecution(
+                "fexec_dead",
+                rid,
+                "flow_lead_import#1",
+                consent_key(cid),
+                "running",
+                "local_default",
+                30,
+                0,
+                None,
+                None,
+                "2026-06-20T12:00:00Z",
+                "2026-06-20T12:05:00Z",
+                None,
+            )
+        )
+    post = {"run_id": rid, "step_id": "flow_lead_import#1", "consent_id": cid}
+    assert execute_automatable(ctx, post)["execution"]["execution_id"] == "fexec_dead"
+    clock.advance(301)
+    fresh = execute_automatable(ctx, post)
+    assert fresh["execution"]["execution_id"] != "fexec_dead"
+    assert fresh["execution"]["status"] == "completed"
+    dead = (
+        ctx.store.connection()
+        .execute(
+            "SELECT status, failure, cost_units FROM executions WHERE execution_id='fexec_dead'"
+        )
+        .fetchone()
+    )
+    assert tuple(dead) == ("failed", "interrupted", 30)
+    row = (
+        ctx.store.connection()
+        .execute("SELECT cost_consumed_units, cost_reserved_units FROM consents")
+        .fetchone()
+    )
+    assert tuple(row) == (30 + lane.cost, 0)
+
+
+def test_the_store_is_sqlite_wal(ctx):
+    mode = ctx.store.connection().execute("PRAGMA journal_mode").fetchone()[0]
+    assert mode == "wal"
+
+
+@pytest.mark.parametrize(("writes", "automatable"), GATE_MATRIX)
+def test_gated_off_writes_leave_the_database_untouched(ctx, clock, writes, automatable):
+    rid = started(ctx, "flow_lead_import")["run_id"]
+    cid = consent_for(ctx, rid)
+    gated = with_posture(ctx, writes=writes, automatable=automatable)
+    conn = ctx.store.connection()
+
+    def dump() -> list[str]:
+        return list(conn.iterdump())
+
+    before = dump()
+    attempts: list[Any] = []
+    if not writes:
+        attempts += [
+            start_run(gated, {"flow_id": "flow_lead_import", "flow_version": "1.0.0"}),
+            advance_step(
+                gated, {"run_id": rid, "step_id": "flow_lead_import#1", "to_status": "in_progress"}
+            ),
+            record_evidence(
+                gated,
+                {
+                    "run_id": rid,
+                    "step_id": "flow_lead_import#1",
+                    "evidence_ref": "x",
+                    "pointer_kind": "artifact",
+                },
+            ),
+            submit_review(gated, {"run_id": rid, "intent": "x"}),
+        ]
+    if not (writes and automatable):
+        attempts += [
+            mint_consent(
+                gated, {"run_id": rid, "allowed_lanes": ["local_default"], "cost_cap_units": 3}
+            ),
+            execute_automatable(
+                gated, {"run_id": rid, "step_id": "flow_lead_import#1", "consent_id": cid}
+            ),
+        ]
+    assert all(isinstance(a, FlowRefusal) for a in attempts)
+    assert dump() == before

@@ -1,0 +1,404 @@
+"""Tier 2 — integration: the CLI, the MCP ``flow_run`` tool and direct handler calls
+produce deep-equal records for start, get, list, advance, evidence, execute and submit;
+each sub-gate off gives the identical disabled code on every surface.
+
+In-process surfaces run under pinned ids and a pinned clock, so three fresh, identical
+workspaces driven the same way must agree byte for byte. A second test drives the real
+``noma mcp`` stdio server and the ``noma`` CLI as subprocesses against one workspace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core import cli
+from core.flow import FlowContext, ids, mint_consent, run_action, to_json
+from core.flow.lanes import ProviderLane
+from core.mcp.server import build_server
+from core.workspace import Workspace
+
+from .conftest import GATE_MATRIX, FakeLane, expected_execute_code, make_workspace
+
+REPO = Path(__file__).resolve().parents[2]
+Surface = Callable[[Path, str, dict[str, Any]], dict[str, Any]]
+
+
+@pytest.fixture(autouse=True)
+def fake_lanes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every surface opens its own context; give them all the same deterministic lane."""
+    monkeypatch.setattr(
+        "core.flow.context.default_lanes",
+        lambda root: {"local_default": FakeLane(), "cloud_premium": ProviderLane("cloud_premium")},
+    )
+
+
+@pytest.fixture
+def reset_ids(monkeypatch: pytest.MonkeyPatch, clock) -> Callable[[], None]:
+    state = {"counter": itertools.count(1)}
+
+    def token(nbytes: int = 10) -> str:
+        return f"{next(state['counter']):0{nbytes * 2}d}"
+
+    def reset() -> None:
+        state["counter"] = itertools.count(1)
+
+    monkeypatch.setattr(ids, "new_token", token)
+    return reset
+
+
+# ------------------------------------------------------------------------- surfaces
+
+
+def direct(root: Path, action: str, payload: dict[str, Any]) -> dict[str, Any]:
+    ctx = FlowContext.open(Workspace.open(root))
+    try:
+        return to_json(run_action(ctx, action, payload))
+    finally:
+        ctx.close()
+
+
+def mcp(root: Path, action: str, payload: dict[str, Any]) -> dict[str, Any]:
+    if action == "consent":  # not an MCP action: consent is the human's (CLI / app)
+        return direct(root, action, payload)
+    server = build_server(root)
+    result = asyncio.run(server.call_tool("flow_run", {"action": action, **payload}))
+    assert not result.is_error, result
+    return json.loads(result.content[0].text)
+
+
+CLI_ARGS: dict[str, Callable[[dict[str, Any]], list[str]]] = {
+    "start": lambda p: (
+        ["start", p["flow_id"], "--version", p["flow_version"]]
+        + (["--task-ref", p["task_ref"]] if "task_ref" in p else [])
+    ),
+    "get": lambda p: ["get", p["run_id"]],
+    "list": lambda p: ["list"] + (["--flow", p["flow_id"]] if "flow_id" in p else []),
+    "advance": lambda p: (
+        ["advance", p["run_id"], p["step_id"], p["to_status"]]
+        + (["--skip-reason", p["skip_reason"]] if "skip_reason" in p else [])
+        + (["--approve"] if p.get("approve") else [])
+    ),
+    "evidence": lambda p: [
+        "evidence",
+        p["run_id"],
+        p["step_id"],
+        p["evidence_ref"],
+        "--kind",
+        p["pointer_kind"],
+    ],
+    "consent": lambda p: (
+        ["consent", p["run_id"], "--cost-cap", str(p["cost_cap_units"])]
+        + [arg for lane in p["allowed_lanes"] for arg in ("--lane", lane)]
+    ),
+    "execute_automatable": lambda p: (
+        ["execute", p["run_id"], p["step_id"], "--consent", p["consent_id"]]
+        + (["--dry-run"] if p.get("dry_run") else [])
+    ),
+    "submit_review": lambda p: ["submit-review", p["run_id"], "--intent", p["intent"]],
+}
+
+
+def make_cli(capsys: pytest.CaptureFixture[str]) -> Surface:
+    def run(root: Path, action: str, payload: dict[str, Any]) -> dict[str, Any]:
+        capsys.readouterr()
+        argv = ["flow", "run", *CLI_ARGS[action](payload), "--root", str(root), "--json"]
+        rc = cli.main(argv)
+        out = json.loads(capsys.readouterr().out)
+        assert rc == (1 if out.get("ok") is False else 0)
+        return out
+
+    return run
+
+
+def script(surface: Surface, root: Path) -> list[dict[str, Any]]:
+    """One whole run through a surface: every action, refusals included."""
+    out = []
+
+    def call(action: str, **payload: Any) -> dict[str, Any]:
+        result = surface(root, action, payload)
+        out.append(result)
+        return result
+
+    man = call("start", flow_id="flow_weekly_review", flow_version="1.0.0", task_ref="task_7")
+    rid = man["run"]["run_id"]
+    call("get", run_id=rid)
+    call("advance", run_id=rid, step_id="flow_weekly_review#2", to_status="in_progress")
+    call("advance", run_id=rid, step_id="flow_weekly_review#1", to_status="in_progress")
+    call("advance", run_id=rid, step_id="flow_weekly_review#1", to_status="done")
+    call(
+        "evidence",
+        run_id=rid,
+        step_id="flow_weekly_review#1",
+        evidence_ref="op_42",
+        pointer_kind="artifact",
+    )
+    call("advance", run_id=rid, step_id="flow_weekly_review#1", to_status="done")
+    call(
+        "advance",
+        run_id=rid,
+        step_id="flow_weekly_review#2",
+        to_status="skipped",
+        skip_reason="superseded",
+    )
+    call(
+        "evidence",
+        run_id=rid,
+        step_id="flow_weekly_review#3",
+        evidence_ref="a" * 64,
+        pointer_kind="hash",
+    )
+    call("advance", run_id=rid, step_id="flow_weekly_review#3", to_status="done", approve=True)
+    call("submit_review", run_id=rid, intent="Weekly review outcome")
+    auto = call("start", flow_id="flow_lead_import", flow_version="1.0.0")
+    aid = auto["run"]["run_id"]
+    consent = call("consent", run_id=aid, allowed_lanes=["local_default"], cost_cap_units=20)
+    cid = consent["consent"]["consent_id"]
+    call(
+        "execute_automatable",
+        run_id=aid,
+        step_id="flow_lead_import#1",
+        consent_id=cid,
+        dry_run=True,
+    )
+    call("execute_automatable", run_id=aid, step_id="flow_lead_import#1", consent_id=cid)
+    call("execute_automatable", run_id=aid, step_id="flow_lead_import#1", consent_id=cid)
+    call("execute_automatable", run_id=aid, step_id="flow_lead_import#3", consent_id=cid)
+    call("get", run_id="run_doesnotexist")
+    call("list")
+    call("list", flow_id="flow_lead_import")
+    return out
+
+
+def test_cli_mcp_and_direct_calls_return_deep_equal_records(tmp_path, capsys, reset_ids):
+    results = {}
+    for name, surface in (("direct", direct), ("mcp", mcp), ("cli", make_cli(capsys))):
+        reset_ids()
+        root = make_workspace(tmp_path / name)
+        results[name] = script(surface, root)
+    assert results["direct"] == results["mcp"] == results["cli"]
+    codes = [r.get("code") for r in results["direct"]]
+    assert codes.count(None) == len(codes) - 4
+    assert "FLOW_STEP_OUT_OF_ORDER" in codes and "FLOW_VERIFICATION_UNSATISFIED" in codes
+    assert "FLOW_STEP_NOT_AUTOMATABLE" in codes and "unknown_run" in codes
+    final = results["direct"][9]["run"]
+    assert final["status"] == "done" and final["step_states"][2]["verified"] is True
+
+
+@pytest.mark.parametrize(("writes", "automatable"), GATE_MATRIX)
+def test_each_sub_gate_off_gives_the_identical_disabled_code_everywhere(
+    tmp_path, capsys, reset_ids, writes, automatable
+):
+    root = make_workspace(tmp_path / "ws")
+    run = direct(root, "start", {"flow_id": "flow_lead_import", "flow_version": "1.0.0"})
+    cid = direct(
+        root,
+        "consent",
+        {"run_id": run["run"]["run_id"], "allowed_lanes": ["local_default"], "cost_cap_units": 9},
+    )
+    rid, consent_id = run["run"]["run_id"], cid["consent"]["consent_id"]
+    make_workspace(tmp_path / "ws", writes=writes, automatable=automatable)
+    requests = {
+        "start": {"flow_id": "flow_lead_import", "flow_version": "1.0.0"},
+        "advance": {"run_id": rid, "step_id": "flow_lead_import#1", "to_status": "in_progress"},
+        "evidence": {
+            "run_id": rid,
+            "step_id": "flow_lead_import#1",
+            "evidence_ref": "x1",
+            "pointer_kind": "artifact",
+        },
+        "execute_automatable": {
+            "run_id": rid,
+            "step_id": "flow_lead_import#1",
+            "consent_id": consent_id,
+            "dry_run": True,
+        },
+        "submit_review": {"run_id": rid, "intent": "outcome"},
+    }
+    cli_surface = make_cli(capsys)
+    for action, payload in requests.items():
+        outs = [s(root, action, payload) for s in (direct, mcp, cli_surface)]
+        if action == "execute_automatable":
+            expected = expected_execute_code(writes, automatable)
+        else:
+            expected = None if writes else "FLOW_RUN_WRITES_DISABLED"
+        if expected is None:  # open: each call is a real write (parity proven above)
+            assert all(o.get("ok") is not False for o in outs), (action, outs)
+            assert len({o["schema"] for o in outs}) == 1
+        else:
+            assert outs[0] == outs[1] == outs[2], action
+            assert outs[0] == {
+                "ok": False,
+                "code": expected,
+                "status": 403,
+                "error": outs[0]["error"],
+            }
+    consent = direct(
+        root, "consent", {"run_id": rid, "allowed_lanes": ["local_default"], "cost_cap_units": 9}
+    )
+    assert consent.get("code") == expected_execute_code(writes, automatable)
+
+
+def test_mcp_has_no_consent_action(tmp_path):
+    root = make_workspace(tmp_path / "ws")
+    out = mcp_call(root, "consent", {"run_id": "run_x"})
+    assert out["code"] == "FLOW_REQUEST_INVALID"
+
+
+def mcp_call(root: Path, action: str, payload: dict[str, Any]) -> dict[str, Any]:
+    server = build_server(root)
+    result = asyncio.run(server.call_tool("flow_run", {"action": action, **payload}))
+    return json.loads(result.content[0].text)
+
+
+# -------------------------------------------------------- real processes, one store
+
+
+async def _stdio_session(root: Path, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "core.cli", "mcp", "--root", str(root)], cwd=str(REPO)
+    )
+    out: list[Any] = []
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        out.append(sorted(t.name for t in (await session.list_tools()).tools))
+        for action, payload in calls:
+            result = await session.call_tool("flow_run", {"action": action, **payload})
+            assert not result.is_error
+            out.append(json.loads(result.content[0].text))
+    return out
+
+
+def test_stdio_mcp_server_and_cli_process_agree_with_direct_calls(tmp_path):
+    root = make_workspace(tmp_path / "ws")
+    ctx = FlowContext.open(Workspace.open(root))
+    try:
+        started = to_json(
+            run_action(ctx, "start", {"flow_id": "flow_weekly_review", "flow_version": "1.0.0"})
+        )
+        rid = started["run"]["run_id"]
+        cid = mint_consent(
+            ctx, {"run_id": rid, "allowed_lanes": ["local_default"], "cost_cap_units": 5}
+        )
+        assert isinstance(cid, dict)
+    finally:
+        ctx.close()
+    tools, advanced, got, missing = asyncio.run(
+        _stdio_session(
+            root,
+            [
+                (
+                    "advance",
+                    {"run_id": rid, "step_id": "flow_weekly_review#1", "to_status": "blocked"},
+                ),
+                ("get", {"run_id": rid}),
+                ("get", {"run_id": "run_nothere"}),
+            ],
+        )
+    )
+    assert "flow_run" in tools
+    assert advanced["run"]["status"] == "blocked"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "core.cli",
+            "flow",
+            "run",
+            "get",
+            rid,
+            "--root",
+            str(root),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    ctx = FlowContext.open(Workspace.open(root))
+    try:
+        direct_get = to_json(run_action(ctx, "get", {"run_id": rid}))
+    finally:
+        ctx.close()
+    assert got == json.loads(proc.stdout) == direct_get
+    assert got["run"]["etag"] == "r2"
+    assert missing == {"ok": False, "code": "unknown_run", "status": 404, "error": "no such run"}
+
+
+def test_cli_human_output_and_exit_codes(tmp_path, capsys):
+    root = make_workspace(tmp_path / "ws", writes=False)
+    assert cli.main(["flow", "list", "--root", str(root)]) == 0
+    listing = capsys.readouterr().out
+    assert "flow_weekly_review@1.0.0" in listing and "flow_lead_import@1.0.0" in listing
+    rc = cli.main(["flow", "run", "start", "flow_weekly_review", "--root", str(root)])
+    assert rc == 1
+    assert "FLOW_RUN_WRITES_DISABLED (403)" in capsys.readouterr().err
+    assert cli.main(["flow", "run", "list", "--root", str(tmp_path / "missing")]) == 2
+
+
+def test_cli_flow_definitions_match_direct_calls(tmp_path, capsys):
+    from core.flow import get_flow, list_flows
+
+    src = make_workspace(tmp_path / "src")
+    dst = make_workspace(tmp_path / "dst", bundles=[])
+    (dst / "flows").mkdir()
+
+    def cli_json(*argv: str) -> tuple[int, dict[str, Any]]:
+        capsys.readouterr()
+        rc = cli.main(["flow", *argv, "--json"])
+        return rc, json.loads(capsys.readouterr().out)
+
+    ctx = FlowContext.open(Workspace.open(src))
+    try:
+        assert cli_json("list", "--root", str(src))[1] == to_json(list_flows(ctx))
+        assert cli_json("get", "flow_lead_import", "--root", str(src))[1] == to_json(
+            get_flow(ctx, "flow_lead_import")
+        )
+    finally:
+        ctx.close()
+    out = tmp_path / "lead.flow.yaml"
+    assert (
+        cli.main(["flow", "export", "flow_lead_import", "--root", str(src), "--out", str(out)]) == 0
+    )
+    rc, imported = cli_json("import", str(out), "--root", str(dst))
+    assert rc == 0 and imported["active"] is False
+    pid = imported["proposal"]["proposal_id"]
+    rc, listing = cli_json("list", "--root", str(dst))
+    assert listing["flows"] == [] and listing["pending_imports"][0]["proposal_id"] == pid
+    rc, refused = cli_json(
+        "run", "start", "flow_lead_import", "--version", "1.0.0", "--root", str(dst)
+    )
+    assert rc == 1 and refused["code"] == "unknown_flow"
+    rc, reviewed = cli_json("review", pid, "--approve", "--root", str(dst))
+    assert rc == 0 and reviewed["proposal"]["status"] == "approved"
+    rc, listing = cli_json("list", "--root", str(dst))
+    assert [f["flow_id"] for f in listing["flows"]] == ["flow_lead_import"]
+    assert listing["posture"]["run_writes_enabled"] is True
+    missing = str(out.with_name("nothing.yaml"))
+    assert cli.main(["flow", "import", missing, "--root", str(dst)]) == 2
+
+
+def test_surfaces_refuse_a_folder_that_is_not_a_workspace(tmp_path, capsys):
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    assert cli.main(["flow", "run", "list", "--root", str(bare)]) == 2
+    assert "not a workspace" in capsys.readouterr().err
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    server = build_server(bare)
+    with pytest.raises(ToolError, match="not a workspace"):
+        asyncio.run(server.call_tool("flow_run", {"action": "list"}))
+    assert not (bare / ".noma-workbench").exists()

@@ -1,0 +1,248 @@
+"""The frontier pane, driven by keyboard in a small test app: a whole manual run (with a
+refusal shown by its code, evidence from the open document's transcript, a skip with a
+reason, a human approval, submit to review) and a whole automatable run (consent, dry run,
+execute). Snapshots pin the terminal size, the theme, ids and the clock."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.pilot import Pilot
+from textual.widgets import Footer
+
+from core.flow import get_run, list_runs
+from core.flow.lanes import ProviderLane
+from core.workspace import Workspace
+from noma_tui.flow_pane import FlowFrontierPane
+
+from .conftest import FakeLane, make_workspace
+
+OP_ID = "7f3a9c1e-2b4d-4e8f-9a6b-1c2d3e4f5a6b"
+POST = "9" * 64
+SIZE = (110, 30)
+
+
+@pytest.fixture(autouse=True)
+def fake_lane(monkeypatch: pytest.MonkeyPatch) -> FakeLane:
+    lane = FakeLane()
+    monkeypatch.setattr(
+        "core.flow.context.default_lanes",
+        lambda root: {"local_default": lane, "cloud_premium": ProviderLane("cloud_premium")},
+    )
+    return lane
+
+
+class PaneApp(App[None]):
+    """Just the pane and a footer, as the real app mounts it."""
+
+    CSS = "Screen { layout: vertical; }"
+
+    def __init__(self, root: Path, document: Path | None = None) -> None:
+        super().__init__()
+        self.root = root
+        self.document = document
+
+    def compose(self) -> ComposeResult:
+        yield FlowFrontierPane(Workspace.open(self.root))
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.theme = "textual-dark"
+        pane = self.query_one(FlowFrontierPane)
+        pane.set_open_document(self.document)
+        pane.query_one("#flow-steps").focus()
+
+    @property
+    def pane(self) -> FlowFrontierPane:
+        return self.query_one(FlowFrontierPane)
+
+
+def workspace_with_document(tmp_path: Path, **config: Any) -> tuple[Path, Path]:
+    root = make_workspace(tmp_path / "ws", **config)
+    doc = root / "thesis.noma"
+    doc.write_text("# Thesis\n\nBody.\n", encoding="utf-8")
+    record = {"op_id": OP_ID, "post_sha256": POST, "pre_sha256": "0" * 64}
+    (root / "thesis.noma.patches").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    return root, doc
+
+
+def states(app: PaneApp) -> list[str]:
+    assert app.pane.run is not None
+    return [s["status"] for s in app.pane.run["step_states"]]
+
+
+async def settle(pilot: Pilot[None]) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def drive_manual_run(pilot: Pilot[None]) -> None:
+    app = pilot.app
+    assert isinstance(app, PaneApp)
+    await pilot.press("n", "down", "enter")  # start: flows are listed by id
+    await pilot.pause()
+    assert app.pane.run["flow_id"] == "flow_weekly_review"
+    await pilot.press("a")  # step 1 -> in progress
+    await pilot.press("a")  # -> done, but no proof yet
+    await pilot.pause()
+    assert app.pane.last_status.startswith("✗ FLOW_VERIFICATION_UNSATISFIED (403)")
+    await pilot.press("e", "enter")  # the open document's latest transcript op_id
+    await pilot.pause()
+    assert app.pane.run["step_states"][0]["evidence_ref"] == OP_ID
+    await pilot.press("a")  # done, verified
+    await pilot.press("s", "down", "down", "enter")  # step 2: skip, "superseded"
+    await pilot.pause()
+    assert states(app) == ["done", "skipped", "pending"]
+    await pilot.press("e", "down", "enter")  # step 3: the document's post_sha256
+    await pilot.press("a", "a")  # in progress, then done without approval
+    await pilot.pause()
+    assert app.pane.last_status.startswith("✗ FLOW_VERIFICATION_UNSATISFIED")
+
+
+async def finish_manual_run(pilot: Pilot[None]) -> None:
+    app = pilot.app
+    assert isinstance(app, PaneApp)
+    await pilot.press("v")  # the human approves the evidence
+    await pilot.pause()
+    assert app.pane.run["status"] == "done"
+    await pilot.press("r", *"Weekly review outcome", "enter")
+    await pilot.pause()
+    assert app.pane.last_status.startswith("Proposal prop_")
+
+
+async def test_pane_drives_a_whole_manual_run_by_keyboard(tmp_path, clock, pinned_ids):
+    root, doc = workspace_with_document(tmp_path)
+    app = PaneApp(root, doc)
+    async with app.run_test(size=SIZE) as pilot:
+        await drive_manual_run(pilot)
+        await finish_manual_run(pilot)
+        run = app.pane.run
+        assert run["step_states"][2] == {
+            "step_id": "flow_weekly_review#3",
+            "status": "done",
+            "evidence_ref": POST,
+            "verified": True,
+        }
+        ctx = app.pane.ctx
+        assert get_run(ctx, {"run_id": run["run_id"]})["run"] == run
+        proposals = ctx.store.connection().execute("SELECT kind, status FROM proposals").fetchall()
+        assert [tuple(p) for p in proposals] == [("flow_run_outcome", "pending")]
+
+
+async def drive_automatable_run(pilot: Pilot[None]) -> None:
+    app = pilot.app
+    assert isinstance(app, PaneApp)
+    await pilot.press("n", "enter")  # flow_lead_import sorts first
+    await pilot.pause()
+    assert app.pane.run["flow_id"] == "flow_lead_import"
+    await pilot.press("x")  # no consent held yet
+    await settle(pilot)
+    assert app.pane.last_status.startswith("✗ FLOW_EXECUTION_CONSENT_REQUIRED (403)")
+    await pilot.press("c", "enter", "enter")  # default cap and ttl
+    await pilot.pause()
+    assert app.pane.last_status.startswith("Consent held for run_")
+    await pilot.press("X")  # dry run: gates only, nothing runs
+    await settle(pilot)
+    assert app.pane.last_status.startswith("Dry run: every gate passes")
+    await pilot.press("x")
+    await settle(pilot)
+    assert app.pane.last_status == "Execution completed: 3 units on local_default"
+    assert states(app) == ["done", "pending", "pending"]
+    await pilot.press("x")  # step 2 is automatable but human_review: never auto-verified
+    await settle(pilot)
+    assert states(app) == ["done", "in_progress", "pending"]
+
+
+async def test_pane_drives_a_whole_automatable_run_by_keyboard(
+    tmp_path, clock, pinned_ids, fake_lane
+):
+    root, doc = workspace_with_document(tmp_path)
+    app = PaneApp(root, doc)
+    async with app.run_test(size=SIZE) as pilot:
+        await drive_automatable_run(pilot)
+        await pilot.press("v")
+        await pilot.pause()
+        assert states(app) == ["done", "done", "pending"]
+        await pilot.press("x")  # step 3 is agent_assisted
+        await settle(pilot)
+        assert app.pane.last_status.startswith("✗ FLOW_STEP_NOT_AUTOMATABLE (400)")
+        await pilot.press("a", "e", "down", "enter", "a")  # manual path, with a hash pointer
+        await pilot.pause()
+        assert app.pane.run["status"] == "done"
+    assert len(fake_lane.calls) == 2
+
+
+async def test_pane_shows_the_disabled_gate_code(tmp_path, clock, pinned_ids):
+    root, doc = workspace_with_document(tmp_path, writes=False, automatable=False)
+    app = PaneApp(root, doc)
+    messages: list[Any] = []
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        assert "writes off" in str(app.pane.query_one("#flow-header").render())
+        await pilot.press("n", "enter")
+        await pilot.pause()
+        assert app.pane.last_status == (
+            "✗ FLOW_RUN_WRITES_DISABLED (403) run writes are disabled in this workspace"
+        )
+        assert list_runs(app.pane.ctx, {})["runs"] == []
+        pane = app.pane
+    refused = {id(m): m for m in messages if isinstance(m, FlowFrontierPane.Refused)}
+    assert [m.refusal.code for m in refused.values()] == ["FLOW_RUN_WRITES_DISABLED"]
+    assert all(m.control is pane for m in refused.values())
+
+
+async def test_keys_act_on_the_cursor_step_and_refuse_out_of_order(tmp_path, clock, pinned_ids):
+    root, doc = workspace_with_document(tmp_path)
+    app = PaneApp(root, doc)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n", "down", "enter")
+        await pilot.press("down", "a")  # the cursor on step 2, not the frontier
+        await pilot.pause()
+        assert app.pane.last_status.startswith("✗ FLOW_STEP_OUT_OF_ORDER (409)")
+        await pilot.press("up", "b")  # a refusal leaves the cursor; back to the frontier
+        await pilot.pause()
+        assert app.pane.run["status"] == "blocked"
+        await pilot.press("b")
+        await pilot.pause()
+        assert app.pane.run["status"] == "in_progress"
+
+
+# -------------------------------------------------------------------------- snapshots
+
+
+def snapshot_app(tmp_path: Path) -> PaneApp:
+    root, doc = workspace_with_document(tmp_path)
+    return PaneApp(root, doc)
+
+
+Runner = Callable[[Pilot[None]], Awaitable[None]]
+
+
+def test_snapshot_manual_run_with_a_refusal(snap_compare, tmp_path, clock, pinned_ids):
+    assert snap_compare(snapshot_app(tmp_path), terminal_size=SIZE, run_before=drive_manual_run)
+
+
+def test_snapshot_finished_manual_run(snap_compare, tmp_path, clock, pinned_ids):
+    async def run_before(pilot: Pilot[None]) -> None:
+        await drive_manual_run(pilot)
+        await finish_manual_run(pilot)
+
+    assert snap_compare(snapshot_app(tmp_path), terminal_size=SIZE, run_before=run_before)
+
+
+def test_snapshot_automatable_run_after_execute(snap_compare, tmp_path, clock, pinned_ids):
+    assert snap_compare(
+        snapshot_app(tmp_path), terminal_size=SIZE, run_before=drive_automatable_run
+    )
+
+
+def test_snapshot_skip_reason_dialog(snap_compare, tmp_path, clock, pinned_ids):
+    async def run_before(pilot: Pilot[None]) -> None:
+        await pilot.press("n", "down", "enter", "s")
+        await pilot.pause()
+
+    assert snap_compare(snapshot_app(tmp_path), terminal_size=SIZE, run_before=run_before)

@@ -1,0 +1,387 @@
+"""Tier 7 — security: scope denial answers `unknown_run`, with no existence leak; injection
+in `instruction` stays inert (never widens scope or triggers execution); an external grant
+is not a consent and a consent does not reach external_tool (SD-5/SD-6); cost caps hold;
+no secret, actor id or consent token appears in any record, refusal or the database file;
+classroom policy denies automatable; the import sandbox rejects policy violations."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.flow import (
+    FlowContext,
+    FlowRefusal,
+    advance_step,
+    execute_automatable,
+    get_run,
+    import_flow,
+    list_runs,
+    mint_consent,
+    record_evidence,
+    start_run,
+    submit_review,
+    to_json,
+)
+from core.flow.bundle import dump_bundle, parse_bundle
+from core.flow.posture import Actor
+
+from .conftest import (
+    ACTOR,
+    GATE_MATRIX,
+    INJECTION,
+    OTHER,
+    FakeLane,
+    automatable_bundle,
+    bundle,
+    consent_for,
+    expected_execute_code,
+    forbidden_bundle,
+    make_workspace,
+    malicious_bundle,
+    open_ctx,
+    started,
+    step,
+    with_posture,
+)
+
+SECRET = "sk-live-5up3r-s3cr3t-v4lue-000111"
+
+
+def code(result: object) -> str | None:
+    return result.code if isinstance(result, FlowRefusal) else None
+
+
+def every_action(ctx: FlowContext, rid: str, cid: str = "fcons_" + "1" * 32) -> list[Any]:
+    step_id = "flow_lead_import#1"
+    return [
+        get_run(ctx, {"run_id": rid}),
+        advance_step(ctx, {"run_id": rid, "step_id": step_id, "to_status": "in_progress"}),
+        record_evidence(
+            ctx,
+            {"run_id": rid, "step_id": step_id, "evidence_ref": "op_1", "pointer_kind": "artifact"},
+        ),
+        mint_consent(ctx, {"run_id": rid, "allowed_lanes": ["local_default"], "cost_cap_units": 5}),
+        execute_automatable(ctx, {"run_id": rid, "step_id": step_id, "consent_id": cid}),
+        execute_automatable(
+            ctx, {"run_id": rid, "step_id": step_id, "consent_id": cid, "dry_run": True}
+        ),
+        submit_review(ctx, {"run_id": rid, "intent": "outcome"}),
+    ]
+
+
+# -------------------------------------------------------------------------- scope
+
+
+def test_scope_denial_answers_unknown_run_exactly_like_a_missing_run(ctx, clock, lane):
+    rid = started(ctx, "flow_lead_import")["run_id"]
+    cid = consent_for(ctx, rid)
+    mallory = ctx.as_actor(Actor.named(OTHER, ["personal", "project", "org"]))
+    invisible = [to_json(r) for r in every_action(mallory, rid, cid)]
+    missing = [to_json(r) for r in every_action(mallory, "run_doesnotexist", cid)]
+    assert invisible == missing
+    assert {r["code"] for r in invisible} == {"unknown_run"}
+    assert all(r["status"] == 404 for r in invisible)
+    assert list_runs(mallory, {})["runs"] == []
+    assert lane.calls == []
+    # and the owner still sees an untouched run
+    assert get_run(ctx, {"run_id": rid})["run"]["etag"] == "r1"
+
+
+def test_scope_is_authorization_for_flows_and_shared_runs(tmp_path, clock, lane):
+    f = "flow_team"
+    refs = [{"kind": "skill_pack", "id": "gdrive.sheets.read"}]
+    team = bundle(f, [step(f, 1, automatable="automatable", skill_refs=refs)], scope="project")
+    root = make_workspace(tmp_path / "ws", [team], policy={"scopes": ["personal", "project"]})
+    ada = open_ctx(root, lane)
+    try:
+        rid = started(ada, f)["run_id"]
+        cid = consent_for(ada, rid)
+        solo = ada.as_actor(Actor.named(OTHER, ["personal"]))
+        assert code(start_run(solo, {"flow_id": f, "flow_version": "1.0.0"})) == "unknown_flow"
+        assert code(start_run(solo, {"flow_id": "flow_nope", "flow_version": "1.0.0"})) == (
+            "unknown_flow"
+        )
+        assert code(get_run(solo, {"run_id": rid})) == "unknown_run"
+        teammate = ada.as_actor(Actor.named(OTHER, ["personal", "project"]))
+        assert get_run(teammate, {"run_id": rid})["run"]["scope"] == "project"
+        # seeing a shared run does not make another actor's consent yours
+        assert code(
+            execute_automatable(teammate, {"run_id": rid, "step_id": f"{f}#1", "consent_id": cid})
+        ) == ("FLOW_EXECUTION_CONSENT_REQUIRED")
+        assert lane.calls == []
+    finally:
+        ada.close()
+
+
+# ---------------------------------------------------------------------- injection
+
+
+def test_injection_in_instruction_stays_inert(tmp_path, clock):
+    lane = FakeLane()
+    root = make_workspace(tmp_path / "ws", [malicious_bundle()])
+    ctx = open_ctx(root, lane)
+    try:
+        run = started(ctx, "flow_malicious")
+        rid = run["run_id"]
+        assert run["scope"] == "personal"
+        cid = consent_for(ctx, rid)
+        # the manual step's text asks to be automated: the schema field decides, not the text
+        assert (
+            code(
+                execute_automatable(
+                    ctx, {"run_id": rid, "step_id": "flow_malicious#1", "consent_id": cid}
+                )
+            )
+            == "FLOW_STEP_NOT_AUTOMATABLE"
+        )
+        record_evidence(
+            ctx,
+            {
+                "run_id": rid,
+                "step_id": "flow_malicious#1",
+                "evidence_ref": "op_1",
+                "pointer_kind": "artifact",
+            },
+        )
+        advance_step(ctx, {"run_id": rid, "step_id": "flow_malicious#1", "to_status": "done"})
+        # the automatable step's external_tool never runs through a consent (SD-5)
+        assert code(
+            execute_automatable(
+                ctx, {"run_id": rid, "step_id": "flow_malicious#2", "consent_id": cid}
+            )
+        ) == ("FLOW_EXECUTION_POLICY_FORBIDDEN")
+        assert lane.calls == []
+        after = get_run(ctx, {"run_id": rid})["run"]
+        assert after["scope"] == "personal" and after["provenance"]["harness"] == "noma-workbench"
+        assert INJECTION not in json.dumps(after)
+        mallory = ctx.as_actor(Actor.named(OTHER, ["personal", "project", "org"]))
+        assert code(get_run(mallory, {"run_id": rid})) == "unknown_run"
+        db = (root / ".noma-workbench" / "runs.sqlite3").read_bytes()
+        assert b"fcons_stolen" not in db.replace(INJECTION.encode(), b"")
+    finally:
+        ctx.close()
+
+
+def test_lanes_never_receive_step_text(ctx, clock, lane):
+    rid = started(ctx, "flow_lead_import")["run_id"]
+    cid = consent_for(ctx, rid)
+    execute_automatable(ctx, {"run_id": rid, "step_id": "flow_lead_import#1", "consent_id": cid})
+    (request,) = lane.calls
+    given = repr(request)
+    bundle_steps = ctx.catalog.find("flow_lead_import").bundle.steps
+    for text in (bundle_steps[0].instruction, bundle_steps[0].trigger, "Proof is attached"):
+        assert text not in given
+    assert [r.kind for r in request.skill_refs] == ["skill_pack"]
+
+
+# ------------------------------------------------------------ SD-5 / SD-6 separation
+
+
+def test_grant_is_not_consent_and_consent_is_not_a_grant(ctx, clock, lane):
+    rid = started(ctx, "flow_lead_import")["run_id"]
+    other = started(ctx, "flow_lead_import")["run_id"]
+    cid = consent_for(ctx, rid)
+    for bearer in ("fgrant_abc123", "knowtation.flow_external_grant/v0", cid.upper()):
+        assert code(
+            execute_automatable(
+                ctx, {"run_id": rid, "step_id": "flow_lead_import#1", "consent_id": bearer}
+            )
+        ) == ("FLOW_EXECUTION_CONSENT_REQUIRED")
+    # consent is run-bound: not reusable across runs
+    assert code(
+        execute_automatable(
+            ctx, {"run_id": other, "step_id": "flow_lead_import#1", "consent_id": cid}
+        )
+    ) == ("FLOW_EXECUTION_CONSENT_RUN_MISMATCH")
+    assert lane.calls == []
+
+
+def test_expired_consent_is_refused(ctx, clock, lane):
+    rid = started(ctx, "flow_lead_import")["run_id"]
+    cid = consent_for(ctx, rid, ttl_seconds=5)
+    clock.advance(5)
+    assert (
+        code(
+            execute_automatable(
+                ctx, {"run_id": rid, "step_id": "flow_lead_import#1", "consent_id": cid}
+            )
+        )
+        == "FLOW_EXECUTION_CONSENT_REQUIRED"
+    )
+
+
+# ----------------------------------------------------------------------- cost caps
+
+
+def test_cost_cap_is_enforced_and_policy_lowering_applies_at_once(ctx, clock):
+    lane = FakeLane(cost=6)
+    ctx2 = open_ctx(Path(ctx.root), lane)
+    try:
+        rid = started(ctx2, "flow_lead_import")["run_id"]
+        cid = consent_for(ctx2, rid, cap=10)
+        lowered = with_posture(ctx2, cost_cap_units=0)
+        assert code(
+            execute_automatable(
+                lowered, {"run_id": rid, "step_id": "flow_lead_import#1", "consent_id": cid}
+            )
+        ) == ("FLOW_EXECUTION_COST_CAPPED")
+        first = execute_automatable(
+            ctx2, {"run_id": rid, "step_id": "flow_lead_import#1", "consent_id": cid}
+        )
+        assert first["execution"]["cost_units"] == 6
+        capped = execute_automatable(
+            ctx2, {"run_id": rid, "step_id": "flow_lead_import#2", "consent_id": cid}
+        )
+        assert capped["execution"]["status"] == "cost_capped"
+        assert capped["run"]["step_states"][1]["status"] != "done"
+        assert code(
+            execute_automatable(
+                ctx2, {"run_id": rid, "step_id": "flow_lead_import#2", "consent_id": cid}
+            )
+        ) == ("FLOW_EXECUTION_COST_CAPPED")
+        consumed = (
+            ctx2.store.connection()
+            .execute("SELECT cost_consumed_units FROM consents")
+            .fetchone()[0]
+        )
+        assert consumed == 10
+    finally:
+        ctx2.close()
+
+
+# ---------------------------------------------------------------- policy, imports
+
+
+def test_classroom_policy_denies_automatable(ctx, clock, lane):
+    rid = started(ctx, "flow_lead_import")["run_id"]
+    cid = consent_for(ctx, rid)
+    classroom = with_posture(ctx, automatable_forbidden=True)
+    assert code(
+        execute_automatable(
+            classroom, {"run_id": rid, "step_id": "flow_lead_import#1", "consent_id": cid}
+        )
+    ) == ("FLOW_EXECUTION_POLICY_FORBIDDEN")
+    assert code(
+        mint_consent(
+            classroom, {"run_id": rid, "allowed_lanes": ["local_default"], "cost_cap_units": 5}
+        )
+    ) == ("FLOW_EXECUTION_POLICY_FORBIDDEN")
+    assert lane.calls == []
+    # manual advancement is still allowed: policy forbids automation, not work
+    assert (
+        advance_step(
+            classroom, {"run_id": rid, "step_id": "flow_lead_import#1", "to_status": "in_progress"}
+        )["run"]["etag"]
+        == "r2"
+    )
+
+
+def test_import_sandbox_rejects_policy_violations(ctx, clock):
+    classroom = with_posture(ctx, automatable_forbidden=True)
+    assert code(import_flow(classroom, dump_bundle(parse_bundle(automatable_bundle())))) == (
+        "FLOW_IMPORT_AUTOMATABLE_DENIED"
+    )
+    assert code(import_flow(classroom, dump_bundle(parse_bundle(forbidden_bundle())))) == (
+        "FLOW_EXTERNAL_TOOL_UNDECLARED"
+    )
+    assert code(import_flow(ctx, dump_bundle(parse_bundle(forbidden_bundle())))) == (
+        "FLOW_EXTERNAL_TOOL_UNDECLARED"
+    )
+    declared = malicious_bundle()  # its external_tool is declared under `requires`
+    assert import_flow(ctx, dump_bundle(parse_bundle(declared)))["proposal"]["status"] == (
+        "pending"
+    )
+
+
+# ---------------------------------------------------------------- no secrets anywhere
+
+
+def test_no_secret_actor_id_or_token_in_records_refusals_or_the_database(
+    tmp_path, clock, monkeypatch
+):
+    monkeypatch.setenv("SALESFORCE_API_KEY", SECRET)
+    lane = FakeLane()
+    root = make_workspace(tmp_path / "ws")
+    ctx = open_ctx(root, lane)
+    outputs: list[Any] = []
+    try:
+        rid = started(ctx, "flow_lead_import", task_ref="task_1")["run_id"]
+        minted = mint_consent(
+            ctx, {"run_id": rid, "allowed_lanes": ["local_default"], "cost_cap_units": 20}
+        )
+        cid = minted["consent"]["consent_id"]
+        outputs += [
+            execute_automatable(
+                ctx, {"run_id": rid, "step_id": "flow_lead_import#1", "consent_id": cid}
+            ),
+            execute_automatable(
+                ctx, {"run_id": rid, "step_id": "flow_lead_import#2", "consent_id": cid}
+            ),
+            advance_step(
+                ctx,
+                {
+                    "run_id": rid,
+                    "step_id": "flow_lead_import#2",
+                    "to_status": "done",
+                    "approve": True,
+                },
+            ),
+            submit_review(ctx, {"run_id": rid, "intent": "done"}),
+            get_run(ctx, {"run_id": rid}),
+            list_runs(ctx, {}),
+        ]
+        refusals = every_action(ctx.as_actor(Actor.named(OTHER, ["personal"])), rid, cid)
+        refusals += [
+            execute_automatable(
+                ctx, {"run_id": rid, "step_id": "flow_lead_import#9", "consent_id": cid}
+            )
+        ]
+        man = started(ctx)["run_id"]
+        refusals += [
+            advance_step(
+                ctx, {"run_id": man, "step_id": "flow_weekly_review#1", "to_status": "done"}
+            )
+        ]
+        text = json.dumps([to_json(o) for o in outputs])
+        assert ACTOR not in text and SECRET not in text
+        assert cid not in text  # handed out once, in the mint response, and never again
+        for refusal in refusals:
+            assert isinstance(refusal, FlowRefusal)
+            blob = json.dumps(refusal.to_json())
+            for needle in (rid, man, cid, ACTOR, SECRET, "flow_lead_import", "Do part"):
+                assert needle not in blob, (refusal.code, needle)
+    finally:
+        ctx.close()
+    state = root / ".noma-workbench"
+    for name in ("runs.sqlite3", "runs.sqlite3-wal"):
+        path = state / name
+        if path.exists():
+            data = path.read_bytes()
+            assert ACTOR.encode() not in data, name
+            assert SECRET.encode() not in data, name
+            assert cid.encode() not in data, name
+            assert cid.removeprefix("fcons_").encode() not in data, name
+
+
+@pytest.mark.parametrize(("writes", "automatable"), GATE_MATRIX)
+def test_gate_refusals_do_not_reveal_whether_a_run_exists(ctx, clock, writes, automatable):
+    rid = started(ctx, "flow_lead_import")["run_id"]
+    gated = with_posture(ctx, writes=writes, automatable=automatable)
+    mallory = gated.as_actor(Actor.named(OTHER, ["personal"]))
+    # a stranger learns nothing: the real run and a missing one answer identically
+    assert [to_json(r) for r in every_action(mallory, rid)] == [
+        to_json(r) for r in every_action(mallory, "run_zzzz")
+    ]
+    # a closed gate answers before the run is even looked up
+    write_gate = None if writes else "FLOW_RUN_WRITES_DISABLED"
+    exec_gate = expected_execute_code(writes, automatable)
+    gates = [None, write_gate, write_gate, exec_gate, exec_gate, exec_gate, write_gate]
+    mine = every_action(gated, rid)
+    nothing = every_action(gated, "run_zzzz")
+    for gate, a, b in zip(gates, mine, nothing, strict=True):
+        if gate is not None:
+            assert code(a) == code(b) == gate

@@ -1,0 +1,537 @@
+"""Tier 1 — unit: records validate their schemas, frontier math, human_review is never
+auto-verified, a sub-gate that is off makes its handlers unreachable; plus the definition
+rules (ids, semver, enums, anatomy, problems with field paths) and posture defaults."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from core.flow import (
+    FlowRefusal,
+    advance_step,
+    execute_automatable,
+    get_run,
+    list_runs,
+    mint_consent,
+    record_evidence,
+    start_run,
+    submit_review,
+)
+from core.flow.bundle import BundleError, dump_bundle, parse_bundle, parse_bundle_text
+from core.flow.errors import MESSAGES, STATUS
+from core.flow.frontier import frontier_index, run_status
+from core.flow.ids import SEMVER, actor_hash, semver_key
+from core.flow.posture import Posture
+from core.flow.records import Consent, Execution, FlowRun, Proposal
+
+from .conftest import (
+    ACTOR,
+    GATE_MATRIX,
+    automatable_bundle,
+    bundle,
+    consent_for,
+    expected_execute_code,
+    expected_write_code,
+    open_ctx,
+    started,
+    starter_bundle,
+    step,
+    with_posture,
+)
+
+
+def code(result: Any) -> str | None:
+    return result.code if isinstance(result, FlowRefusal) else None
+
+
+# ------------------------------------------------------------------------- records
+
+
+def test_consent_record_validates_flow_execution_consent_v0(ctx, clock):
+    run = started(ctx, "flow_lead_import")
+    result = mint_consent(
+        ctx, {"run_id": run["run_id"], "allowed_lanes": ["local_default"], "cost_cap_units": 40}
+    )
+    consent = Consent.model_validate(result["consent"])
+    assert result["schema"] == "knowtation.flow_execution_consent_mint/v0"
+    assert consent.schema_ == "knowtation.flow_execution_consent/v0"
+    assert consent.consent_id.startswith("fcons_")
+    assert consent.run_id == run["run_id"] and consent.cost_consumed_units == 0
+    assert consent.actor_hash == actor_hash(ACTOR)
+    assert set(result["consent"]) == {
+        "schema",
+        "consent_id",
+        "vault_id",
+        "scope",
+        "run_id",
+        "flow_id",
+        "flow_version",
+        "allowed_lanes",
+        "cost_cap_units",
+        "cost_consumed_units",
+        "actor_hash",
+        "expires_at",
+        "revoked_at",
+    }
+
+
+def test_execution_result_validates_execute_automatable_v0(ctx, clock, lane):
+    run = started(ctx, "flow_lead_import")
+    cid = consent_for(ctx, run["run_id"])
+    result = execute_automatable(
+        ctx, {"run_id": run["run_id"], "step_id": "flow_lead_import#1", "consent_id": cid}
+    )
+    assert result["schema"] == "knowtation.flow_execute_automatable/v0"
+    execution = Execution.model_validate(result["execution"])
+    FlowRun.model_validate(result["run"])
+    assert execution.status == "completed" and execution.execution_id.startswith("fexec_")
+    assert execution.evidence_ref == "hash_" + lane.digest
+    assert execution.cost_units == lane.cost and execution.model_lane == "local_default"
+
+
+def test_run_and_proposal_records_validate(ctx, clock):
+    run = started(ctx)
+    FlowRun.model_validate(run)
+    assert run["status"] == "in_progress" and run["etag"] == "r1"
+    assert [s["status"] for s in run["step_states"]] == ["pending"] * 3
+    proposal = submit_review(ctx, {"run_id": run["run_id"], "intent": "Weekly outcome"})
+    Proposal.model_validate(proposal["proposal"])
+
+
+# -------------------------------------------------------------------- frontier math
+
+
+def states(*statuses: str) -> list[dict[str, Any]]:
+    return [{"step_id": f"flow_x#{i}", "status": s} for i, s in enumerate(statuses, 1)]
+
+
+@pytest.mark.parametrize(
+    ("statuses", "frontier", "status"),
+    [
+        (("pending", "pending"), 0, "in_progress"),
+        (("done", "pending"), 1, "in_progress"),
+        (("skipped", "in_progress", "pending"), 1, "in_progress"),
+        (("done", "blocked", "pending"), 1, "blocked"),
+        (("done", "skipped"), None, "done"),
+    ],
+)
+def test_ordinal_frontier_is_the_first_unfinished_step(statuses, frontier, status):
+    assert frontier_index(states(*statuses)) == frontier
+    assert run_status(states(*statuses)) == status
+
+
+def test_only_the_frontier_step_may_move(ctx, clock):
+    run = started(ctx)
+    rid = run["run_id"]
+    assert (
+        code(
+            advance_step(
+                ctx, {"run_id": rid, "step_id": "flow_weekly_review#2", "to_status": "in_progress"}
+            )
+        )
+        == "FLOW_STEP_OUT_OF_ORDER"
+    )
+    ok = advance_step(
+        ctx, {"run_id": rid, "step_id": "flow_weekly_review#1", "to_status": "in_progress"}
+    )
+    assert ok["run"]["step_states"][0]["status"] == "in_progress"
+    assert sum(s["status"] == "in_progress" for s in ok["run"]["step_states"]) == 1
+
+
+def test_done_needs_verified_when_evidence_required(ctx, clock):
+    rid = started(ctx)["run_id"]
+    s1 = "flow_weekly_review#1"
+    refused = advance_step(ctx, {"run_id": rid, "step_id": s1, "to_status": "done"})
+    assert code(refused) == "FLOW_VERIFICATION_UNSATISFIED" and refused.status == 403
+    record_evidence(
+        ctx, {"run_id": rid, "step_id": s1, "evidence_ref": "op_1", "pointer_kind": "artifact"}
+    )
+    done = advance_step(ctx, {"run_id": rid, "step_id": s1, "to_status": "done"})
+    assert done["run"]["step_states"][0] == {
+        "step_id": s1,
+        "status": "done",
+        "evidence_ref": "op_1",
+        "verified": True,
+    }
+
+
+def test_skip_needs_a_declared_skip_reason(ctx, clock):
+    rid = started(ctx)["run_id"]
+    s1, s2 = "flow_weekly_review#1", "flow_weekly_review#2"
+    # step 1's when_not_to_run is prose only: no reason satisfies it
+    assert code(
+        advance_step(
+            ctx,
+            {"run_id": rid, "step_id": s1, "to_status": "skipped", "skip_reason": "not_applicable"},
+        )
+    ) == ("FLOW_VERIFICATION_UNSATISFIED")
+    record_evidence(
+        ctx, {"run_id": rid, "step_id": s1, "evidence_ref": "op_1", "pointer_kind": "artifact"}
+    )
+    advance_step(ctx, {"run_id": rid, "step_id": s1, "to_status": "done"})
+    assert code(advance_step(ctx, {"run_id": rid, "step_id": s2, "to_status": "skipped"})) == (
+        "FLOW_REQUEST_INVALID"
+    )
+    assert (
+        code(
+            advance_step(
+                ctx,
+                {
+                    "run_id": rid,
+                    "step_id": s2,
+                    "to_status": "skipped",
+                    "skip_reason": "because I said so",
+                },
+            )
+        )
+        == "FLOW_REQUEST_INVALID"
+    )
+    assert code(
+        advance_step(
+            ctx,
+            {"run_id": rid, "step_id": s2, "to_status": "skipped", "skip_reason": "out_of_scope"},
+        )
+    ) == ("FLOW_VERIFICATION_UNSATISFIED")
+    ok = advance_step(
+        ctx, {"run_id": rid, "step_id": s2, "to_status": "skipped", "skip_reason": "superseded"}
+    )
+    assert ok["run"]["step_states"][1]["status"] == "skipped"
+
+
+def test_human_review_is_never_auto_verified(ctx, clock, lane):
+    rid = started(ctx, "flow_lead_import")["run_id"]
+    cid = consent_for(ctx, rid)
+    first = execute_automatable(
+        ctx, {"run_id": rid, "step_id": "flow_lead_import#1", "consent_id": cid}
+    )
+    assert first["run"]["step_states"][0]["status"] == "done"
+    second = execute_automatable(
+        ctx, {"run_id": rid, "step_id": "flow_lead_import#2", "consent_id": cid}
+    )
+    state = second["run"]["step_states"][1]
+    assert second["execution"]["status"] == "completed"
+    assert state["verified"] is False and state["status"] == "in_progress"
+    assert second["execution"]["evidence_ref"] is None  # verification not satisfied
+    assert state["evidence_ref"] == "hash_" + lane.digest  # for the human reviewer
+    # only the human's approval over that evidence finishes it
+    assert (
+        code(
+            advance_step(ctx, {"run_id": rid, "step_id": "flow_lead_import#2", "to_status": "done"})
+        )
+        == "FLOW_VERIFICATION_UNSATISFIED"
+    )
+    done = advance_step(
+        ctx, {"run_id": rid, "step_id": "flow_lead_import#2", "to_status": "done", "approve": True}
+    )
+    assert done["run"]["step_states"][1]["verified"] is True
+
+
+def test_inactive_verification_kinds_parse_but_refuse_done(tmp_path, clock):
+    from .conftest import make_workspace
+
+    f = "flow_checks"
+    data = bundle(
+        f, [step(f, 1, kind="test_pass"), step(f, 2, kind="value_match", evidence_required=False)]
+    )
+    ctx = open_ctx(make_workspace(tmp_path / "w", [data]))
+    try:
+        rid = started(ctx, f)["run_id"]
+        record_evidence(
+            ctx,
+            {
+                "run_id": rid,
+                "step_id": f"{f}#1",
+                "evidence_ref": "t1",
+                "pointer_kind": "test_result",
+            },
+        )
+        assert (
+            code(advance_step(ctx, {"run_id": rid, "step_id": f"{f}#1", "to_status": "done"}))
+            == "FLOW_VERIFICATION_UNSATISFIED"
+        )
+    finally:
+        ctx.close()
+
+
+# ----------------------------------------------------------------------- the gates
+
+
+@pytest.mark.parametrize(("writes", "automatable"), GATE_MATRIX)
+def test_sub_gate_off_makes_handlers_unreachable(ctx, clock, writes, automatable):
+    """The test hook: with a gate off the handler never parses or touches the store."""
+    rid = started(ctx, "flow_lead_import")["run_id"]
+    cid = consent_for(ctx, rid)
+    gated = with_posture(ctx, writes=writes, automatable=automatable)
+    statements: list[str] = []
+    ctx.store.set_trace(statements.append)
+    garbage = {"not": "a request"}
+    write_code = expected_write_code(writes)
+    exec_code = expected_execute_code(writes, automatable)
+    for handler in (start_run, advance_step, record_evidence, submit_review):
+        if write_code:
+            assert code(handler(gated, garbage)) == write_code
+    for handler in (mint_consent, execute_automatable):
+        if exec_code:
+            assert code(handler(gated, garbage)) == exec_code
+    if write_code and exec_code:
+        assert statements == [], "a gated-off handler reached the store"
+    # reads stay on the read path whatever the gates say
+    assert get_run(gated, {"run_id": rid})["run"]["run_id"] == rid
+    assert list_runs(gated, {})["runs"][0]["run_id"] == rid
+    if not exec_code:
+        ok = execute_automatable(
+            gated,
+            {"run_id": rid, "step_id": "flow_lead_import#1", "consent_id": cid, "dry_run": True},
+        )
+        assert ok["dry_run"] is True
+
+
+def test_both_gates_are_off_by_default():
+    posture = Posture.from_config({}, {})
+    assert posture.gates.run_writes_enabled is False
+    assert posture.gates.automatable_execution_enabled is False
+    assert posture.policy.scopes == ["personal"]
+
+
+def test_bad_posture_config_fails_closed():
+    posture = Posture.from_config(
+        {"run_writes_enabled": "yes", "automatable_execution_enabled": 1},
+        {"cost_cap_units": -5},
+    )
+    assert posture.gates.run_writes_enabled is False
+    assert posture.gates.automatable_execution_enabled is False
+    assert posture.policy.automatable_forbidden is True and posture.policy.cost_cap_units == 0
+    assert {p.path.split(".")[0] for p in posture.problems} == {"gates", "policy"}
+
+
+# --------------------------------------------------------------------- consent math
+
+
+def test_consent_cost_cap_is_lowered_to_policy_max_and_ttl_capped(ctx, clock):
+    rid = started(ctx, "flow_lead_import")["run_id"]
+    tight = with_posture(ctx, cost_cap_units=25, consent_ttl_max_seconds=10**6)
+    result = mint_consent(
+        tight,
+        {
+            "run_id": rid,
+            "allowed_lanes": ["local_default"],
+            "cost_cap_units": 1000,
+            "ttl_seconds": 10**6,
+        },
+    )
+    assert result["consent"]["cost_cap_units"] == 25
+    assert result["consent"]["expires_at"] == "2026-06-21T12:00:00Z"  # 86,400 s at most
+    default = mint_consent(
+        ctx, {"run_id": rid, "allowed_lanes": ["local_default"], "cost_cap_units": 5}
+    )
+    assert default["consent"]["expires_at"] == "2026-06-20T13:00:00Z"  # 3,600 s default
+
+
+def test_consent_lanes_must_be_non_empty_and_within_policy(ctx, clock):
+    rid = started(ctx, "flow_lead_import")["run_id"]
+    assert (
+        code(mint_consent(ctx, {"run_id": rid, "allowed_lanes": [], "cost_cap_units": 5}))
+        == "FLOW_REQUEST_INVALID"
+    )
+    assert (
+        code(
+            mint_consent(
+                ctx, {"run_id": rid, "allowed_lanes": ["cloud_premium"], "cost_cap_units": 5}
+            )
+        )
+        == "FLOW_EXECUTION_LANE_DENIED"
+    )
+    assert (
+        code(
+            mint_consent(ctx, {"run_id": rid, "allowed_lanes": ["warp_drive"], "cost_cap_units": 5})
+        )
+        == "FLOW_REQUEST_INVALID"
+    )
+
+
+def test_cloud_premium_without_a_provider_is_lane_denied(ctx, clock):
+    rid = started(ctx, "flow_lead_import")["run_id"]
+    both = with_posture(ctx, allowed_lanes=["local_default", "cloud_premium"])
+    cid = consent_for(both, rid, allowed_lanes=["local_default", "cloud_premium"])
+    refused = execute_automatable(
+        both,
+        {
+            "run_id": rid,
+            "step_id": "flow_lead_import#1",
+            "consent_id": cid,
+            "model_lane": "cloud_premium",
+        },
+    )
+    assert code(refused) == "FLOW_EXECUTION_LANE_DENIED"
+
+
+# ---------------------------------------------------------------------- definitions
+
+
+@pytest.mark.parametrize("version", ["1.0.0", "0.12.3", "10.0.0-rc.1"])
+def test_semver_accepts(version):
+    assert SEMVER.match(version)
+
+
+@pytest.mark.parametrize("version", ["1.0", "v1.0.0", "01.0.0", "1.0.0.0", ""])
+def test_semver_refuses(version):
+    assert not SEMVER.match(version)
+
+
+def test_semver_orders_numerically_and_prereleases_first():
+    ordered = sorted(["1.10.0", "1.2.0", "1.2.0-rc.1", "0.9.9"], key=semver_key)
+    assert ordered == ["0.9.9", "1.2.0-rc.1", "1.2.0", "1.10.0"]
+
+
+def test_bundle_parses_the_starter():
+    b = parse_bundle(starter_bundle())
+    assert b.flow_id == "flow_weekly_review" and [s.ordinal for s in b.steps] == [1, 2, 3]
+    assert b.steps[1].skip_reasons == ("not_applicable", "superseded")
+    assert b.steps[0].skip_reasons == ()
+
+
+@pytest.mark.parametrize("missing", ["trigger", "when_not_to_run", "output_shape", "verification"])
+def test_anatomy_rule_a_step_without_its_parts_is_not_a_step(missing):
+    data = starter_bundle()
+    del data["steps"][1][missing]
+    with pytest.raises(BundleError) as err:
+        parse_bundle(data)
+    paths = {p.path: p.message for p in err.value.problems}
+    assert f"steps[1].{missing}" in paths
+    assert "anatomy rule" in paths[f"steps[1].{missing}"]
+
+
+def test_bad_bundle_lists_every_problem_with_its_field_path():
+    data = starter_bundle()
+    data["flow"]["flow_id"] = "Weekly Review"
+    data["flow"]["version"] = "1.0"
+    data["flow"]["scope"] = "galaxy"
+    data["steps"][0]["verification"]["kind"] = "vibes"
+    data["steps"][1]["automatable"] = "sometimes"
+    data["steps"][1]["ordinal"] = 7
+    data["steps"][2]["skill_refs"] = [{"kind": "teleport", "id": "x"}]
+    data["steps"][2]["surprise"] = True
+    del data["steps"][2]["trigger"]
+    with pytest.raises(BundleError) as err:
+        parse_bundle(data)
+    paths = {p.path for p in err.value.problems}
+    assert {
+        "flow.flow_id",
+        "flow.version",
+        "flow.scope",
+        "steps[0].verification.kind",
+        "steps[1].automatable",
+        "steps[1].ordinal",
+        "steps[2].skill_refs[0].kind",
+        "steps[2].surprise",
+        "steps[2].trigger",
+    } <= paths
+
+
+def test_bundle_cross_record_rules():
+    data = starter_bundle()
+    data["flow"]["steps"] = list(reversed(data["flow"]["steps"]))
+    data["steps"][1]["flow_id"] = "flow_other"
+    data["steps"][2]["step_id"] = "flow_weekly_review#9"
+    with pytest.raises(BundleError) as err:
+        parse_bundle(data)
+    paths = {p.path for p in err.value.problems}
+    assert {"flow.steps", "steps[1].flow_id", "steps[2].step_id"} <= paths
+
+
+def test_bundle_text_errors_are_problems_not_crashes():
+    with pytest.raises(BundleError):
+        parse_bundle_text("flow: [unclosed")
+    with pytest.raises(BundleError):
+        parse_bundle_text("{", json_form=True)
+    with pytest.raises(BundleError):
+        parse_bundle_text("- just a list")
+
+
+@pytest.mark.parametrize("make", [starter_bundle, automatable_bundle])
+@pytest.mark.parametrize("fmt", ["yaml", "json"])
+def test_export_then_import_round_trips_every_field(make, fmt):
+    original = parse_bundle(make())
+    again = parse_bundle_text(dump_bundle(original, fmt), json_form=fmt == "json")
+    assert again == original
+    assert again.to_json() == original.to_json()
+    assert dump_bundle(again, fmt) == dump_bundle(original, fmt)
+
+
+def test_timestamps_stay_strings_through_yaml():
+    data = starter_bundle()
+    text = dump_bundle(parse_bundle(data)).replace("'2026-06-20T12:00:00Z'", "2026-06-20T12:00:00Z")
+    assert parse_bundle_text(text).flow.updated == "2026-06-20T12:00:00Z"
+
+
+# ------------------------------------------------------------------------ refusals
+
+
+def test_every_code_has_a_status_and_a_fixed_message():
+    spec = {
+        "FLOW_RUN_WRITES_DISABLED": 403,
+        "FLOW_AUTOMATABLE_EXECUTION_DISABLED": 403,
+        "FLOW_EXECUTION_POLICY_FORBIDDEN": 403,
+        "FLOW_STEP_NOT_AUTOMATABLE": 400,
+        "FLOW_EXECUTION_CONSENT_REQUIRED": 403,
+        "FLOW_EXECUTION_CONSENT_RUN_MISMATCH": 403,
+        "FLOW_EXECUTION_COST_CAPPED": 403,
+        "FLOW_EXECUTION_LANE_DENIED": 403,
+        "FLOW_VERIFICATION_UNSATISFIED": 403,
+        "FLOW_STEP_OUT_OF_ORDER": 409,
+        "FLOW_RUN_NOT_IN_PROGRESS": 409,
+        "FLOW_IMPORT_AUTOMATABLE_DENIED": 403,
+        "unknown_run": 404,
+        "unknown_flow": 404,
+    }
+    for name, status in spec.items():
+        assert STATUS[name] == status
+        assert FlowRefusal(name).to_json() == {  # type: ignore[arg-type]
+            "ok": False,
+            "code": name,
+            "status": status,
+            "error": MESSAGES[name],
+        }
+    assert set(STATUS) == set(MESSAGES)
+
+
+def test_request_refusals_name_fields_never_values(ctx, clock):
+    secret = "fcons_" + "s3cr3t" * 5
+    refused = execute_automatable(
+        ctx, {"run_id": "RUN!", "step_id": "x", "consent_id": secret, "dry_run": "maybe"}
+    )
+    text = str(refused.to_json())
+    assert refused.code == "FLOW_REQUEST_INVALID"
+    assert {p.path for p in refused.problems} == {"run_id", "step_id", "dry_run"}
+    assert "RUN!" not in text and secret not in text and "maybe" not in text
+
+
+def test_unknown_flow_and_version_pin(ctx, clock):
+    assert code(start_run(ctx, {"flow_id": "flow_nope", "flow_version": "1.0.0"})) == (
+        "unknown_flow"
+    )
+    assert code(start_run(ctx, {"flow_id": "flow_weekly_review", "flow_version": "9.9.9"})) == (
+        "unknown_flow"
+    )
+
+
+def test_the_flow_engine_is_headless():
+    """core.flow (and its CLI and MCP surfaces) never import textual."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code_ = (
+        "import sys, core.flow, core.commands.flow, core.mcp.flow_tool; "
+        "print('textual' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code_],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+        check=True,
+    )
+    assert out.stdout.strip() == "False"
