@@ -5,6 +5,7 @@ Imported only when a flow command runs (see `core.commands.flow`)."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -80,92 +81,73 @@ def payload(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+def _call(
+    args: argparse.Namespace, action: Callable[[FlowContext], FlowResult]
+) -> FlowResult | None:
+    """Open the workspace, run one handler, close it; None when it cannot be opened."""
     ctx = _open(args)
     if ctx is None:
-        return 2
+        return None
     try:
-        result = run_action(ctx, args.action, payload(args))
+        return action(ctx)
     finally:
         ctx.close()
-    return _finish(args, result, _human_run_result)
+
+
+def _respond(
+    args: argparse.Namespace, action: Callable[[FlowContext], FlowResult], human: Any
+) -> int:
+    result = _call(args, action)
+    return 2 if result is None else _finish(args, result, human)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    return _respond(
+        args, lambda ctx: run_action(ctx, args.action, payload(args)), _human_run_result
+    )
 
 
 def cmd_run_start(args: argparse.Namespace) -> int:
-    ctx = _open(args)
-    if ctx is None:
-        return 2
-    try:
+    def start(ctx: FlowContext) -> FlowResult:
         request = payload(args)
         version = args.version
         if version is None:
             entry = ctx.catalog.find(args.flow_id)
             version = entry.bundle.version if entry is not None else "0.0.0"
         request["flow_version"] = version
-        result = run_action(ctx, "start", request)
-    finally:
-        ctx.close()
-    return _finish(args, result, _human_run_result)
+        return run_action(ctx, "start", request)
+
+    return _respond(args, start, _human_run_result)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    ctx = _open(args)
-    if ctx is None:
-        return 2
-    try:
-        result = list_flows(ctx)
-    finally:
-        ctx.close()
-    return _finish(args, result, _human_flow_list)
+    return _respond(args, list_flows, _human_flow_list)
 
 
 def cmd_get(args: argparse.Namespace) -> int:
-    ctx = _open(args)
-    if ctx is None:
-        return 2
-    try:
-        result = get_flow(ctx, args.flow_id, args.version)
-    finally:
-        ctx.close()
-    return _finish(args, result, _human_flow)
+    return _respond(args, lambda ctx: get_flow(ctx, args.flow_id, args.version), _human_flow)
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    ctx = _open(args)
-    if ctx is None:
-        return 2
     try:
-        try:
-            text = Path(args.file).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            error(f"{args.file}: {exc}")
-            return 2
-        fmt = "json" if args.file.endswith(".json") else "yaml"
-        result = import_flow(ctx, text, fmt)
-    finally:
-        ctx.close()
-    return _finish(args, result, _human_proposal)
+        text = Path(args.file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        error(f"{args.file}: {exc}")
+        return 2
+    fmt = "json" if args.file.endswith(".json") else "yaml"
+    return _respond(args, lambda ctx: import_flow(ctx, text, fmt), _human_proposal)
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    ctx = _open(args)
-    if ctx is None:
-        return 2
-    try:
-        result = review_import(ctx, args.proposal_id, bool(args.approve))
-    finally:
-        ctx.close()
-    return _finish(args, result, _human_proposal)
+    return _respond(
+        args, lambda ctx: review_import(ctx, args.proposal_id, bool(args.approve)), _human_proposal
+    )
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    ctx = _open(args)
-    if ctx is None:
+    result = _call(args, lambda ctx: export_flow(ctx, args.flow_id, args.version, args.format))
+    if result is None:
         return 2
-    try:
-        result = export_flow(ctx, args.flow_id, args.version, args.format)
-    finally:
-        ctx.close()
     if isinstance(result, FlowRefusal) or args.json or not args.out:
         return _finish(args, result, lambda r: r["text"])
     from ..flow.importing import write_atomic

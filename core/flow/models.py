@@ -37,6 +37,12 @@ class Record(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
+def _check_flow_id(value: str) -> str:
+    if not FLOW_ID.match(value):
+        raise ValueError("must look like flow_<slug> with slug [a-z0-9_]{1,64}")
+    return value
+
+
 def _non_blank(value: str) -> str:
     if not value.strip():
         raise ValueError("must not be blank")
@@ -113,12 +119,7 @@ class FlowStep(Record):
             raise ValueError("must look like flow_<slug>#<ordinal>")
         return value
 
-    @field_validator("flow_id")
-    @classmethod
-    def _flow_id(cls, value: str) -> str:
-        if not FLOW_ID.match(value):
-            raise ValueError("must look like flow_<slug> with slug [a-z0-9_]{1,64}")
-        return value
+    _flow_id = field_validator("flow_id")(_check_flow_id)
 
     @property
     def skip_reasons(self) -> tuple[str, ...]:
@@ -147,12 +148,7 @@ class FlowDefinition(Record):
 
     _blank = field_validator("title")(_non_blank)
 
-    @field_validator("flow_id")
-    @classmethod
-    def _flow_id(cls, value: str) -> str:
-        if not FLOW_ID.match(value):
-            raise ValueError("must look like flow_<slug> with slug [a-z0-9_]{1,64}")
-        return value
+    _flow_id = field_validator("flow_id")(_check_flow_id)
 
     @field_validator("version")
     @classmethod
