@@ -114,20 +114,29 @@ def _not_executing(stored: StoredRun, step_id: str) -> None:
         raise Refused("FLOW_RUN_CONFLICT")
 
 
+def _frontier_step(
+    ctx: FlowContext, tx: Any, req: AdvanceStep | RecordEvidence
+) -> tuple[StoredRun, dict[str, Any], list[dict[str, Any]], int]:
+    """Load a visible, live run at the caller's etag; the addressed step must be the
+    frontier and not under an automatable execution. Shared by every manual step write."""
+    stored = visible_run(ctx, tx, req.run_id)
+    check_etag(stored, req.expected_etag)
+    _live(stored)
+    record = stored.record
+    states = record["step_states"]
+    index = step_index(req.step_id, record["flow_id"], len(states))
+    require_frontier(states, index)
+    _not_executing(stored, req.step_id)
+    return stored, record, states, index
+
+
 @handler
 def advance_step(ctx: FlowContext, request: Any) -> dict[str, Any]:
     """Move the frontier step (§2.2): done needs verification, skip needs a declared reason."""
     require_run_writes(ctx)
     req = parse(AdvanceStep, request)
     with ctx.store.write() as tx:
-        stored = visible_run(ctx, tx, req.run_id)
-        check_etag(stored, req.expected_etag)
-        _live(stored)
-        record = stored.record
-        states = record["step_states"]
-        index = step_index(req.step_id, record["flow_id"], len(states))
-        require_frontier(states, index)
-        _not_executing(stored, req.step_id)
+        stored, record, states, index = _frontier_step(ctx, tx, req)
         state = dict(states[index])
         if state["status"] == req.to_status:
             return {"schema": "knowtation.flow_run_advance/v0", "run": record}
@@ -150,14 +159,7 @@ def record_evidence(ctx: FlowContext, request: Any) -> dict[str, Any]:
     req = parse(RecordEvidence, request)
     check_pointer(req.evidence_ref, req.pointer_kind)
     with ctx.store.write() as tx:
-        stored = visible_run(ctx, tx, req.run_id)
-        check_etag(stored, req.expected_etag)
-        _live(stored)
-        record = stored.record
-        states = record["step_states"]
-        index = step_index(req.step_id, record["flow_id"], len(states))
-        require_frontier(states, index)
-        _not_executing(stored, req.step_id)
+        stored, record, states, index = _frontier_step(ctx, tx, req)
         step = tx.snapshot(stored.flow_sha256).steps[index]
         state = {
             **states[index],
