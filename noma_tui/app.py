@@ -25,6 +25,7 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 from watchfiles import Change, DefaultFilter, awatch
 
+from core.noma.commit import touch
 from core.noma.patch.catalog import TARGET_FIELD
 from core.noma.patch.errors import SHA_MISMATCH
 from core.noma.patch.pipeline import Actor, DocumentCache, PatchRequest, patch_file
@@ -164,6 +165,15 @@ class WorkbenchApp(App[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="load")
     def start_load(self, path: Path, reason: str) -> None:
+        if reason == "open":
+            # Opening a document settles an edit a crash interrupted (write-ahead commit):
+            # the new document gets its record, or the old one stays with none.
+            try:
+                recovery = touch(path)
+            except OSError:
+                recovery = None
+            if recovery is not None:
+                self.call_from_thread(self.notify, f"{path.name}: {recovery.describe()}")
         loaded = read_loaded(path, root=self.workspace.root, cache=self.cache)
         if not get_current_worker().is_cancelled:
             self.post_message(DocumentLoaded(loaded, reason))

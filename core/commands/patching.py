@@ -186,13 +186,34 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_transcript_verify(args: argparse.Namespace) -> int:
-    from ..noma.transcript import audit
+    """Settle an interrupted write of the document, check every record and the chain, then
+    compare the document with the chain tip (a change outside the log is its own finding)."""
+    import hashlib
 
+    from ..noma.commit import touch
+    from ..noma.transcript import audit, compare_document
+
+    transcript = Path(args.transcript)
+    document = (
+        Path(args.transcript[: -len(".patches")]) if args.transcript.endswith(".patches") else None
+    )
+    recovery = None
     try:
-        report = audit(Path(args.transcript))
+        if document is not None and transcript.exists():
+            recovery = touch(document)
+        report = audit(transcript)
+        if document is not None:
+            try:
+                doc_sha: str | None = hashlib.sha256(document.read_bytes()).hexdigest()
+            except FileNotFoundError:
+                doc_sha = None
+            compare_document(report, doc_sha)
     except OSError as exc:
         error(f"{args.transcript}: {exc.strerror}")
         return 2
+    if recovery is not None:
+        error(f"{document}: {recovery.describe()}")
+    chain_ok = not report.problems
     if args.json:
         write_json(
             {
@@ -200,14 +221,22 @@ def cmd_transcript_verify(args: argparse.Namespace) -> int:
                 "lines": report.lines,
                 "first_broken_line": report.first_broken_line,
                 "problems": [{"line": n, "problem": p} for n, p in report.problems],
+                "chain_intact": chain_ok,
+                "document_matches_chain": report.outside_change is None,
+                "outside_change": report.outside_change,
+                "recovered": recovery.describe() if recovery is not None else None,
             }
         )
-    elif report.ok:
-        write(f"{args.transcript}: {report.lines} record(s), hash chain intact\n")
+        return 0 if report.ok else 1
+    out: list[str] = []
+    if chain_ok:
+        out.append(f"{args.transcript}: {report.lines} record(s), hash chain intact")
     else:
-        lines = [f"{args.transcript}:{n}: {p}" for n, p in report.problems]
-        lines.append(f"first broken line: {report.first_broken_line}")
-        write("\n".join(lines) + "\n")
+        out += [f"{args.transcript}:{n}: {p}" for n, p in report.problems]
+        out.append(f"first broken line: {report.first_broken_line}")
+    if report.outside_change is not None:
+        out.append(f"{document}: CHANGED OUTSIDE THE LOG: {report.outside_change}")
+    write("\n".join(out) + "\n")
     return 0 if report.ok else 1
 
 

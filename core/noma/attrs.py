@@ -78,7 +78,7 @@ def split_aliases(value: AttrValue | None) -> list[str]:
 
 def format_number(value: int | float) -> str:
     if isinstance(value, float):
-        if value.is_integer() and abs(value) < 2**53:
+        if value.is_integer():
             return str(int(value))
         return repr(value)
     return str(value)

@@ -203,6 +203,7 @@ class Document(Node):
     _index: Any = field(default=None, repr=False)
     _flat: tuple[list[Node], list[Node]] | None = field(default=None, repr=False)
     _id_nodes: list[Node] | None = field(default=None, repr=False)  # sections + directives
+    _outline: Any = field(default=None, repr=False)  # the structure guard's block outline
 
     type = "document"
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from .. import __version__
 from .diagnostics import SEVERITY_RANK
+from .faults import fault
 
 PROTOCOL_VERSION = "1.0"
 TOOL_VERSION = __version__
@@ -87,10 +88,14 @@ def _last_line(path: Path) -> bytes | None:
         return buf
 
 
-def append_records(path: Path, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def append_records(
+    path: Path, records: list[dict[str, Any]], *, torn_fault: bool = False
+) -> list[dict[str, Any]]:
     """Chain and append ``records``; returns them with ``prev_entry_sha256`` filled in.
 
     The caller holds the document lock, so no other writer appends in between.
+    ``torn_fault`` splits the write in two around the ``append.torn`` fault point, so a
+    test can crash the process with half a record on disk.
     """
     last = _last_line(path)
     prefix = b""
@@ -108,6 +113,11 @@ def append_records(path: Path, records: list[dict[str, Any]]) -> list[dict[str, 
     try:
         data = b"".join(chunks)
         view = memoryview(data)
+        if torn_fault:
+            half = len(view) // 2
+            while len(view) > len(data) - half:
+                view = view[os.write(fd, view[: len(view) - (len(data) - half)]) :]
+            fault("append.torn")
         while view:
             view = view[os.write(fd, view) :]
         os.fsync(fd)
@@ -131,10 +141,13 @@ class TranscriptLine:
 class AuditReport:
     lines: int = 0
     problems: list[tuple[int, str]] = field(default_factory=list)
+    chain_tip: str | None = None  # post_sha256 of the last valid record
+    # Set when the document's bytes are not the chain tip: changed outside the log.
+    outside_change: str | None = None
 
     @property
     def ok(self) -> bool:
-        return not self.problems
+        return not self.problems and self.outside_change is None
 
     @property
     def first_broken_line(self) -> int | None:
@@ -212,6 +225,23 @@ def _derive(diagnostics: list[Any], phase: str) -> str:
     return "error" if worst == 2 else "warn" if worst == 1 else "ok"
 
 
+def compare_document(report: AuditReport, document_sha256: str | None) -> None:
+    """Record whether the document is the state the transcript's last record left."""
+    if report.chain_tip is None:
+        return
+    if document_sha256 is None:
+        report.outside_change = (
+            "the document is missing, but the transcript's last record left it at "
+            f"sha256 {report.chain_tip[:12]}…"
+        )
+    elif document_sha256 != report.chain_tip:
+        report.outside_change = (
+            f"the document (sha256 {document_sha256[:12]}…) is not the state the transcript's "
+            f"last record left (sha256 {report.chain_tip[:12]}…): it was changed outside the "
+            "log"
+        )
+
+
 def audit(path: Path) -> AuditReport:
     """Check every record and the ``prev_entry_sha256`` chain; report each broken line."""
     report = AuditReport()
@@ -223,6 +253,7 @@ def audit(path: Path) -> AuditReport:
         if line.problem:
             report.problems.append((line.number, line.problem))
         elif line.record is not None:
+            report.chain_tip = line.record.get("post_sha256")
             want = line.record.get("prev_entry_sha256")
             if want is not None:
                 chained = True

@@ -132,7 +132,9 @@ def test_add_block_errors() -> None:
     add = {"op": "add_block", "content": ':::risk{id="r9"}\n:::'}
     assert code_of(SECTION, {**add, "parent": "nope"}) == "parent_missing"
     assert code_of(SECTION, {**add, "parent": "s", "position": 2}) == "parent_missing"
-    assert code_of(SECTION, {**add, "parent": "s", "position": -1}) == "parent_missing"
+    assert (
+        code_of(SECTION, {**add, "parent": "s", "position": -1}) == "invalid_op"
+    )  # schema: minimum 0
     assert (
         code_of(SECTION, {**add, "parent": "s", "content": ':::risk{id="r1"}\n:::'})
         == "id_conflict"

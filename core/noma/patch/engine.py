@@ -25,6 +25,7 @@ class OpStep:
     op: Any
     before: str
     after: str
+    doc: Document | None = None  # the parse of ``before`` the op ran on
 
     @property
     def changed(self) -> bool:
@@ -67,11 +68,16 @@ def apply_one(text: str, op: Any, doc: Document | None = None) -> str:
     A stale ``baseHash`` is refused before the op runs; an unknown or alias target has no
     hash to compare, so the op's own lookup refuses it (target_missing / parent_missing).
     """
+    return _apply(text, op, doc)[0]
+
+
+def _apply(text: str, op: Any, doc: Document | None) -> tuple[str, Document]:
     name = check_op(op)
     state = OpState(text, doc)
     _check_base_hash(state, name, op)
+    before_doc = state.doc
     OPS[name](state, op)
-    return state.lines.text()
+    return state.lines.text(), before_doc
 
 
 def apply_list(text: str, ops: list[Any], doc: Document | None = None) -> list[OpStep]:
@@ -81,10 +87,10 @@ def apply_list(text: str, ops: list[Any], doc: Document | None = None) -> list[O
     current_doc = doc
     for i, op in enumerate(ops):
         try:
-            after = apply_one(current, op, current_doc)
+            after, before_doc = _apply(current, op, current_doc)
         except PatchError as exc:
             raise ListFailure(i, exc, steps) from exc
-        steps.append(OpStep(op, current, after))
+        steps.append(OpStep(op, current, after, before_doc))
         if after != current:
             current_doc = None  # re-parse lazily for the next op
         current = after

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..attrs import AttrValue, format_value
+from ..attrs import AttrValue, format_value, parse_attrs
 from ..parser import OPENER
 from .errors import INVALID_CONTENT, INVALID_OP, PatchError
 
@@ -55,6 +55,17 @@ def check_key(key: str) -> None:
 
 
 def render_attr(key: str, value: AttrValue) -> str:
+    """``key=value`` as written on an opener line, or `invalid_content` when the grammar
+    could not read it back as this one attribute with this value (values cannot become
+    structure: a line break would end the opener line and start new blocks)."""
+    if isinstance(value, str):
+        bad = _UNWRITABLE.search(value)
+        if bad is not None:
+            raise PatchError(
+                INVALID_CONTENT,
+                f"The value of '{key}' holds {_describe(bad.group(0))}; an attribute value is "
+                "one line of text, so it cannot be written.",
+            )
     text = format_value(key, value)
     if text is None:
         raise PatchError(
@@ -62,7 +73,40 @@ def render_attr(key: str, value: AttrValue) -> str:
             f"The value of '{key}' holds both quote kinds; attribute values have no escapes, "
             "so it cannot be written.",
         )
+    if not reads_back(key, value, text):
+        raise PatchError(
+            INVALID_CONTENT,
+            f"{text!r} would not read back as the one attribute '{key}' with that value.",
+        )
     return text
+
+
+# Line breaks (every one str.splitlines knows, so no reader splits the line) and other
+# control characters; a tab is fine.
+_UNWRITABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f\x85\u2028\u2029]")
+
+
+def _describe(ch: str) -> str:
+    if ch in "\n\r\x85\u2028\u2029\x0b\x0c\x1c\x1d\x1e":
+        return "a line break"
+    return f"the control character U+{ord(ch):04X}"
+
+
+def reads_back(key: str, value: AttrValue, rendered: str) -> bool:
+    """Does ``{rendered}`` parse as exactly ``key`` with ``value`` (raw text for strings)?"""
+    m = OPENER.match("::x{" + rendered + "}")
+    if m is None or m.group(3) is None:
+        return False
+    values, raw = parse_attrs(m.group(3))
+    if list(raw) != [key]:
+        return False
+    if value is True:
+        return values[key] is True and raw[key] == ""
+    if isinstance(value, str):
+        return raw[key] == value
+    return (values[key] == value and type(values[key]) is type(value)) or (
+        isinstance(value, float) and values[key] == value
+    )
 
 
 def set_attr(line: str, key: str, rendered: str) -> str:

@@ -1,7 +1,13 @@
 """One patch request against a file, end to end (architecture "Data flow"):
 
-lock -> read bytes -> pre_sha256 -> parse -> pre-validate -> preconditions -> apply the op
-list in memory (atomic) -> atomic write -> post_sha256 -> post-validate -> transcript.
+lock -> finish or drop an interrupted commit -> read bytes -> pre_sha256 -> parse ->
+pre-validate -> wire schema -> preconditions -> apply the op list in memory (atomic) ->
+post_sha256 -> post-validate -> structure guard -> records -> write-ahead commit (pending
+record, new bytes, rename, transcript append; `core.noma.commit`).
+
+An op that fails the wire schema (``patch-op.schema.json``) is refused before it reaches the
+engine and gets no transcript record: a record must carry a schema-valid op, and this one
+never became an op. Every other attempted op gets one (§5.1).
 
 Every surface (CLI, MCP, TUI) calls `patch_file` so the same request gives the same record.
 """
@@ -16,20 +22,20 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..capabilities import advisories, load_descriptor
+from ..commit import Recovery, TranscriptWriteError, commit, recover
 from ..diagnostics import Diagnostic, Summary, summarize
-from ..files import is_book_manifest, read_source
+from ..files import DocumentIOError, is_book_manifest, read_source
 from ..nodes import Document
+from ..parser import parse
 from ..source import encode
 from ..storage import atomic_write, document_lock
 from ..transcript import (
     PROTOCOL_VERSION,
     TOOL_VERSION,
-    append_records,
     new_op_id,
     now_iso,
-    transcript_path,
 )
-from .catalog import TARGET_FIELD, op_name
+from .catalog import TARGET_FIELD, canonical_op, check_op, op_name
 from .engine import ListFailure, OpStep, apply_list
 from .errors import (
     INVALID_OP,
@@ -39,6 +45,7 @@ from .errors import (
     UNSUPPORTED_OP,
     PatchError,
 )
+from .guard import check_structure
 
 ActorKind = Literal["human", "agent", "tool"]
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z")
@@ -200,6 +207,7 @@ def _patch_locked(
     cache: DocumentCache | None,
 ) -> PatchOutcome:
     started = time.perf_counter()
+    recovered = recover(target) if write else None
     source = read_source(doc_path)
     pre_sha256 = source.sha256
     base_dir = doc_path.parent
@@ -223,6 +231,15 @@ def _patch_locked(
     ops = request.ops if isinstance(request.ops, list) else [request.ops]
     request.ops = ops
     ctx = _Context(doc_path, target, request, pre_sha256, pre, started)
+    ctx.recovery = recovered
+
+    wire = _wire_error(ops)
+    if wire is not None:
+        # Never reached the engine: no transcript record (an op that fails the wire schema
+        # cannot be carried by a schema-valid record), a clear error to the caller.
+        return ctx._outcome(False, [], _phase(state.diagnostics, "post"), error=wire)
+    ops = [canonical_op(op) for op in ops]
+    request.ops = ops
 
     list_error: PatchError | None = None
     try:
@@ -244,32 +261,78 @@ def _patch_locked(
         )
     if list_error is not None:
         outcome = ctx.rejected_all(ops, list_error, state)
-        return ctx.finish(outcome, record)
+        return ctx.finish(outcome, record and write)
 
     try:
         steps = apply_list(source.text, ops, state.doc)
     except ListFailure as failure:
         outcome = ctx.rejected_list(ops, failure, state)
-        return ctx.finish(outcome, record)
+        return ctx.finish(outcome, record and write)
 
     final_text = steps[-1].after
-    written = False
+    data: bytes | None = None
     if final_text != source.text:
         data = encode(final_text)
-        if write:
-            atomic_write(target, data)
-            written = True
         post_sha256 = hashlib.sha256(data).hexdigest()
         post_state = analyse(final_text, base_dir, post_sha256)
-        if cache is not None and write:
-            cache.put(target, post_state)
+        refused = _guard(steps, state.doc, post_state.doc)
+        if refused is not None:
+            outcome = ctx.rejected_list(ops, refused, state)
+            return ctx.finish(outcome, record and write)
     else:
         post_sha256 = pre_sha256
         post_state = state
-    outcome = ctx.applied(steps, post_state, post_sha256, written)
+    outcome = ctx.applied(steps, post_state, post_sha256, written=data is not None and write)
     outcome.new_text = final_text
     outcome.advisories = _advisories(doc_path, request, state.doc)
-    return ctx.finish(outcome, record)
+    if not write:
+        return outcome
+    target_pre = pre_sha256 if target == doc_path else _current_sha256(target)
+    try:
+        ctx.commit(outcome, data, record, target_pre)
+    except TranscriptWriteError as exc:
+        outcome.transcript_error = f"transcript not written: {exc}"
+    except OSError as exc:
+        raise DocumentIOError(f"{target}: cannot write: {exc.strerror or exc}") from exc
+    if cache is not None and data is not None:
+        cache.put(target, post_state)
+    return outcome
+
+
+def _wire_error(ops: list[Any]) -> PatchError | None:
+    """The first op that does not match the wire schema (checked before anything runs)."""
+    for i, op in enumerate(ops):
+        try:
+            check_op(op)
+        except PatchError as exc:
+            if len(ops) > 1:
+                exc = PatchError(exc.code, f"op {i + 1} of {len(ops)}: {exc.message}")
+            return exc
+    return None
+
+
+def _guard(steps: list[OpStep], pre_doc: Document, post_doc: Document) -> ListFailure | None:
+    """Run the structure guard on every op that changed the text (see `guard`)."""
+    changed = [k for k, step in enumerate(steps) if step.changed]
+    for n, k in enumerate(changed):
+        step = steps[k]
+        before = step.doc if step.doc is not None else pre_doc
+        if n + 1 < len(changed):
+            nxt = steps[changed[n + 1]].doc
+            after = nxt if nxt is not None else parse(step.after)
+        else:
+            after = post_doc
+        error = check_structure(step.op, before, after)
+        if error is not None:
+            return ListFailure(k, error, steps[:k])
+    return None
+
+
+def _current_sha256(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except FileNotFoundError:
+        return None
 
 
 def _advisories(doc_path: Path, request: PatchRequest, doc: Document) -> list[str]:
@@ -310,6 +373,7 @@ class _Context:
         self.pre = pre
         self.started = started
         self.doc_uri = target.resolve().as_uri()
+        self.recovery: Recovery | None = None
 
     def _record(
         self,
@@ -347,7 +411,8 @@ class _Context:
         if req.base_sha256 is not None and _SHA256.match(req.base_sha256):
             record["base_sha256"] = req.base_sha256
         record["diagnostics"] = [d.to_json() for d in diagnostics]
-        record["elapsed_ms"] = round(max(elapsed_ms, 0.0), 3)
+        # Whole milliseconds, as the reference emits them (its typed clients read an int).
+        record["elapsed_ms"] = round(max(elapsed_ms, 0.0))
         record["signature"] = None
         return record
 
@@ -453,9 +518,26 @@ class _Context:
         )
 
     def finish(self, outcome: PatchOutcome, record: bool) -> PatchOutcome:
+        """Record a rejection (the document is not touched)."""
         if record and outcome.records:
             try:
-                append_records(transcript_path(self.target), outcome.records)
-            except OSError as exc:  # §B.6: a transcript failure never fails the patch
+                commit(
+                    self.target,
+                    None,
+                    outcome.records,
+                    pre_sha256=None,
+                    post_sha256=_current_sha256(self.target) or self.pre_sha256,
+                )
+            except (OSError, TranscriptWriteError) as exc:  # §B.6: never fails the patch
                 outcome.transcript_error = f"transcript not written: {exc}"
         return outcome
+
+    def commit(
+        self, outcome: PatchOutcome, data: bytes | None, record: bool, target_pre: str | None
+    ) -> None:
+        """Write the new bytes and the records write-ahead (`core.noma.commit`)."""
+        post = outcome.post_sha256 if data is not None else (target_pre or outcome.post_sha256)
+        if record:
+            commit(self.target, data, outcome.records, pre_sha256=target_pre, post_sha256=post)
+        elif data is not None:
+            atomic_write(self.target, data)

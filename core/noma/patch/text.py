@@ -10,6 +10,17 @@ from __future__ import annotations
 import hashlib
 
 from ..source import BOM, encode
+from .errors import INVALID_CONTENT, PatchError
+
+
+def _one_line(content: str) -> None:
+    """Every op writes whole lines: a line break inside one would make structure nobody
+    asked for (the last guard, behind each op's own value checks)."""
+    if "\n" in content or "\r" in content:
+        raise PatchError(
+            INVALID_CONTENT,
+            "A value holds a line break where the document needs one line; nothing was written.",
+        )
 
 
 class SourceLines:
@@ -49,6 +60,7 @@ class SourceLines:
 
     def set(self, lineno: int, content: str) -> None:
         """Rewrite one line in place, keeping its line ending."""
+        _one_line(content)
         old = self.lines[lineno - 1]
         self.lines[lineno - 1] = content + "\r" if old.endswith("\r") else content
 
@@ -56,6 +68,8 @@ class SourceLines:
         """Replace lines ``start..end`` (1-based inclusive; ``end = start - 1`` inserts
         before ``start``) with ``contents``, given without line endings."""
         a, b = start - 1, end
+        for content in contents:
+            _one_line(content)
         lines = self.lines
         new = [c + "\r" for c in contents] if self.crlf else list(contents)
         if b >= len(lines) and not self.final_newline:

@@ -1,0 +1,225 @@
+"""The structure guard: an op may change only the structure it asked for.
+
+Each op checks its own values (`opener.render_attr`, `table_rows.checked_row`, ...); this is
+the net behind them, run on every applied op of a Tier-1 document (one the parser read
+without recovery, §6.1). The block outline of a document is its pre-order list of blocks
+(heading sections and directives) as ``(id, name, depth)``. Between the outline before and
+after the op, everything outside one changed window must be identical, and the window may
+hold only what the op itself wrote:
+
+- ops that edit inside a block (attributes, titles, cells, rows, columns, resolve) change
+  no outline entry at all;
+- ``add_block`` and the review ops add exactly the blocks of their content (plus the new
+  review block); ``replace_block`` and ``replace_body`` swap the old block's (or body's)
+  blocks for the content's; ``delete_block`` removes the target's blocks;
+- ``move_block`` keeps the same blocks, and ``rename_id`` the same outline with ``from``
+  renamed ``to`` (and headings whose ``[[from]]`` link it retargeted, as the reference does).
+
+The post-state must also parse without recovery notes. A Tier-2 document (one that already
+needed recovery) is left to today's behaviour: its spans are hints only (§6.2).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from ..nodes import Directive, Document, Node, Section
+from ..parser import parse
+from .blocks import content_lines
+from .errors import INVALID_CONTENT, PatchError
+
+Entry = tuple[str | None, str, int]
+
+IN_PLACE = frozenset(
+    {
+        "update_attribute",
+        "remove_attribute",
+        "resolve_comment",
+        "update_heading",
+        "update_table_cell",
+        "update_table_header_cell",
+        "insert_table_row",
+        "delete_table_row",
+        "insert_table_column",
+        "delete_table_column",
+        "update_dataset_cell",
+        "insert_dataset_row",
+        "delete_dataset_row",
+        "insert_dataset_column",
+        "delete_dataset_column",
+    }
+)
+REVIEW_BLOCKS = frozenset({"add_comment", "add_footnote", "add_endnote", "add_change_request"})
+
+
+def _is_block(node: Node) -> bool:
+    return isinstance(node, Directive | Section)
+
+
+def _name(node: Node) -> str:
+    if isinstance(node, Directive):
+        return "::" + node.name
+    assert isinstance(node, Section)
+    return "#" * node.level
+
+
+def outline(doc: Document) -> tuple[list[Entry], list[Node]]:
+    """The document's blocks in pre-order as ``(id, name, depth)``, and the nodes."""
+    cached = doc._outline
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    depth: dict[int, int] = {id(doc): 0}
+    entries: list[Entry] = []
+    nodes: list[Node] = []
+    for node, parent in doc.walk():
+        if isinstance(node, Directive | Section):
+            d = depth.get(id(parent), 0) + 1
+            depth[id(node)] = d
+            entries.append((node.id, _name(node), d))
+            nodes.append(node)
+        else:
+            depth[id(node)] = depth.get(id(parent), 0)
+    doc._outline = (entries, nodes)
+    return entries, nodes
+
+
+def _count_blocks(node: Node) -> int:
+    total = 1 if _is_block(node) else 0
+    stack = list(node.children_nodes)
+    while stack:
+        n = stack.pop()
+        if _is_block(n):
+            total += 1
+        stack.extend(n.children_nodes)
+    return total
+
+
+def _content_blocks(text: str) -> int:
+    doc = parse("\n".join(content_lines(text)))
+    return _count_blocks(doc)
+
+
+def _subtree(doc: Document, ident: Any) -> Node | None:
+    if not isinstance(ident, str):
+        return None
+    from ..ids import index
+
+    return index(doc).first.get(ident)
+
+
+def _allowance(op: dict[str, Any], before: Document) -> tuple[int, int]:
+    """(blocks the op may remove, blocks it may add)."""
+    name = op.get("op")
+    if name == "add_block":
+        return 0, _content_blocks(op["content"])
+    if name in REVIEW_BLOCKS:
+        body = op.get("content") or ""
+        return 0, 1 + (_content_blocks(body) if body.strip() else 0)
+    target = _subtree(before, op.get("id"))
+    old = _count_blocks(target) if target is not None else 0
+    if name == "replace_block":
+        return old, _content_blocks(op["content"])
+    if name == "replace_body":
+        body = op["content"]
+        return max(old - 1, 0), (_content_blocks(body) if body.strip() else 0)
+    if name == "delete_block":
+        return old, 0
+    return 0, 0
+
+
+def _describe(entry: Entry, node: Node | None) -> str:
+    ident, name, _depth = entry
+    where = f" at line {node.line}" if node is not None else ""
+    return f"{name} block" + (f" '{ident}'" if ident else " (no id)") + where
+
+
+def _refuse(why: str) -> PatchError:
+    return PatchError(
+        INVALID_CONTENT,
+        f"The op would change the document's structure beyond what it wrote: {why}. "
+        "Nothing was written.",
+    )
+
+
+def check_structure(op: dict[str, Any], before: Document, after: Document) -> PatchError | None:
+    """None when ``after`` differs from ``before`` only as ``op`` asked; else the refusal."""
+    if before.recovered:
+        return None  # Tier 2: spans are hints only; keep today's behaviour
+    if after.recovered:
+        note = next(n for n in after.notes if n.severity == "error")
+        return _refuse(f"the result would need parser recovery ({note.message}, line {note.line})")
+    if len(after.notes) > len(before.notes):
+        note = after.notes[-1]
+        return _refuse(f"the result would gain a parser note ({note.message}, line {note.line})")
+    a, a_nodes = outline(before)
+    b, b_nodes = outline(after)
+    limit = min(len(a), len(b))
+    i = 0
+    while i < limit and a[i] == b[i]:
+        i += 1
+    j = 0
+    while j < limit - i and a[-1 - j] == b[-1 - j]:
+        j += 1
+    pre_mid, post_mid = a[i : len(a) - j], b[i : len(b) - j]
+    if not pre_mid and not post_mid:
+        return None
+    name = op.get("op")
+    first_pre = a_nodes[i] if pre_mid else None
+    first_post = b_nodes[i] if post_mid else None
+    if name == "rename_id":
+        return _check_rename(op, pre_mid, post_mid, a_nodes[i:], b_nodes[i:])
+    if name == "move_block":
+        if Counter(e[:2] for e in pre_mid) == Counter(e[:2] for e in post_mid):
+            return None
+        return _refuse("the moved blocks would not be the same blocks after the move")
+    if name in IN_PLACE:
+        if pre_mid and post_mid:
+            return _refuse(
+                f"{_describe(pre_mid[0], first_pre)} would become "
+                f"{_describe(post_mid[0], first_post)}"
+            )
+        if post_mid:
+            return _refuse(f"a new {_describe(post_mid[0], first_post)} would appear")
+        return _refuse(f"{_describe(pre_mid[0], first_pre)} would disappear")
+    removed, added = _allowance(op, before)
+    if len(pre_mid) <= removed and len(post_mid) <= added and len(b) - len(a) == added - removed:
+        return None
+    if len(b) - len(a) > added - removed and post_mid:
+        return _refuse(
+            f"{len(b) - len(a) - (added - removed)} block(s) beyond its content would appear, "
+            f"starting with {_describe(post_mid[0], first_post)}"
+        )
+    if pre_mid and post_mid:
+        return _refuse(
+            f"{_describe(pre_mid[0], first_pre)} would become {_describe(post_mid[0], first_post)}"
+        )
+    if pre_mid:
+        return _refuse(f"{_describe(pre_mid[0], first_pre)} would disappear")
+    return _refuse(f"a new {_describe(post_mid[0], first_post)} would appear")
+
+
+def _check_rename(
+    op: dict[str, Any],
+    pre_mid: list[Entry],
+    post_mid: list[Entry],
+    pre_nodes: list[Node],
+    post_nodes: list[Node],
+) -> PatchError | None:
+    old, new = op.get("from"), op.get("to")
+    if len(pre_mid) != len(post_mid):
+        return _refuse("the number of blocks would change")
+    for k, (x, y) in enumerate(zip(pre_mid, post_mid, strict=True)):
+        if x == y:
+            continue
+        if x[1:] != y[1:]:
+            return _refuse(
+                f"{_describe(x, pre_nodes[k])} would become {_describe(y, post_nodes[k])}"
+            )
+        if x[0] == old and y[0] == new:
+            continue
+        node = pre_nodes[k]
+        if isinstance(node, Section) and f"[[{old}" in node.title.replace("[[ ", "[["):
+            continue  # its [[old]] link was retargeted, so its slug changed (as the reference)
+        return _refuse(f"{_describe(x, node)} would change its id to '{y[0]}'")
+    return None
