@@ -59,6 +59,42 @@ def parse_attrs(group: str) -> tuple[Attrs, dict[str, str]]:
     return values, raw
 
 
+# A well-formed group: tokens separated by whitespace, every quote closed, every value
+# followed by whitespace or the end. One C-level match on the common path.
+_STRICT_TOKEN = r"""[^\s={}"']+(?:=(?:"[^"]*"|'[^']*'|[^\s"'=]+))?"""
+_STRICT_GROUP = re.compile(r"\s*(?:" + _STRICT_TOKEN + r"(?:\s+" + _STRICT_TOKEN + r")*)?\s*\Z")
+_STRICT_AT = re.compile(_STRICT_TOKEN + r"(?=\s|\Z)")
+
+
+def attr_problem(group: str) -> str | None:
+    """Why a brace group is not a clean list of attributes, or None.
+
+    The lenient reader (`parse_attrs`) still takes what it can from such a group, as the
+    reference does; this says what it had to skip, so the validator can point at it.
+    """
+    if _STRICT_GROUP.match(group) is None:
+        pos = 0
+        size = len(group)
+        while pos < size:
+            while pos < size and group[pos].isspace():
+                pos += 1
+            if pos >= size:
+                break
+            m = _STRICT_AT.match(group, pos)
+            if m is None:
+                bad = group[pos : pos + 24]
+                if group[pos] in "\"'" or ("=" in bad.split(" ")[0] and bad.count('"') % 2):
+                    return f"unclosed quote or stray text at {bad!r}"
+                return f"{bad!r} is not an attribute (key, key=value, key=\"value\")"
+            pos = m.end()
+        return "the attribute list does not parse cleanly"
+    keys = [m[0] for m in _ATTR.findall(group)]
+    if len(keys) != len(set(keys)):
+        dup = next(k for k in keys if keys.count(k) > 1)
+        return f"the key {dup!r} is given more than once (the last one wins)"
+    return None
+
+
 def split_trailing_group(text: str) -> tuple[str, str | None]:
     """Split ``Title {a=1}`` into ``("Title", "a=1")``; no group gives ``(text, None)``."""
     if not text.rstrip().endswith("}"):

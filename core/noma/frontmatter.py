@@ -40,6 +40,10 @@ def load_frontmatter(raw: str) -> tuple[dict[str, Any], tuple[str, str, str] | N
         return {}, ("error", "frontmatter-invalid-yaml", "Frontmatter is not valid YAML.")
     if data is None:
         return {}, None
+    try:
+        data = _plain(data, [0], set())
+    except _Unreadable as exc:
+        return {}, ("error", "frontmatter-invalid-yaml", f"Frontmatter cannot be used: {exc}.")
     if not isinstance(data, dict):
         return {}, (
             "warning",
@@ -47,3 +51,38 @@ def load_frontmatter(raw: str) -> tuple[dict[str, Any], tuple[str, str, str] | N
             "Frontmatter must be a YAML mapping (key: value lines); it was ignored.",
         )
     return {str(k): v for k, v in data.items()}, None
+
+
+# Aliases can make a small text expand enormously ("billion laughs") or refer to itself;
+# both are refused rather than expanded.
+MAX_NODES = 100_000
+
+
+class _Unreadable(Exception):
+    pass
+
+
+def _plain(value: Any, budget: list[int], path: set[int]) -> Any:
+    """A JSON-shaped copy of ``value``: no cycles, no non-JSON types, bounded size."""
+    budget[0] += 1
+    if budget[0] > MAX_NODES:
+        raise _Unreadable(f"it expands to more than {MAX_NODES} values (YAML aliases)")
+    if value is None or isinstance(value, str | bool | int):
+        return value
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            return str(value)  # .nan / .inf have no JSON form: keep the text
+        return value
+    if isinstance(value, dict | list | set | tuple):
+        key = id(value)
+        if key in path:
+            raise _Unreadable("a YAML anchor refers to itself")
+        path.add(key)
+        try:
+            if isinstance(value, dict):
+                return {str(k): _plain(v, budget, path) for k, v in value.items()}
+            items = sorted(value, key=str) if isinstance(value, set) else value
+            return [_plain(v, budget, path) for v in items]
+        finally:
+            path.discard(key)
+    raise _Unreadable(f"it holds a {type(value).__name__} value, which has no JSON form")

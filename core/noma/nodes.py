@@ -22,6 +22,8 @@ class Node:
     id: str | None = field(default=None, kw_only=True)
     # A shared empty tuple until aliases are assigned: saves a list per node on parse.
     aliases: Sequence[str] = field(default=(), kw_only=True)
+    # Blocks (sections, directives): how many open containers hold it (1 = top level).
+    depth: int = field(default=0, kw_only=True)
 
     type = "node"
 
@@ -199,6 +201,8 @@ class Document(Node):
     bom: bool = False
     line_count: int = 0
     notes: list[Diagnostic] = field(default_factory=list)  # parser recovery notes
+    # (line, why) of attribute groups the reader had to skip text in (validator reports)
+    attr_problems: list[tuple[int, str]] = field(default_factory=list)
     chapter: str | None = None  # book-mode chapter slug, when parsed as a chapter
     _index: Any = field(default=None, repr=False)
     _flat: tuple[list[Node], list[Node]] | None = field(default=None, repr=False)

@@ -14,7 +14,7 @@ import gc
 import re
 from collections.abc import Iterator
 
-from .attrs import GROUP_BODY, parse_attrs, split_trailing_group
+from .attrs import GROUP_BODY, attr_problem, parse_attrs, split_trailing_group
 from .diagnostics import Diagnostic
 from .frontmatter import load_frontmatter
 from .ids import assign_ids
@@ -58,7 +58,7 @@ def parse(text: str | bytes, *, chapter: str | None = None) -> Document:
 
 
 @contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
+def gc_paused() -> Iterator[None]:
     """The AST has no reference cycles, so cyclic GC passes during the build are pure cost."""
     enabled = gc.isenabled()
     gc.disable()
@@ -70,7 +70,7 @@ def _gc_paused() -> Iterator[None]:
 
 
 def parse_source(source: Source, *, chapter: str | None = None) -> Document:
-    with _gc_paused():
+    with gc_paused():
         parser = _Parser(split_lines(source.body))
         doc = parser.run()
         assign_ids(doc, parser.sections, parser.directives, chapter=chapter)
@@ -93,24 +93,47 @@ def parse_source(source: Source, *, chapter: str | None = None) -> Document:
     return doc
 
 
+def code_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of closed inline code spans: a run of N backticks up to the
+    next run of exactly N (CommonMark). An unmatched run is literal text, so a lone
+    backtick in a table cell never swallows the separators after it."""
+    spans: list[tuple[int, int]] = []
+    runs = list(_BACKTICKS.finditer(text))
+    i = 0
+    while i < len(runs):
+        opener = runs[i]
+        width = len(opener.group(0))
+        for j in range(i + 1, len(runs)):
+            if len(runs[j].group(0)) == width:
+                spans.append((opener.start(), runs[j].end()))
+                i = j
+                break
+        i += 1
+    return spans
+
+
+_BACKTICKS = re.compile(r"`+")
+
+
 def split_table_row(line: str) -> list[str]:
-    """Cells of a ``| a | b |`` row; ``|`` inside backticks and ``\\|`` do not split."""
+    """Cells of a ``| a | b |`` row; ``|`` inside code spans and ``\\|`` do not split."""
     inner = line.strip()[1:-1]
     if "`" not in inner and "\\" not in inner:
         return [cell.strip() for cell in inner.split("|")]
+    spans = code_spans(inner) if "`" in inner else []
     cells: list[str] = []
     start = 0
-    in_code = False
     i = 0
     size = len(inner)
+    span = 0
     while i < size:
         ch = inner[i]
         if ch == "\\" and i + 1 < size and inner[i + 1] == "|":
             i += 2
             continue
-        if ch == "`":
-            in_code = not in_code
-        elif ch == "|" and not in_code:
+        while span < len(spans) and spans[span][1] <= i:
+            span += 1
+        if ch == "|" and not (span < len(spans) and spans[span][0] <= i):
             cells.append(inner[start:i].strip())
             start = i + 1
         i += 1
@@ -146,6 +169,7 @@ class _Parser:
         self.lines = lines
         self.n = len(lines)
         self.notes: list[Diagnostic] = []
+        self.attr_problems: list[tuple[int, str]] = []  # (line, why) of untidy {...} groups
         self.doc = Document(1, max(self.n, 1), children=[], line_count=self.n)
         # Open containers, innermost last: the document, heading sections, directives.
         self.stack: list[Node] = [self.doc]
@@ -387,13 +411,23 @@ class _Parser:
         title, group = split_trailing_group(m.group(2))
         if group is not None:
             attrs, _raw = parse_attrs(group)
+            problem = attr_problem(group) if group else None
+            if problem is not None:
+                self.attr_problems.append((i + 1, problem))
         else:
             attrs = {}
             title = title.rstrip()
         line = i + 1
         if self.directive_colons:
             leaf = Section(
-                line, line, level=level, title=title, children=[], attrs=attrs, in_directive=True
+                line,
+                line,
+                level=level,
+                title=title,
+                children=[],
+                attrs=attrs,
+                in_directive=True,
+                depth=len(self.stack),
             )
             self._append(leaf)
             self.sections.append(leaf)
@@ -406,7 +440,9 @@ class _Parser:
                 stack.pop()
             else:
                 break
-        section = Section(line, line, level=level, title=title, children=[], attrs=attrs)
+        section = Section(
+            line, line, level=level, title=title, children=[], attrs=attrs, depth=len(stack)
+        )
         self._append(section)
         stack.append(section)
         self.sections.append(section)
@@ -415,13 +451,24 @@ class _Parser:
         fence, name, group = m.groups()
         if group:
             attrs, raw = parse_attrs(group)
+            problem = attr_problem(group)
+            if problem is not None:
+                self.attr_problems.append((i + 1, problem))
         else:
             attrs, raw = {}, {}
         count = len(fence)
-        node = Directive(
-            i + 1, i + 1, name=name, attrs=attrs, raw_attrs=raw, body="", children=[], colons=count
-        )
         stack = self.stack
+        node = Directive(
+            i + 1,
+            i + 1,
+            name=name,
+            attrs=attrs,
+            raw_attrs=raw,
+            body="",
+            children=[],
+            colons=count,
+            depth=len(stack),
+        )
         self._append(node)
         stack.append(node)
         self.directives.append(node)
@@ -529,4 +576,5 @@ class _Parser:
             else:
                 node.end_line = max(last, node.line)
         self.doc.notes = self.notes
+        self.doc.attr_problems = self.attr_problems
         self.doc._flat = (self.flat_nodes, self.flat_parents)

@@ -89,6 +89,9 @@ def _heading_line(section: Section) -> str:
         attrs[key] = value
     group = format_attrs(attrs)
     title = section.title
+    if not title:
+        # "# " alone is a paragraph; "# {}" reads back as a heading with an empty title
+        return "#" * section.level + " " + (group or "{}")
     return "#" * section.level + " " + title + (" " + group if group else "")
 
 

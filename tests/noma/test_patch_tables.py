@@ -159,10 +159,22 @@ def test_update_table_cell_label_on_a_headerless_table_is_target_missing() -> No
     assert "no header row" in err.message
 
 
-def test_update_table_cell_with_an_unpaired_backtick_is_invalid_content() -> None:
-    # The reader treats a backtick as opening a code span, which would swallow the
-    # pipe that ends the cell, so the row could not be read back as written.
-    err = refused(BARE, "update_table_cell", id="t1", row=0, column=0, value="it`s")
+def test_update_table_cell_with_an_unpaired_backtick_reads_back_as_written() -> None:
+    # An unmatched backtick run is literal text (CommonMark), so it cannot swallow the
+    # pipe that ends the cell: the row reads back as the cells written.
+    out = patch(BARE, "update_table_cell", id="t1", row=0, column=0, value="it`s")
+    assert "| it`s | 3.4 |" in out
+    from core.noma.patch.tables import read_table
+    from core.noma.patch.state import OpState
+
+    table = read_table(OpState(out), "t1")
+    assert table.body[0].cells == ["it`s", "3.4"]
+
+
+def test_update_table_cell_whose_backticks_would_pair_with_a_later_cell_is_refused() -> None:
+    # "`a" next to a cell holding "b`" would pair up and swallow the separator between.
+    text = BARE.replace("Legal | 3.4", "Legal | b`")
+    err = refused(text, "update_table_cell", id="t1", row=0, column=0, value="`a")
     assert err.code == "invalid_content"
     assert "backticks" in err.message
 

@@ -25,7 +25,7 @@ from collections import Counter
 from typing import Any
 
 from ..nodes import Directive, Document, Node, Section
-from ..parser import parse
+from ..parser import gc_paused, parse
 from .blocks import content_lines
 from .errors import INVALID_CONTENT, PatchError
 
@@ -57,31 +57,28 @@ def _is_block(node: Node) -> bool:
     return isinstance(node, Directive | Section)
 
 
-def _name(node: Node) -> str:
-    if isinstance(node, Directive):
-        return "::" + node.name
-    assert isinstance(node, Section)
-    return "#" * node.level
-
-
 def outline(doc: Document) -> tuple[list[Entry], list[Node]]:
-    """The document's blocks in pre-order as ``(id, name, depth)``, and the nodes."""
+    """The document's blocks in pre-order as ``(id, name, depth)``, and the nodes.
+
+    Built from the id pass's line-ordered block list and the depth the parser recorded, so
+    it costs one short loop (the warm path caches it on the document it keeps).
+    """
     cached = doc._outline
     if cached is not None:
         return cached  # type: ignore[no-any-return]
-    depth: dict[int, int] = {id(doc): 0}
-    entries: list[Entry] = []
-    nodes: list[Node] = []
-    for node, parent in doc.walk():
-        if isinstance(node, Directive | Section):
-            d = depth.get(id(parent), 0) + 1
-            depth[id(node)] = d
-            entries.append((node.id, _name(node), d))
-            nodes.append(node)
-        else:
-            depth[id(node)] = depth.get(id(parent), 0)
+    nodes = doc._id_nodes
+    if nodes is None:
+        nodes = [n for n, _parent in doc.walk() if isinstance(n, Directive | Section)]
+    with gc_paused():  # 17k new tuples would trigger full collections of a 100k-node tree
+        entries: list[Entry] = [
+            (n.id, n.name if isinstance(n, Directive) else _LEVELS[n.level], n.depth)  # type: ignore[attr-defined]
+            for n in nodes
+        ]
     doc._outline = (entries, nodes)
     return entries, nodes
+
+
+_LEVELS = {level: "#" * level for level in range(1, 7)}
 
 
 def _count_blocks(node: Node) -> int:
@@ -131,7 +128,8 @@ def _allowance(op: dict[str, Any], before: Document) -> tuple[int, int]:
 def _describe(entry: Entry, node: Node | None) -> str:
     ident, name, _depth = entry
     where = f" at line {node.line}" if node is not None else ""
-    return f"{name} block" + (f" '{ident}'" if ident else " (no id)") + where
+    label = name if name.startswith("#") else "::" + name
+    return f"{label} block" + (f" '{ident}'" if ident else " (no id)") + where
 
 
 def _refuse(why: str) -> PatchError:

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import re
 
-from ..parser import split_table_row
+from ..parser import code_spans, split_table_row
 from .errors import INVALID_CONTENT, PatchError
 
 SEPARATOR_CELL = re.compile(r"[ \t]*:?-{3,}:?[ \t]*\Z")
-_BACKTICKS = re.compile(r"`+")
 
 
 def split_row(line: str) -> list[str]:
@@ -51,22 +50,7 @@ def render_row(cells: list[str], indent: str = "") -> str:
     return indent + "| " + " | ".join(cells) + " |"
 
 
-def _code_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) offsets of closed inline code spans: a run of N backticks up to the
-    next run of exactly N. An unmatched run is literal text."""
-    spans: list[tuple[int, int]] = []
-    runs = list(_BACKTICKS.finditer(text))
-    i = 0
-    while i < len(runs):
-        opener = runs[i]
-        width = len(opener.group(0))
-        for j in range(i + 1, len(runs)):
-            if len(runs[j].group(0)) == width:
-                spans.append((opener.start(), runs[j].end()))
-                i = j
-                break
-        i += 1
-    return spans
+_code_spans = code_spans
 
 
 def escape_cell(value: str, *, what: str = "A table cell") -> str:

@@ -21,6 +21,7 @@ from ..diagnostics import Diagnostic
 from ..nodes import Document
 from .blocks import (
     check_agent_tasks,
+    check_attribute_syntax,
     check_diagrams,
     check_escape_hatches,
     check_figures,
@@ -77,6 +78,7 @@ def validate(
     check_figures(found, out)
     check_dataset_sources(found, base_dir, out)
     check_escape_hatches(found, out)
+    check_attribute_syntax(doc, found, out)
 
     if isinstance(ignore_rules, str):  # one code passed bare: not its characters
         ignore_rules = (ignore_rules,)

@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 
 from ..diagnostics import Diagnostic
-from ..nodes import Directive
+from ..nodes import Directive, Document
 from .registry import diag
-from .scan import Scan, body_text, has_value
+from .scan import Scan, body_text, has_value, is_noverify
 
 ESCAPE_HATCHES = ("html", "svg", "script")
 
@@ -113,3 +113,23 @@ def check_escape_hatches(scan: Scan, out: list[Diagnostic]) -> None:
                     d,
                 )
             )
+
+
+def check_attribute_syntax(doc: Document, found: Scan, out: list[Diagnostic]) -> None:
+    """``malformed-attribute`` (additive code): the parser had to skip text in a block's
+    ``{...}`` group, so what the author wrote and what every tool reads differ."""
+    if not doc.attr_problems:
+        return
+    owners = {n.line: n for n in doc._id_nodes or ()}
+    for line, why in doc.attr_problems:
+        node = owners.get(line)
+        if node is not None and isinstance(node, Directive) and is_noverify(node.attrs):
+            continue
+        out.append(
+            diag(
+                "malformed-attribute",
+                f"The attribute group on this line is malformed: {why}.",
+                node,
+                line=line,
+            )
+        )
