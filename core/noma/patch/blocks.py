@@ -23,7 +23,7 @@ from .errors import (
     TARGET_MISSING,
     PatchError,
 )
-from .opener import check_key, remove_attr, render_attr, set_attr, set_colons
+from .opener import check_key, check_one_line, remove_attr, render_attr, set_attr, set_colons
 from .state import OpState
 
 
@@ -307,8 +307,9 @@ def update_heading(state: OpState, op: dict[str, Any]) -> None:
             TARGET_MISSING, f"'{op['id']}' is a directive block, not a heading section."
         )
     title = op["title"].strip()
-    if not title or "\n" in title or "\r" in title:
+    if not title:
         raise PatchError(INVALID_CONTENT, "A heading title is one non-empty line of text.")
+    check_one_line(title, "The title", "a heading title")
     line = state.lines.get(node.line)
     m = HEADING.match(line)
     assert m is not None

@@ -58,9 +58,15 @@ class Value:
 
 
 EMPTY = Value("string", "")
+_CONTROL = re.compile("[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f\x85\u2028\u2029]")
 
 
 def check_one_line(value: str, what: str = "A dataset cell") -> None:
+    if _CONTROL.search(value):
+        raise PatchError(
+            INVALID_CONTENT,
+            f"{what} holds a control character; a cell is one line of text.",
+        )
     if "\n" in value or "\r" in value:
         raise PatchError(
             INVALID_CONTENT,

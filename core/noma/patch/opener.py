@@ -59,13 +59,7 @@ def render_attr(key: str, value: AttrValue) -> str:
     could not read it back as this one attribute with this value (values cannot become
     structure: a line break would end the opener line and start new blocks)."""
     if isinstance(value, str):
-        bad = _UNWRITABLE.search(value)
-        if bad is not None:
-            raise PatchError(
-                INVALID_CONTENT,
-                f"The value of '{key}' holds {_describe(bad.group(0))}; an attribute value is "
-                "one line of text, so it cannot be written.",
-            )
+        check_one_line(value, f"The value of '{key}'", "an attribute value")
     text = format_value(key, value)
     if text is None:
         raise PatchError(
@@ -84,6 +78,17 @@ def render_attr(key: str, value: AttrValue) -> str:
 # Line breaks (every one str.splitlines knows, so no reader splits the line) and other
 # control characters; a tab is fine.
 _UNWRITABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f\x85\u2028\u2029]")
+
+
+def check_one_line(value: str, what: str, kind: str) -> None:
+    """Refuse a value that holds a line break or a control character (tab is fine)."""
+    bad = _UNWRITABLE.search(value)
+    if bad is not None:
+        raise PatchError(
+            INVALID_CONTENT,
+            f"{what} holds {_describe(bad.group(0))}; {kind} is one line of text, so it cannot "
+            "be written.",
+        )
 
 
 def _describe(ch: str) -> str:

@@ -13,6 +13,7 @@ import re
 
 from ..parser import code_spans, split_table_row
 from .errors import INVALID_CONTENT, PatchError
+from .opener import check_one_line
 
 SEPARATOR_CELL = re.compile(r"[ \t]*:?-{3,}:?[ \t]*\Z")
 
@@ -60,11 +61,7 @@ def escape_cell(value: str, *, what: str = "A table cell") -> str:
     code span are kept, because ``\\|`` would show literally there. A line break cannot
     live in a pipe row, so it is refused.
     """
-    if "\n" in value or "\r" in value:
-        raise PatchError(
-            INVALID_CONTENT,
-            f"{what} is one line of text; the value contains a line break.",
-        )
+    check_one_line(value, what, "a table cell")
     text = value.strip()
     if "|" not in text:
         return text
