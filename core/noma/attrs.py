@@ -85,7 +85,7 @@ def attr_problem(group: str) -> str | None:
                 bad = group[pos : pos + 24]
                 if group[pos] in "\"'" or ("=" in bad.split(" ")[0] and bad.count('"') % 2):
                     return f"unclosed quote or stray text at {bad!r}"
-                return f"{bad!r} is not an attribute (key, key=value, key=\"value\")"
+                return f'{bad!r} is not an attribute (key, key=value, key="value")'
             pos = m.end()
         return "the attribute list does not parse cleanly"
     keys = [m[0] for m in _ATTR.findall(group)]

@@ -164,8 +164,8 @@ def test_update_table_cell_with_an_unpaired_backtick_reads_back_as_written() -> 
     # pipe that ends the cell: the row reads back as the cells written.
     out = patch(BARE, "update_table_cell", id="t1", row=0, column=0, value="it`s")
     assert "| it`s | 3.4 |" in out
-    from core.noma.patch.tables import read_table
     from core.noma.patch.state import OpState
+    from core.noma.patch.tables import read_table
 
     table = read_table(OpState(out), "t1")
     assert table.body[0].cells == ["it`s", "3.4"]

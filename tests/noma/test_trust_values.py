@@ -110,7 +110,7 @@ def test_attribute_values_with_line_breaks_or_controls_are_refused(value: str) -
 
 
 def test_attribute_value_with_both_quote_kinds_is_refused() -> None:
-    err = refused({"op": "update_attribute", "id": "k1", "key": "a", "value": "it's \"x\""})
+    err = refused({"op": "update_attribute", "id": "k1", "key": "a", "value": 'it\'s "x"'})
     assert err.code == "invalid_content" and "both quote kinds" in err.message
 
 
@@ -118,7 +118,9 @@ def test_attribute_value_with_both_quote_kinds_is_refused() -> None:
     "value", ["}", "{x}", 'say "hi"', "it's", "a b", "", "ünï", 42, 0.25, True, False, 1e20]
 )
 def test_writable_attribute_values_read_back_as_written(value: Any) -> None:
-    out = apply_ops_to_text(DOC, [{"op": "update_attribute", "id": "k1", "key": "a", "value": value}])
+    out = apply_ops_to_text(
+        DOC, [{"op": "update_attribute", "id": "k1", "key": "a", "value": value}]
+    )
     node = next(n for n, _ in parse(out).walk() if n.id == "k1")
     raw = node.raw_attrs["a"]  # type: ignore[attr-defined]
     if isinstance(value, str):
@@ -134,12 +136,18 @@ def test_review_op_attributes_cannot_carry_a_newline() -> None:
     assert refused(op).code == "invalid_content"
     note = {"op": "add_footnote", "id": "f1", "target": "k1", "content": "n", "label": "1\n2"}
     assert refused(note).code == "invalid_content"
-    cr = {"op": "add_change_request", "id": "r1", "target": "k1", "action": "insert", "text": "x\ny"}
+    cr = {
+        "op": "add_change_request",
+        "id": "r1",
+        "target": "k1",
+        "action": "insert",
+        "text": "x\ny",
+    }
     assert refused(cr).code == "invalid_content"
 
 
 def test_comment_body_that_would_close_its_block_is_refused() -> None:
-    op = {"op": "add_comment", "id": "c2", "target": "k1", "content": "ok\n::\n::evil{id=\"e\"}"}
+    op = {"op": "add_comment", "id": "c2", "target": "k1", "content": 'ok\n::\n::evil{id="e"}'}
     assert refused(op).code == "invalid_content"
 
 
@@ -149,14 +157,16 @@ def test_comment_body_with_an_unclosed_fence_is_refused() -> None:
     assert refused(op).code == "invalid_content"
 
 
-@pytest.mark.parametrize("content", ["line\n::", "a\n```", "::other{id=\"o\"}\nx\n::"])
+@pytest.mark.parametrize("content", ["line\n::", "a\n```", '::other{id="o"}\nx\n::'])
 def test_replace_body_that_would_close_the_block_or_open_a_sibling_is_refused(content: str) -> None:
     err = refused({"op": "replace_body", "id": "k1", "content": content})
     assert err.code == "invalid_content"
 
 
 def test_replace_body_may_hold_deeper_child_blocks() -> None:
-    out = apply_ops_to_text(DOC, [{"op": "replace_body", "id": "k1", "content": ':::note{id="n1"}\nx\n:::'}])
+    out = apply_ops_to_text(
+        DOC, [{"op": "replace_body", "id": "k1", "content": ':::note{id="n1"}\nx\n:::'}]
+    )
     assert "n1" in [n.id for n, _ in parse(out).walk()]
 
 
@@ -166,7 +176,9 @@ def test_heading_titles_that_would_not_read_back_are_refused(title: str) -> None
 
 
 def test_a_title_holding_an_attribute_group_stays_text_and_the_id_stays() -> None:
-    out = apply_ops_to_text(DOC, [{"op": "update_heading", "id": "doc", "title": 'New {id="evil"}'}])
+    out = apply_ops_to_text(
+        DOC, [{"op": "update_heading", "id": "doc", "title": 'New {id="evil"}'}]
+    )
     heading = parse(out).children[0]
     assert heading.id == "doc" and heading.title == 'New {id="evil"}'  # type: ignore[attr-defined]
 
@@ -201,7 +213,9 @@ def test_a_rejected_op_writes_no_byte_through_the_pipeline(doc: Path) -> None:
     ],
     ids=["surrogate", "nan", "key-space", "id-space", "lone-surrogate-body", "negative"],
 )
-def test_ops_off_the_wire_schema_are_invalid_op_with_no_record(doc: Path, op: dict[str, Any]) -> None:
+def test_ops_off_the_wire_schema_are_invalid_op_with_no_record(
+    doc: Path, op: dict[str, Any]
+) -> None:
     before = doc.read_bytes()
     outcome = patch_file(doc, PatchRequest(ops=[op], actor=Actor("agent", "x")))
     assert outcome.code == "invalid_op" and outcome.records == []
@@ -212,7 +226,9 @@ def test_ops_off_the_wire_schema_are_invalid_op_with_no_record(doc: Path, op: di
 def test_update_attribute_null_is_recorded_as_the_remove_attribute_it_means(doc: Path) -> None:
     outcome = patch_file(
         doc,
-        PatchRequest(ops=[{"op": "update_attribute", "id": "k1", "key": "confidence", "value": None}]),
+        PatchRequest(
+            ops=[{"op": "update_attribute", "id": "k1", "key": "confidence", "value": None}]
+        ),
     )
     assert outcome.ok and outcome.written
     assert "confidence" not in doc.read_text().split("::claim")[1].split("\n")[0]
