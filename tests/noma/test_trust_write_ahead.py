@@ -25,7 +25,10 @@ from core.noma.patch.pipeline import Actor, PatchRequest, patch_file
 from core.noma.replay import replay
 from core.noma.transcript import audit
 
-DOC = '# Memo\n\n::claim{id="c1" confidence=0.5}\nThe claim.\n::\n\n::evidence{id="e1" for="c1"}\nSeen.\n::\n'
+DOC = (
+    '# Memo\n\n::claim{id="c1" confidence=0.5}\nThe claim.\n::\n\n'
+    '::evidence{id="e1" for="c1"}\nSeen.\n::\n'
+)
 OP = {"op": "update_attribute", "id": "c1", "key": "confidence", "value": 0.9}
 SECOND = {"op": "update_attribute", "id": "e1", "key": "weight", "value": 2}
 BAD = {"op": "delete_block", "id": "nope"}
