@@ -14,6 +14,8 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, TextArea
 from tui_helpers import ADR, MEMO, SPEC, TERMINAL, make_app, ready, records, select, until
 
+from tests.noma.trust_testlib import record_validator, schema_errors
+
 from core.noma.files import read_source
 from core.noma.patch.catalog import TARGET_FIELD
 from core.noma.patch.engine import apply_ops_to_text
@@ -57,6 +59,8 @@ def check_record(path: Path, before_text: str, op: str, ident: str) -> dict[str,
     after = path.read_text("utf-8")
     assert apply_ops_to_text(before_text, [record["op"]]) == after
     assert record["post_sha256"] == read_source(path).sha256
+    validator = record_validator()  # every line the app writes is a schema-valid record
+    assert all(schema_errors(validator, r) == [] for r in records(path))
     return record
 
 
