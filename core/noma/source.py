@@ -88,4 +88,9 @@ def split_lines(body: str) -> list[str]:
     lines = body.split("\n")
     if lines[-1] == "":
         lines.pop()
+    if "\r" in body:
+        # A CR right before a line's end is part of the line ending, never text: read as
+        # text, a later write of that line with an LF after it would make it a CRLF and
+        # change how the whole file is read (a CR inside a line stays text).
+        lines = [line.rstrip("\r") if line.endswith("\r") else line for line in lines]
     return lines

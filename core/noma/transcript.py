@@ -61,7 +61,11 @@ def line_sha256(line: bytes) -> str:
 
 
 def encode_record(record: dict[str, Any]) -> bytes:
+    """One JSONL line. U+2028/U+2029 are escaped: JSON allows them raw, but readers that
+    split lines the Unicode way (``str.splitlines``, JavaScript) would cut a record there."""
     text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    if "\u2028" in text or "\u2029" in text:
+        text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
     return (text + "\n").encode("utf-8", errors="surrogateescape")
 
 

@@ -55,7 +55,11 @@ def test_added_content_that_would_shift_later_heading_ids_is_refused() -> None:
 
 
 def test_content_that_adds_its_own_blocks_is_fine(tmp_path: Path) -> None:
-    op = {"op": "add_block", "parent": "intro", "content": '::note{id="n1"}\n:::tip{id="t1"}\nx\n:::\n::'}
+    op = {
+        "op": "add_block",
+        "parent": "intro",
+        "content": '::note{id="n1"}\n:::tip{id="t1"}\nx\n:::\n::',
+    }
     outcome, _before, after = guarded(tmp_path, STEPS, op)
     assert outcome.ok, outcome.error
     assert {"n1", "t1"} <= set(ids(after.decode()))
@@ -90,7 +94,9 @@ def test_the_guard_catches_a_new_block_an_in_place_op_would_inject() -> None:
     # in-place op may not add a block.
     before = parse('::claim{id="k1"}\nx\n::\n')
     after = parse('::claim{id="k1" a="x"}\n::evil{id="e"}\n::\nx\n::\n')
-    err = check_structure({"op": "update_attribute", "id": "k1", "key": "a", "value": "x"}, before, after)
+    err = check_structure(
+        {"op": "update_attribute", "id": "k1", "key": "a", "value": "x"}, before, after
+    )
     assert isinstance(err, PatchError) and err.code == "invalid_content"
     assert "evil" in err.message or "recovery" in err.message
 
@@ -107,7 +113,7 @@ def test_a_tier_2_document_keeps_todays_behaviour() -> None:
     text = '::note{id="n"}\ny\n::\n\n::claim{id="k1"}\nx\n'
     assert parse(text).recovered
     out = apply_ops_to_text(text, [{"op": "update_attribute", "id": "n", "key": "a", "value": 1}])
-    assert 'a=1' in out
+    assert "a=1" in out
 
 
 def test_a_multi_op_list_is_guarded_op_by_op(tmp_path: Path) -> None:

@@ -41,8 +41,15 @@ def test_cli_records_of_every_kind_validate(doc: Path) -> None:
     for op in (APPLIED, NOOP, REJECTED, LIST_ABORT, SCHEMA_INVALID):
         run_noma("patch", str(doc), "--inplace", "--op", json.dumps(op), cwd=doc.parent)
     run_noma(
-        "patch", str(doc), "--inplace", "--strict", "--expected-sha", "00000000",
-        "--op", json.dumps(APPLIED), cwd=doc.parent,
+        "patch",
+        str(doc),
+        "--inplace",
+        "--strict",
+        "--expected-sha",
+        "00000000",
+        "--op",
+        json.dumps(APPLIED),
+        cwd=doc.parent,
     )
     # The schema-invalid op left no record (it never became an op).
     assert_all_valid(doc, ["applied", "noop", "rejected", "rejected", "rejected", "rejected"])

@@ -49,7 +49,8 @@ def transcript_records(doc: Path) -> list[dict[str, Any]]:
     path = Path(str(doc) + ".patches")
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    # Lines end at "\n" only (JSONL): never str.splitlines, which also splits at U+2028.
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line]
 
 
 def run_noma(

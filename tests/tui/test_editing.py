@@ -14,8 +14,6 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, TextArea
 from tui_helpers import ADR, MEMO, SPEC, TERMINAL, make_app, ready, records, select, until
 
-from tests.noma.trust_testlib import record_validator, schema_errors
-
 from core.noma.files import read_source
 from core.noma.patch.catalog import TARGET_FIELD
 from core.noma.patch.engine import apply_ops_to_text
@@ -26,6 +24,7 @@ from noma_tui.screens.picker import PickerScreen
 from noma_tui.screens.proof import ProofScreen
 from noma_tui.screens.source_editor import SourceEditorScreen
 from noma_tui.screens.table_grid import TableGridScreen
+from tests.noma.trust_testlib import record_validator, schema_errors
 
 
 async def preview_and_apply(pilot: Pilot[Any], path: Path, *, key: str = "ctrl+s") -> None:

@@ -46,7 +46,7 @@ class SourceLines:
     def get(self, lineno: int) -> str:
         """Line ``lineno`` (1-based) without its line ending."""
         line = self.lines[lineno - 1]
-        return line[:-1] if line.endswith("\r") else line
+        return line.rstrip("\r") if line.endswith("\r") else line
 
     def raw_block(self, start: int, end: int) -> str:
         """Lines ``start..end`` joined with ``\\n``, each as written (``\\r`` kept)."""
