@@ -61,8 +61,10 @@ def parse_attrs(group: str) -> tuple[Attrs, dict[str, str]]:
 
 # A well-formed group: tokens separated by whitespace, every quote closed, every value
 # followed by whitespace or the end. One C-level match on the common path.
-_STRICT_TOKEN = r"""[^\s={}"']+(?:=(?:"[^"]*"|'[^']*'|[^\s"'=]+))?"""
-_STRICT_GROUP = re.compile(r"\s*(?:" + _STRICT_TOKEN + r"(?:\s+" + _STRICT_TOKEN + r")*)?\s*\Z")
+_STRICT_TOKEN = r"""[^\s={}"']++(?:=(?:"[^"]*+"|'[^']*+'|[^\s"'=]++))?+"""
+_STRICT_GROUP = re.compile(
+    r"\s*+(?:" + _STRICT_TOKEN + r"(?:\s++" + _STRICT_TOKEN + r")*+)?+\s*+\Z"
+)
 _STRICT_AT = re.compile(_STRICT_TOKEN + r"(?=\s|\Z)")
 
 
@@ -93,6 +95,24 @@ def attr_problem(group: str) -> str | None:
         dup = next(k for k in keys if keys.count(k) > 1)
         return f"the key {dup!r} is given more than once (the last one wins)"
     return None
+
+
+def read_attrs(group: str) -> tuple[Attrs, dict[str, str], bool]:
+    """`parse_attrs` for the parser, plus whether the group was clean (no skipped text, no
+    repeated key): one extra C-level match per group; `attr_problem` says why later."""
+    found = _ATTR.findall(group)
+    values: Attrs = {}
+    raw: dict[str, str] = {}
+    for key, eq, dq, sq, bare in found:
+        if not eq:
+            values[key] = True
+            raw[key] = ""
+            continue
+        text = dq or sq or bare
+        raw[key] = text
+        values[key] = text if key in RAW_KEYS else coerce(text)
+    clean = len(raw) == len(found) and _STRICT_GROUP.match(group) is not None
+    return values, raw, clean
 
 
 def split_trailing_group(text: str) -> tuple[str, str | None]:

@@ -201,7 +201,7 @@ class Document(Node):
     bom: bool = False
     line_count: int = 0
     notes: list[Diagnostic] = field(default_factory=list)  # parser recovery notes
-    # (line, why) of attribute groups the reader had to skip text in (validator reports)
+    # (line, group text) of attribute groups the reader had to skip text in (validator)
     attr_problems: list[tuple[int, str]] = field(default_factory=list)
     chapter: str | None = None  # book-mode chapter slug, when parsed as a chapter
     _index: Any = field(default=None, repr=False)

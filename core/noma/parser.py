@@ -14,7 +14,7 @@ import gc
 import re
 from collections.abc import Iterator
 
-from .attrs import GROUP_BODY, attr_problem, parse_attrs, split_trailing_group
+from .attrs import GROUP_BODY, read_attrs, split_trailing_group
 from .diagnostics import Diagnostic
 from .frontmatter import load_frontmatter
 from .ids import assign_ids
@@ -169,7 +169,7 @@ class _Parser:
         self.lines = lines
         self.n = len(lines)
         self.notes: list[Diagnostic] = []
-        self.attr_problems: list[tuple[int, str]] = []  # (line, why) of untidy {...} groups
+        self.attr_problems: list[tuple[int, str]] = []  # (line, group text) of untidy {...}
         self.doc = Document(1, max(self.n, 1), children=[], line_count=self.n)
         # Open containers, innermost last: the document, heading sections, directives.
         self.stack: list[Node] = [self.doc]
@@ -410,10 +410,9 @@ class _Parser:
         level = len(m.group(1))
         title, group = split_trailing_group(m.group(2))
         if group is not None:
-            attrs, _raw = parse_attrs(group)
-            problem = attr_problem(group) if group else None
-            if problem is not None:
-                self.attr_problems.append((i + 1, problem))
+            attrs, _raw, clean = read_attrs(group)
+            if not clean:
+                self.attr_problems.append((i + 1, group))
         else:
             attrs = {}
             title = title.rstrip()
@@ -450,10 +449,9 @@ class _Parser:
     def _open_directive(self, i: int, m: re.Match[str]) -> None:
         fence, name, group = m.groups()
         if group:
-            attrs, raw = parse_attrs(group)
-            problem = attr_problem(group)
-            if problem is not None:
-                self.attr_problems.append((i + 1, problem))
+            attrs, raw, clean = read_attrs(group)
+            if not clean:
+                self.attr_problems.append((i + 1, group))
         else:
             attrs, raw = {}, {}
         count = len(fence)

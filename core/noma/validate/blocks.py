@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+from ..attrs import attr_problem
 from ..diagnostics import Diagnostic
 from ..nodes import Directive, Document
 from .registry import diag
@@ -121,7 +122,8 @@ def check_attribute_syntax(doc: Document, found: Scan, out: list[Diagnostic]) ->
     if not doc.attr_problems:
         return
     owners = {n.line: n for n in doc._id_nodes or ()}
-    for line, why in doc.attr_problems:
+    for line, group in doc.attr_problems:
+        why = attr_problem(group) or "the attribute list does not parse cleanly"
         node = owners.get(line)
         if node is not None and isinstance(node, Directive) and is_noverify(node.attrs):
             continue
