@@ -25,7 +25,7 @@ from core.flow import (
     submit_review,
 )
 from core.flow.bundle import parse_bundle_text
-from core.flow.enums import FINISHED_STEP
+from core.flow.enums import FINISHED_STEP, SKIP_REASONS
 from core.flow.store import Tx
 
 from .conftest import (
@@ -95,7 +95,6 @@ def test_step_states_keep_ordinal_order_under_random_operations(tmp_path, clock)
             step(
                 f,
                 i,
-                skip_reasons=["not_applicable"],
                 kind="human_review" if i % 3 == 0 else "artifact_exists",
             )
             for i in range(1, 13)
@@ -134,7 +133,7 @@ def test_step_states_keep_ordinal_order_under_random_operations(tmp_path, clock)
                         "run_id": rid,
                         "step_id": sid,
                         "to_status": action,
-                        "skip_reason": "not_applicable",
+                        "skip_reason": rng.choice(SKIP_REASONS) if action == "skipped" else None,
                         "approve": rng.random() < 0.5,
                     },
                 )

@@ -30,6 +30,7 @@ from core.workspace import Workspace
 
 from .conftest import (
     GATE_MATRIX,
+    SHEET_URL,
     automatable_bundle,
     consent_for,
     expected_execute_code,
@@ -126,7 +127,7 @@ def test_external_grant_bearer_does_not_satisfy_execute(ctx, clock, lane):
         result = execute_automatable(
             ctx, {"run_id": rid, "step_id": "flow_lead_import#1", "consent_id": bearer}
         )
-        assert code(result) in ("FLOW_EXECUTION_CONSENT_REQUIRED", "FLOW_REQUEST_INVALID")
+        assert code(result) in ("FLOW_EXECUTION_CONSENT_REQUIRED", "BAD_REQUEST")
     assert lane.calls == []
 
 
@@ -138,7 +139,7 @@ def test_import_with_forbidden_automatable_is_refused(tmp_path, clock):
         assert code(import_flow(ctx, auto)) == "FLOW_IMPORT_AUTOMATABLE_DENIED"
         # both violations: the external_tool check comes first, deterministically
         both = dump_bundle(parse_bundle(forbidden_bundle()))
-        assert code(import_flow(ctx, both)) == "FLOW_EXTERNAL_TOOL_UNDECLARED"
+        assert code(import_flow(ctx, both)) == "FLOW_IMPORT_EXTERNAL_TOOL_DENIED"
         manual = dump_bundle(parse_bundle(starter_bundle("3.0.0")))
         assert import_flow(ctx, manual)["proposal"]["status"] == "pending"
     finally:
@@ -156,16 +157,21 @@ def test_imported_flow_stays_inert_until_reviewed(tmp_path, clock):
         imported = import_flow(dst, text)
         proposal = imported["proposal"]
         assert imported["active"] is False
-        assert proposal["automatable_steps"] == [f"flow_lead_import#{i}" for i in (1, 2, 3)]
+        # one meaning everywhere: `automatable: automatable` (step 3 is agent_assisted)
+        assert proposal["automatable_steps"] == ["flow_lead_import#1", "flow_lead_import#2"]
         assert code(start_run(dst, {"flow_id": "flow_lead_import", "flow_version": "1.0.0"})) == (
             "unknown_flow"
         )
         listing = list_flows(dst)
         assert listing["flows"] == []
+        automatable_in_source = list_flows(src)["flows"]
+        assert {f["flow_id"]: f["automatable_steps"] for f in automatable_in_source}[
+            "flow_lead_import"
+        ] == len(proposal["automatable_steps"])
         assert listing["pending_imports"][0]["proposal_id"] == proposal["proposal_id"]
         approved = review_import(dst, proposal["proposal_id"], True)
         assert approved["proposal"]["status"] == "approved"
-        assert code(review_import(dst, proposal["proposal_id"], True)) == "FLOW_REQUEST_INVALID"
+        assert code(review_import(dst, proposal["proposal_id"], True)) == "BAD_REQUEST"
         run = started(dst, "flow_lead_import")
         # approval activates nothing on its own: execution still needs consent and the gates
         gated = with_posture(dst, automatable=False)
@@ -203,7 +209,7 @@ def test_bad_bundle_import_lists_problems(ctx):
     del data["steps"][0]["verification"]
     data["flow"]["version"] = "one"
     refused = import_flow(ctx, dump_bundle_raw(data))
-    assert refused.code == "FLOW_BUNDLE_INVALID" and refused.status == 400
+    assert refused.code == "BAD_REQUEST" and refused.status == 400
     assert {p.path for p in refused.problems} >= {"steps[0].verification", "flow.version"}
 
 
@@ -218,7 +224,14 @@ def test_whole_run_under_each_gate_setting(tmp_path, clock, writes, automatable)
     root = make_workspace(tmp_path / "ws", writes=writes, automatable=automatable)
     ctx = open_ctx(root)
     try:
-        start = start_run(ctx, {"flow_id": "flow_lead_import", "flow_version": "1.0.0"})
+        start = start_run(
+            ctx,
+            {
+                "flow_id": "flow_lead_import",
+                "flow_version": "1.0.0",
+                "inputs": {"sheet_url": SHEET_URL},
+            },
+        )
         if not writes:
             assert code(start) == "FLOW_RUN_WRITES_DISABLED"
             return

@@ -26,7 +26,14 @@ from core.flow.lanes import ProviderLane
 from core.mcp.server import build_server
 from core.workspace import Workspace
 
-from .conftest import GATE_MATRIX, FakeLane, expected_execute_code, make_workspace
+from .conftest import (
+    GATE_MATRIX,
+    SHEET_URL,
+    FakeLane,
+    expected_execute_code,
+    make_workspace,
+    share_actor_key,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 Surface = Callable[[Path, str, dict[str, Any]], dict[str, Any]]
@@ -79,6 +86,7 @@ CLI_ARGS: dict[str, Callable[[dict[str, Any]], list[str]]] = {
     "start": lambda p: (
         ["start", p["flow_id"], "--version", p["flow_version"]]
         + (["--task-ref", p["task_ref"]] if "task_ref" in p else [])
+        + [arg for k, v in p.get("inputs", {}).items() for arg in ("--input", f"{k}={v}")]
     ),
     "get": lambda p: ["get", p["run_id"]],
     "list": lambda p: ["list"] + (["--flow", p["flow_id"]] if "flow_id" in p else []),
@@ -147,7 +155,7 @@ def script(surface: Surface, root: Path) -> list[dict[str, Any]]:
         run_id=rid,
         step_id="flow_weekly_review#2",
         to_status="skipped",
-        skip_reason="superseded",
+        skip_reason="not_applicable",
     )
     call(
         "evidence",
@@ -158,7 +166,9 @@ def script(surface: Surface, root: Path) -> list[dict[str, Any]]:
     )
     call("advance", run_id=rid, step_id="flow_weekly_review#3", to_status="done", approve=True)
     call("submit_review", run_id=rid, intent="Weekly review outcome")
-    auto = call("start", flow_id="flow_lead_import", flow_version="1.0.0")
+    auto = call(
+        "start", flow_id="flow_lead_import", flow_version="1.0.0", inputs={"sheet_url": SHEET_URL}
+    )
     aid = auto["run"]["run_id"]
     consent = call("consent", run_id=aid, allowed_lanes=["local_default"], cost_cap_units=20)
     cid = consent["consent"]["consent_id"]
@@ -183,6 +193,7 @@ def test_cli_mcp_and_direct_calls_return_deep_equal_records(tmp_path, capsys, re
     for name, surface in (("direct", direct), ("mcp", mcp), ("cli", make_cli(capsys))):
         reset_ids()
         root = make_workspace(tmp_path / name)
+        share_actor_key(root)  # one person in three workspaces: the same keyed hash
         results[name] = script(surface, root)
     assert results["direct"] == results["mcp"] == results["cli"]
     codes = [r.get("code") for r in results["direct"]]
@@ -250,7 +261,7 @@ def test_each_sub_gate_off_gives_the_identical_disabled_code_everywhere(
 def test_mcp_has_no_consent_action(tmp_path):
     root = make_workspace(tmp_path / "ws")
     out = mcp_call(root, "consent", {"run_id": "run_x"})
-    assert out["code"] == "FLOW_REQUEST_INVALID"
+    assert out["code"] == "BAD_REQUEST"
 
 
 def mcp_call(root: Path, action: str, payload: dict[str, Any]) -> dict[str, Any]:

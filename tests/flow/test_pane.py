@@ -95,7 +95,7 @@ async def drive_manual_run(pilot: Pilot[None]) -> None:
     await pilot.pause()
     assert app.pane.run["step_states"][0]["evidence_ref"] == OP_ID
     await pilot.press("a")  # done, verified
-    await pilot.press("s", "down", "down", "enter")  # step 2: skip, "superseded"
+    await pilot.press("s", "down", "down", "enter")  # step 2: skip, "blocked_dependency"
     await pilot.pause()
     assert states(app) == ["done", "skipped", "pending"]
     await pilot.press("e", "down", "enter")  # step 3: the document's post_sha256
@@ -139,6 +139,8 @@ async def drive_automatable_run(pilot: Pilot[None]) -> None:
     assert isinstance(app, PaneApp)
     await pilot.press("n", "enter")  # flow_lead_import sorts first
     await pilot.pause()
+    await pilot.press(*"https://example.org/sheet", "enter")  # its sheet_url input
+    await pilot.pause()
     assert app.pane.run["flow_id"] == "flow_lead_import"
     await pilot.press("x")  # no consent held yet
     await settle(pilot)
@@ -175,6 +177,8 @@ async def test_pane_drives_a_whole_automatable_run_by_keyboard(
         await pilot.pause()
         assert app.pane.run["status"] == "done"
     assert len(fake_lane.calls) == 2
+    # the lane got the value typed at start for `flow.inputs.sheet_url`, not the reference
+    assert dict(fake_lane.calls[0].inputs) == {"sheet_url": "https://example.org/sheet"}
 
 
 async def test_pane_shows_the_disabled_gate_code(tmp_path, clock, pinned_ids):
@@ -183,7 +187,7 @@ async def test_pane_shows_the_disabled_gate_code(tmp_path, clock, pinned_ids):
     messages: list[Any] = []
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         assert "writes off" in str(app.pane.query_one("#flow-header").render())
-        await pilot.press("n", "enter")
+        await pilot.press("n", "down", "enter")  # the manual flow: no inputs to give
         await pilot.pause()
         assert app.pane.last_status == (
             "✗ FLOW_RUN_WRITES_DISABLED (403) run writes are disabled in this workspace"

@@ -27,7 +27,6 @@ from core.flow import (
     to_json,
 )
 from core.flow.bundle import dump_bundle, parse_bundle
-from core.flow.posture import Actor
 
 from .conftest import (
     ACTOR,
@@ -79,7 +78,7 @@ def every_action(ctx: FlowContext, rid: str, cid: str = "fcons_" + "1" * 32) -> 
 def test_scope_denial_answers_unknown_run_exactly_like_a_missing_run(ctx, clock, lane):
     rid = started(ctx, "flow_lead_import")["run_id"]
     cid = consent_for(ctx, rid)
-    mallory = ctx.as_actor(Actor.named(OTHER, ["personal", "project", "org"]))
+    mallory = ctx.as_actor(ctx.actor_named(OTHER, ["personal", "project", "org"]))
     invisible = [to_json(r) for r in every_action(mallory, rid, cid)]
     missing = [to_json(r) for r in every_action(mallory, "run_doesnotexist", cid)]
     assert invisible == missing
@@ -100,13 +99,13 @@ def test_scope_is_authorization_for_flows_and_shared_runs(tmp_path, clock, lane)
     try:
         rid = started(ada, f)["run_id"]
         cid = consent_for(ada, rid)
-        solo = ada.as_actor(Actor.named(OTHER, ["personal"]))
+        solo = ada.as_actor(ada.actor_named(OTHER, ["personal"]))
         assert code(start_run(solo, {"flow_id": f, "flow_version": "1.0.0"})) == "unknown_flow"
         assert code(start_run(solo, {"flow_id": "flow_nope", "flow_version": "1.0.0"})) == (
             "unknown_flow"
         )
         assert code(get_run(solo, {"run_id": rid})) == "unknown_run"
-        teammate = ada.as_actor(Actor.named(OTHER, ["personal", "project"]))
+        teammate = ada.as_actor(ada.actor_named(OTHER, ["personal", "project"]))
         assert get_run(teammate, {"run_id": rid})["run"]["scope"] == "project"
         # seeing a shared run does not make another actor's consent yours
         assert code(
@@ -158,7 +157,7 @@ def test_injection_in_instruction_stays_inert(tmp_path, clock):
         after = get_run(ctx, {"run_id": rid})["run"]
         assert after["scope"] == "personal" and after["provenance"]["harness"] == "noma-workbench"
         assert INJECTION not in json.dumps(after)
-        mallory = ctx.as_actor(Actor.named(OTHER, ["personal", "project", "org"]))
+        mallory = ctx.as_actor(ctx.actor_named(OTHER, ["personal", "project", "org"]))
         assert code(get_run(mallory, {"run_id": rid})) == "unknown_run"
         db = (root / ".noma-workbench" / "runs.sqlite3").read_bytes()
         assert b"fcons_stolen" not in db.replace(INJECTION.encode(), b"")
@@ -286,10 +285,10 @@ def test_import_sandbox_rejects_policy_violations(ctx, clock):
         "FLOW_IMPORT_AUTOMATABLE_DENIED"
     )
     assert code(import_flow(classroom, dump_bundle(parse_bundle(forbidden_bundle())))) == (
-        "FLOW_EXTERNAL_TOOL_UNDECLARED"
+        "FLOW_IMPORT_EXTERNAL_TOOL_DENIED"
     )
     assert code(import_flow(ctx, dump_bundle(parse_bundle(forbidden_bundle())))) == (
-        "FLOW_EXTERNAL_TOOL_UNDECLARED"
+        "FLOW_IMPORT_EXTERNAL_TOOL_DENIED"
     )
     declared = malicious_bundle()  # its external_tool is declared under `requires`
     assert import_flow(ctx, dump_bundle(parse_bundle(declared)))["proposal"]["status"] == (
@@ -334,7 +333,7 @@ def test_no_secret_actor_id_or_token_in_records_refusals_or_the_database(
             get_run(ctx, {"run_id": rid}),
             list_runs(ctx, {}),
         ]
-        refusals = every_action(ctx.as_actor(Actor.named(OTHER, ["personal"])), rid, cid)
+        refusals = every_action(ctx.as_actor(ctx.actor_named(OTHER, ["personal"])), rid, cid)
         refusals += [
             execute_automatable(
                 ctx, {"run_id": rid, "step_id": "flow_lead_import#9", "consent_id": cid}
@@ -371,7 +370,7 @@ def test_no_secret_actor_id_or_token_in_records_refusals_or_the_database(
 def test_gate_refusals_do_not_reveal_whether_a_run_exists(ctx, clock, writes, automatable):
     rid = started(ctx, "flow_lead_import")["run_id"]
     gated = with_posture(ctx, writes=writes, automatable=automatable)
-    mallory = gated.as_actor(Actor.named(OTHER, ["personal"]))
+    mallory = gated.as_actor(gated.actor_named(OTHER, ["personal"]))
     # a stranger learns nothing: the real run and a missing one answer identically
     assert [to_json(r) for r in every_action(mallory, rid)] == [
         to_json(r) for r in every_action(mallory, "run_zzzz")
