@@ -8,6 +8,7 @@ where it is skipped with the reason if this host cannot isolate runs.
 from __future__ import annotations
 
 import itertools
+import os
 import sys
 import threading
 from collections.abc import Iterator
@@ -29,6 +30,31 @@ from core.workspace import Workspace
 REPO = str(Path(__file__).resolve().parents[2])
 if sys.path[0] != REPO:
     sys.path.insert(0, REPO)
+
+STARTER_FILES = (
+    "flow_capture_to_note.json",
+    "flow_multi_repo_change.json",
+    "flow_overseer_handover.json",
+    "flow_research_brief.json",
+    "flow_reviewed_writeback.json",
+    "flow_session_to_flow.json",
+)
+
+
+def starter_dir() -> Path:
+    """Knowtation's six starter bundles (never copied here), or skip saying where they are."""
+    default = Path(REPO).parent / "shared" / "flows-starter"
+    path = Path(os.environ.get("NOMA_FLOWS_STARTER_DIR", default))
+    if not all((path / name).is_file() for name in STARTER_FILES):
+        message = (
+            f"the starter flow bundles are not at {path}: set NOMA_FLOWS_STARTER_DIR to "
+            "Knowtation's flows/starter (MIT)"
+        )
+        if os.environ.get("NOMA_REQUIRE_SHARED") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
 
 ACTOR = "ada@example.org"
 SHEET_URL = "https://docs.google.com/spreadsheets/d/demo"

@@ -6,6 +6,7 @@ the Skills runtime sandbox when this host can isolate runs."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from core.flow import (
     FlowRefusal,
     advance_step,
     execute_automatable,
+    export_flow,
     get_run,
     import_flow,
     list_flows,
@@ -31,6 +33,7 @@ from core.workspace import Workspace
 from .conftest import (
     GATE_MATRIX,
     SHEET_URL,
+    STARTER_FILES,
     automatable_bundle,
     consent_for,
     expected_execute_code,
@@ -39,6 +42,7 @@ from .conftest import (
     open_ctx,
     started,
     starter_bundle,
+    starter_dir,
     step,
     with_posture,
     write_bundle,
@@ -323,5 +327,127 @@ def test_step_with_only_unsupported_refs_fails_without_charge(tmp_path, clock):
         assert out["execution"]["failure"] == "unsupported_ref"
         assert out["execution"]["cost_units"] == 0
         assert out["run"]["step_states"][0]["status"] == "in_progress"
+    finally:
+        ctx.close()
+
+
+# ------------------------------------------------------- Knowtation's starter bundles
+
+SKIP_CYCLE = ("policy", "not_applicable", "blocked_dependency")
+
+
+def run_by_hand(ctx: FlowContext, data: dict, skip_index: int, reason: str) -> dict:
+    """Drive a run of ``data`` to done the way an operator does: each step in progress,
+    then proof (an artifact pointer, or a proposal pointer and a human approval) and done;
+    the step at ``skip_index`` is skipped with ``reason`` instead."""
+    flow = data["flow"]
+    inputs = {i["name"]: f"value of {i['name']}" for i in flow.get("inputs", [])}
+    request = {"flow_id": flow["flow_id"], "flow_version": flow["version"]}
+    run = start_run(ctx, {**request, **({"inputs": inputs} if inputs else {})})["run"]
+    rid = run["run_id"]
+    for index, step_data in enumerate(data["steps"]):
+        sid = step_data["step_id"]
+        moved = advance_step(ctx, {"run_id": rid, "step_id": sid, "to_status": "in_progress"})
+        assert moved["schema"] == "knowtation.flow_run/v0", moved
+        if index == skip_index:
+            skipped = advance_step(
+                ctx, {"run_id": rid, "step_id": sid, "to_status": "skipped", "skip_reason": reason}
+            )
+            assert skipped["run"]["step_states"][index]["skip_reason"] == reason
+            continue
+        human = step_data["verification"]["kind"] == "human_review"
+        pointer = f"prop_{index + 1:04d}" if human else f"artifact_{index + 1}"
+        evidence = record_evidence(
+            ctx,
+            {
+                "run_id": rid,
+                "step_id": sid,
+                "evidence_ref": pointer,
+                "pointer_kind": "proposal" if human else "artifact",
+            },
+        )
+        assert evidence["schema"] == "knowtation.flow_run/v0", evidence
+        if human:  # evidence alone never satisfies a human review
+            refused = advance_step(ctx, {"run_id": rid, "step_id": sid, "to_status": "done"})
+            assert code(refused) == "FLOW_VERIFICATION_UNSATISFIED"
+        done = advance_step(
+            ctx, {"run_id": rid, "step_id": sid, "to_status": "done", "approve": human}
+        )
+        state = done["run"]["step_states"][index]
+        assert state["status"] == "done" and state["verified"] is True, state
+    final = get_run(ctx, {"run_id": rid})["run"]
+    assert final["status"] == "done"
+    return final
+
+
+@pytest.mark.parametrize(("writes", "automatable"), GATE_MATRIX)
+@pytest.mark.parametrize("name", STARTER_FILES)
+def test_starter_bundle_imports_runs_to_done_and_exports_as_it_came(
+    tmp_path, clock, name, writes, automatable
+):
+    source = starter_dir() / name
+    text = source.read_text(encoding="utf-8")
+    original = json.loads(text)
+    root = make_workspace(
+        tmp_path / "ws",
+        bundles=[],
+        writes=writes,
+        automatable=automatable,
+        policy={"scopes": ["personal", "project"]},
+    )
+    ctx = open_ctx(root)
+    try:
+        imported = import_flow(ctx, text, "json")  # as it is: no edit
+        assert imported["active"] is False, imported
+        pid = imported["proposal"]["proposal_id"]
+        assert imported["proposal"]["automatable_steps"] == [
+            s["step_id"] for s in original["steps"] if s["automatable"] == "automatable"
+        ]
+        assert review_import(ctx, pid, True)["proposal"]["status"] == "approved"
+        flow = original["flow"]
+        assert (root / "flows" / f"{flow['flow_id']}.{flow['version']}.flow.json").is_file()
+        listed = {f["flow_id"]: f for f in list_flows(ctx)["flows"]}
+        assert listed[flow["flow_id"]]["steps"] == len(original["steps"])
+        assert list_flows(ctx)["invalid"] == []
+        exported = export_flow(ctx, flow["flow_id"])
+        assert exported["format"] == "json"
+        assert json.loads(exported["text"]) == original  # equal modulo key order
+        if not writes:
+            refused = start_run(ctx, {"flow_id": flow["flow_id"], "flow_version": flow["version"]})
+            assert code(refused) == "FLOW_RUN_WRITES_DISABLED"
+            return
+        which = STARTER_FILES.index(name)
+        final = run_by_hand(ctx, original, skip_index=1, reason=SKIP_CYCLE[which % 3])
+        assert [s["status"] for s in final["step_states"]].count("skipped") == 1
+        submitted = submit_review(ctx, {"run_id": final["run_id"], "intent": "Run outcome"})
+        assert submitted["schema"] == "knowtation.flow_run/v0"
+        assert submitted["run"] == final
+        assert submitted["proposal_id"] == submitted["proposal"]["proposal_id"]
+        assert submitted["proposal"]["status"] == "pending"
+        assert json.loads(export_flow(ctx, flow["flow_id"])["text"]) == original
+    finally:
+        ctx.close()
+
+
+def test_agent_assisted_starter_steps_are_advanced_by_hand_never_executed(tmp_path, clock):
+    text = (starter_dir() / "flow_capture_to_note.json").read_text(encoding="utf-8")
+    root = make_workspace(tmp_path / "ws", bundles=[])
+    ctx = open_ctx(root)
+    try:
+        pid = import_flow(ctx, text, "json")["proposal"]["proposal_id"]
+        review_import(ctx, pid, True)
+        rid = start_run(
+            ctx,
+            {
+                "flow_id": "flow_capture_to_note",
+                "flow_version": "0.1.0",
+                "inputs": {"capture_path": "inbox/2026-06-20.md"},
+            },
+        )["run"]["run_id"]
+        cid = consent_for(ctx, rid)
+        out = execute_automatable(
+            ctx, {"run_id": rid, "step_id": "flow_capture_to_note#1", "consent_id": cid}
+        )
+        assert code(out) == "FLOW_STEP_NOT_AUTOMATABLE"
     finally:
         ctx.close()

@@ -6,7 +6,10 @@ classroom policy denies automatable; the import sandbox rejects policy violation
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,7 @@ from core.flow import (
     list_runs,
     mint_consent,
     record_evidence,
+    review_import,
     start_run,
     submit_review,
     to_json,
@@ -43,6 +47,7 @@ from .conftest import (
     malicious_bundle,
     open_ctx,
     started,
+    starter_dir,
     step,
     with_posture,
 )
@@ -384,3 +389,138 @@ def test_gate_refusals_do_not_reveal_whether_a_run_exists(ctx, clock, writes, au
     for gate, a, b in zip(gates, mine, nothing, strict=True):
         if gate is not None:
             assert code(a) == code(b) == gate
+
+
+# --------------------------------------------------- import is scope-checked, fails closed
+
+
+def db_bytes(root: Path) -> bytes:
+    """Every byte the store holds on disk: the database and its WAL."""
+    state = root / ".noma-workbench"
+    return b"".join(p.read_bytes() for p in sorted(state.glob("runs.sqlite3*")))
+
+
+def test_a_project_scoped_import_into_a_personal_only_workspace_is_refused(tmp_path, clock):
+    root = make_workspace(tmp_path / "ws", bundles=[])  # policy scopes default: personal
+    ctx = open_ctx(root)
+    try:
+        data = bundle("flow_team", [step("flow_team", 1)], scope="project")
+        (root / "flows").mkdir()
+        before = sorted(p.name for p in (root / "flows").iterdir())
+        refused = import_flow(ctx, dump_bundle(parse_bundle(data)))
+        assert code(refused) == "FLOW_IMPORT_SCOPE_DENIED" and refused.status == 403
+        assert "project" not in json.dumps(to_json(refused))  # the code names no scope
+        with ctx.store.read() as tx:
+            assert tx.list_proposals("flow_import") == []
+        assert sorted(p.name for p in (root / "flows").iterdir()) == before
+    finally:
+        ctx.close()
+
+
+def test_a_real_project_starter_bundle_is_refused_the_same_way(tmp_path, clock):
+    text = (starter_dir() / "flow_overseer_handover.json").read_text(encoding="utf-8")
+    ctx = open_ctx(make_workspace(tmp_path / "ws", bundles=[]))
+    try:
+        assert code(import_flow(ctx, text, "json")) == "FLOW_IMPORT_SCOPE_DENIED"
+        assert ctx.catalog.entries() == []
+    finally:
+        ctx.close()
+
+
+def test_approval_rechecks_the_scope_against_the_policy_of_that_moment(tmp_path, clock):
+    root = make_workspace(tmp_path / "ws", bundles=[], policy={"scopes": ["personal", "project"]})
+    ctx = open_ctx(root)
+    try:
+        data = bundle("flow_team", [step("flow_team", 1)], scope="project")
+        pid = import_flow(ctx, dump_bundle(parse_bundle(data)))["proposal"]["proposal_id"]
+        narrowed = with_posture(ctx, scopes=["personal"])
+        assert code(review_import(narrowed, pid, True)) == "FLOW_IMPORT_SCOPE_DENIED"
+        assert not (root / "flows" / "flow_team.1.0.0.flow.yaml").exists()
+        with ctx.store.read() as tx:
+            assert tx.load_proposal(pid)[0]["status"] == "pending"
+    finally:
+        ctx.close()
+
+
+# ------------------------------------------------------------ actor privacy (issue 10)
+
+
+def test_actor_key_is_created_once_with_mode_0600_and_never_in_the_db(tmp_path, clock):
+    root = make_workspace(tmp_path / "ws")
+    ctx = open_ctx(root)
+    try:
+        rid = started(ctx, "flow_lead_import")["run_id"]
+        consent_for(ctx, rid)
+        submit_review(ctx, {"run_id": rid, "intent": "outcome"})
+    finally:
+        ctx.close()
+    key_file = root / ".noma-workbench" / "actor.key"
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    key = bytes.fromhex(key_file.read_text().strip())
+    assert len(key) == 32
+    db = db_bytes(root)
+    assert ACTOR.encode() not in db
+    assert hashlib.sha256(ACTOR.encode()).hexdigest().encode() not in db  # no unsalted hash
+    assert key.hex().encode() not in db and key not in db
+    keyed = hmac.new(key, ACTOR.encode(), hashlib.sha256).hexdigest()
+    assert keyed.encode() in db  # what is stored is the keyed hash
+    again = open_ctx(root)  # a second opening reuses the key: the same actor, the same hash
+    try:
+        assert again.actor.hash == keyed
+        assert get_run(again, {"run_id": rid})["run"]["provenance"]["actor"] == keyed
+    finally:
+        again.close()
+
+
+def test_the_same_actor_hashes_differently_in_two_workspaces(tmp_path, clock):
+    a = open_ctx(make_workspace(tmp_path / "a"))
+    b = open_ctx(make_workspace(tmp_path / "b"))
+    try:
+        assert a.actor.hash != b.actor.hash
+        assert a.actor_named(OTHER, ["personal"]).hash != b.actor_named(OTHER, ["personal"]).hash
+        assert a.actor_named(ACTOR, ["personal"]).hash == a.actor.hash
+        run_a, run_b = started(a), started(b)
+        assert run_a["provenance"]["actor"] != run_b["provenance"]["actor"]
+    finally:
+        a.close()
+        b.close()
+
+
+def _load_key(folder: str, barrier: Any, queue: Any) -> None:
+    from core.flow.actor_key import load_actor_key
+
+    barrier.wait()
+    queue.put(load_actor_key(Path(folder)).hex())
+
+
+def test_processes_racing_on_first_use_agree_on_one_key(tmp_path):
+    import multiprocessing
+
+    state = tmp_path / "state"
+    state.mkdir()
+    mp = multiprocessing.get_context("fork")
+    n = 6
+    barrier, queue = mp.Barrier(n), mp.Queue()
+    procs = [mp.Process(target=_load_key, args=(str(state), barrier, queue)) for _ in range(n)]
+    for p in procs:
+        p.start()
+    keys = [queue.get(timeout=60) for _ in procs]
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    assert len(set(keys)) == 1
+    assert [p.name for p in state.iterdir()] == ["actor.key"]  # no temp file left behind
+
+
+def test_a_loosened_key_file_is_closed_again_and_a_corrupt_one_is_a_fault(tmp_path):
+    from core.flow.actor_key import ActorKeyError, load_actor_key
+
+    key = load_actor_key(tmp_path)
+    path = tmp_path / "actor.key"
+    path.chmod(0o644)
+    assert load_actor_key(tmp_path) == key
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    path.write_text("not a key\n")
+    with pytest.raises(ActorKeyError):
+        load_actor_key(tmp_path)  # never silently re-keyed: personal runs would be orphaned
+    assert path.read_text() == "not a key\n"
