@@ -131,7 +131,12 @@ def cmd_get(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    from ..flow.bundle import MAX_BUNDLE_BYTES
+
     try:
+        if Path(args.file).stat().st_size > MAX_BUNDLE_BYTES:
+            error(f"{args.file}: larger than {MAX_BUNDLE_BYTES} bytes; not a flow bundle")
+            return 2
         text = Path(args.file).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         error(f"{args.file}: {exc}")

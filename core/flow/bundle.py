@@ -39,8 +39,27 @@ class BundleError(Exception):
         self.problems = problems
 
 
+class DuplicateKey(ValueError):
+    """A mapping names a key twice: one value would be silently dropped."""
+
+
 class _Loader(yaml.SafeLoader):  # type: ignore[misc]
-    """Safe YAML with timestamps left as strings, so `updated` round-trips byte for byte."""
+    """Safe YAML with timestamps left as strings, so `updated` round-trips byte for byte,
+    and duplicate keys refused (PyYAML would keep the last one silently)."""
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        keys = [self.construct_object(k, deep=True) for k, _ in node.value]
+        hashable = [k for k in keys if isinstance(k, str | int | float | bool)]
+        if len(set(hashable)) != len(hashable):
+            raise DuplicateKey(f"a key appears twice (line {node.start_mark.line + 1})")
+        return super().construct_mapping(node, deep=deep)
+
+
+def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise DuplicateKey("a key appears twice in one object")
+    return dict(pairs)
 
 
 _Loader.yaml_implicit_resolvers = {
@@ -74,8 +93,17 @@ def read_bundle_file(path: Path) -> FlowBundle:
 
 
 def parse_bundle_text(text: str, *, json_form: bool = False) -> FlowBundle:
+    if len(text) > MAX_BUNDLE_BYTES:
+        raise BundleError([Problem("", f"larger than {MAX_BUNDLE_BYTES} bytes")])
     try:
-        data = json.loads(text) if json_form else yaml.load(text, Loader=_Loader)
+        if json_form:
+            data = json.loads(text, object_pairs_hook=_json_object)
+        else:
+            data = yaml.load(text, Loader=_Loader)
+    except DuplicateKey as exc:
+        raise BundleError([Problem("", str(exc))]) from None
+    except RecursionError:
+        raise BundleError([Problem("", "nested too deeply")]) from None
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else getattr(exc, "lineno", None)

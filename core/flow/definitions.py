@@ -41,6 +41,21 @@ def list_flows(ctx: FlowContext) -> dict[str, Any]:
         }
         for bad in ctx.catalog.invalid()
     ]
+    allowed = ctx.posture.policy.scopes
+    invalid += [  # valid, but unusable here: never silently invisible
+        {
+            "file": e.path.relative_to(root).as_posix(),
+            "problems": [
+                {
+                    "path": "flow.scope",
+                    "message": f"scope {e.bundle.flow.scope} is not in this workspace's "
+                    "policy.scopes, so the flow cannot be run here",
+                }
+            ],
+        }
+        for e in ctx.catalog.entries()
+        if e.bundle.flow.scope not in allowed
+    ]
     posture = ctx.posture
     return {
         "schema": "noma.flow_list/v0",

@@ -495,3 +495,13 @@ def test_cli_and_mcp_give_flow_inputs_at_start(tmp_path, capsys, reset_ids):
         assert unknown["code"] == "BAD_REQUEST" and unknown["problems"][0]["path"] == "inputs"
         results[name] = (started_run, unknown)
     assert results["direct"] == results["mcp"] == results["cli"]
+
+
+def test_a_bundle_whose_scope_policy_does_not_allow_is_listed_not_hidden(tmp_path, capsys):
+    root = make_workspace(tmp_path / "ws")
+    starter = starter_dir() / "flow_multi_repo_change.json"  # project-scoped
+    (root / "flows" / starter.name).write_bytes(starter.read_bytes())
+    rc, out = cli_json(capsys, "flow", "list", "--root", str(root), "--json")
+    assert "flow_multi_repo_change" not in {f["flow_id"] for f in out["flows"]}
+    problems = {bad["file"]: bad["problems"] for bad in out["invalid"]}
+    assert problems[starter.name][0]["path"] == "flow.scope"

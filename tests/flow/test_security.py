@@ -524,3 +524,22 @@ def test_a_loosened_key_file_is_closed_again_and_a_corrupt_one_is_a_fault(tmp_pa
     with pytest.raises(ActorKeyError):
         load_actor_key(tmp_path)  # never silently re-keyed: personal runs would be orphaned
     assert path.read_text() == "not a key\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "fmt", "message"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "json", "nested too deeply"),
+        ("a: " + "[" * 50_000 + "]" * 50_000, "yaml", "nested too deeply"),
+        ('{"flow": {}, "flow": {}, "steps": []}', "json", "a key appears twice"),
+        ("flow: {}\nflow: {}\nsteps: []\n", "yaml", "a key appears twice"),
+        (" " * (3 * 1024 * 1024), "json", "larger than"),
+        ("flow: &a {steps: [*a]}\nsteps: [*a]\n", "yaml", ""),
+    ],
+)
+def test_hostile_bundle_text_is_a_coded_refusal_never_a_crash(ctx, text, fmt, message):
+    refused = import_flow(ctx, text, fmt)
+    assert code(refused) == "BAD_REQUEST"
+    assert message in refused.problems[0].message
+    with ctx.store.read() as tx:
+        assert tx.list_proposals("flow_import") == []
