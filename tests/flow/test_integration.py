@@ -470,6 +470,7 @@ def test_cli_imports_every_starter_bundle_as_it_is_and_exports_it_back(tmp_path,
         assert cli.main(["flow", "export", flow_id, "--root", str(root), "--out", str(out)]) == 0
         assert json.loads(out.read_text(encoding="utf-8")) == json.loads(source.read_text())
     rc, listing = cli_json(capsys, "flow", "list", "--root", str(root), "--json")
+    assert rc == 0
     assert len(listing["flows"]) == 6 and listing["invalid"] == []
 
 
@@ -502,6 +503,7 @@ def test_a_bundle_whose_scope_policy_does_not_allow_is_listed_not_hidden(tmp_pat
     starter = starter_dir() / "flow_multi_repo_change.json"  # project-scoped
     (root / "flows" / starter.name).write_bytes(starter.read_bytes())
     rc, out = cli_json(capsys, "flow", "list", "--root", str(root), "--json")
+    assert rc == 0
     assert "flow_multi_repo_change" not in {f["flow_id"] for f in out["flows"]}
     problems = {bad["file"]: bad["problems"] for bad in out["invalid"]}
     assert problems[starter.name][0]["path"] == "flow.scope"
