@@ -17,6 +17,7 @@ from .actor_key import load_actor_key
 from .catalog import FlowCatalog
 from .lanes import ExecutionLane, default_lanes
 from .posture import Actor, Posture, workspace_actor
+from .rekey import rekey_workspace_actor
 from .store import RunStore
 
 VAULT_ID = "default"
@@ -48,8 +49,10 @@ class FlowContext:
     ) -> FlowContext:
         posture = Posture.from_workspace(workspace)
         key = load_actor_key(workspace.state_dir)
+        store = RunStore.open(workspace.state_dir)
+        rekey_workspace_actor(store, workspace.actor_name, key)
         return cls(
-            store=RunStore.open(workspace.state_dir),
+            store=store,
             catalog=FlowCatalog(workspace.flows_dir),
             posture=posture,
             actor=actor or workspace_actor(workspace, posture.policy, key),

@@ -543,3 +543,39 @@ def test_hostile_bundle_text_is_a_coded_refusal_never_a_crash(ctx, text, fmt, me
     assert message in refused.problems[0].message
     with ctx.store.read() as tx:
         assert tx.list_proposals("flow_import") == []
+
+
+def test_a_store_from_before_keyed_hashes_is_rekeyed_for_the_workspace_actor(tmp_path, clock):
+    """Rows written under the old scheme (sha256 of the name) move to the keyed hash on
+    first open, so the operator's personal runs stay theirs and the plain hash is gone."""
+    root = make_workspace(tmp_path / "ws")
+    ctx = open_ctx(root)
+    keyed = ctx.actor.hash
+    legacy = hashlib.sha256(ACTOR.encode()).hexdigest()
+    try:
+        rid = started(ctx, "flow_lead_import")["run_id"]
+        consent_for(ctx, rid)
+        submit_review(ctx, {"run_id": rid, "intent": "outcome"})
+        with ctx.store.write() as tx:  # rewind to how an old store held the actor
+            for table in ("runs", "proposals"):
+                tx.execute(
+                    f"UPDATE {table} SET actor_hash = ?, record = replace(record, ?, ?)",
+                    (legacy, keyed, legacy),
+                )
+            tx.execute("UPDATE consents SET actor_hash = ?", (legacy,))
+            tx.execute("DELETE FROM meta WHERE key = 'actor_hash_scheme'")
+    finally:
+        ctx.close()
+    assert legacy.encode() in db_bytes(root)
+    again = open_ctx(root)
+    try:
+        run = get_run(again, {"run_id": rid})["run"]
+        assert run["provenance"]["actor"] == keyed
+        conn = again.store.connection()
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        for table in ("runs", "consents", "proposals"):
+            hashes = {r[0] for r in conn.execute(f"SELECT actor_hash FROM {table}")}
+            assert hashes == {keyed}, table
+        assert legacy.encode() not in db_bytes(root)
+    finally:
+        again.close()
