@@ -66,12 +66,8 @@ OpaqueId = Annotated[
     AfterValidator(_non_blank),
     AfterValidator(_printable),
 ]
-Reference = Annotated[
-    str,
-    StringConstraints(min_length=1, max_length=1000),
-    AfterValidator(_non_blank),
-    AfterValidator(_printable),
-]
+# `inputs[].from`: one line too; its grammar is checked across records (`bundle`).
+Reference = OpaqueId
 
 
 class Record(BaseModel):
