@@ -399,3 +399,55 @@ def consent_for(ctx: FlowContext, run_id: str, cap: int = 50, **extra: Any) -> s
     )
     assert isinstance(result, dict), result
     return str(result["consent"]["consent_id"])
+
+
+SKIP_CYCLE = ("policy", "not_applicable", "blocked_dependency")
+
+
+def run_by_hand(
+    ctx: FlowContext, data: dict[str, Any], skip_index: int, reason: str
+) -> dict[str, Any]:
+    """Drive a run of ``data`` to done the way an operator does: each step in progress,
+    then proof (an artifact pointer, or a proposal pointer and a human approval) and done;
+    the step at ``skip_index`` is skipped with ``reason`` instead."""
+    from core.flow import FlowRefusal, advance_step, get_run, record_evidence, start_run
+
+    flow = data["flow"]
+    inputs = {i["name"]: f"value of {i['name']}" for i in flow.get("inputs", [])}
+    request = {"flow_id": flow["flow_id"], "flow_version": flow["version"]}
+    run = start_run(ctx, {**request, **({"inputs": inputs} if inputs else {})})["run"]
+    rid = run["run_id"]
+    for index, step_data in enumerate(data["steps"]):
+        sid = step_data["step_id"]
+        moved = advance_step(ctx, {"run_id": rid, "step_id": sid, "to_status": "in_progress"})
+        assert moved["schema"] == "knowtation.flow_run/v0", moved
+        if index == skip_index:
+            skipped = advance_step(
+                ctx, {"run_id": rid, "step_id": sid, "to_status": "skipped", "skip_reason": reason}
+            )
+            assert skipped["run"]["step_states"][index]["skip_reason"] == reason
+            continue
+        human = step_data["verification"]["kind"] == "human_review"
+        pointer = f"prop_{index + 1:04d}" if human else f"artifact_{index + 1}"
+        evidence = record_evidence(
+            ctx,
+            {
+                "run_id": rid,
+                "step_id": sid,
+                "evidence_ref": pointer,
+                "pointer_kind": "proposal" if human else "artifact",
+            },
+        )
+        assert evidence["schema"] == "knowtation.flow_run/v0", evidence
+        if human:  # evidence alone never satisfies a human review
+            refused = advance_step(ctx, {"run_id": rid, "step_id": sid, "to_status": "done"})
+            assert isinstance(refused, FlowRefusal)
+            assert refused.code == "FLOW_VERIFICATION_UNSATISFIED"
+        done = advance_step(
+            ctx, {"run_id": rid, "step_id": sid, "to_status": "done", "approve": human}
+        )
+        state = done["run"]["step_states"][index]
+        assert state["status"] == "done" and state["verified"] is True, state
+    final = get_run(ctx, {"run_id": rid})["run"]
+    assert final["status"] == "done"
+    return final

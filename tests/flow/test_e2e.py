@@ -33,6 +33,7 @@ from core.workspace import Workspace
 from .conftest import (
     GATE_MATRIX,
     SHEET_URL,
+    SKIP_CYCLE,
     STARTER_FILES,
     automatable_bundle,
     consent_for,
@@ -40,6 +41,7 @@ from .conftest import (
     forbidden_bundle,
     make_workspace,
     open_ctx,
+    run_by_hand,
     started,
     starter_bundle,
     starter_dir,
@@ -332,52 +334,6 @@ def test_step_with_only_unsupported_refs_fails_without_charge(tmp_path, clock):
 
 
 # ------------------------------------------------------- Knowtation's starter bundles
-
-SKIP_CYCLE = ("policy", "not_applicable", "blocked_dependency")
-
-
-def run_by_hand(ctx: FlowContext, data: dict, skip_index: int, reason: str) -> dict:
-    """Drive a run of ``data`` to done the way an operator does: each step in progress,
-    then proof (an artifact pointer, or a proposal pointer and a human approval) and done;
-    the step at ``skip_index`` is skipped with ``reason`` instead."""
-    flow = data["flow"]
-    inputs = {i["name"]: f"value of {i['name']}" for i in flow.get("inputs", [])}
-    request = {"flow_id": flow["flow_id"], "flow_version": flow["version"]}
-    run = start_run(ctx, {**request, **({"inputs": inputs} if inputs else {})})["run"]
-    rid = run["run_id"]
-    for index, step_data in enumerate(data["steps"]):
-        sid = step_data["step_id"]
-        moved = advance_step(ctx, {"run_id": rid, "step_id": sid, "to_status": "in_progress"})
-        assert moved["schema"] == "knowtation.flow_run/v0", moved
-        if index == skip_index:
-            skipped = advance_step(
-                ctx, {"run_id": rid, "step_id": sid, "to_status": "skipped", "skip_reason": reason}
-            )
-            assert skipped["run"]["step_states"][index]["skip_reason"] == reason
-            continue
-        human = step_data["verification"]["kind"] == "human_review"
-        pointer = f"prop_{index + 1:04d}" if human else f"artifact_{index + 1}"
-        evidence = record_evidence(
-            ctx,
-            {
-                "run_id": rid,
-                "step_id": sid,
-                "evidence_ref": pointer,
-                "pointer_kind": "proposal" if human else "artifact",
-            },
-        )
-        assert evidence["schema"] == "knowtation.flow_run/v0", evidence
-        if human:  # evidence alone never satisfies a human review
-            refused = advance_step(ctx, {"run_id": rid, "step_id": sid, "to_status": "done"})
-            assert code(refused) == "FLOW_VERIFICATION_UNSATISFIED"
-        done = advance_step(
-            ctx, {"run_id": rid, "step_id": sid, "to_status": "done", "approve": human}
-        )
-        state = done["run"]["step_states"][index]
-        assert state["status"] == "done" and state["verified"] is True, state
-    final = get_run(ctx, {"run_id": rid})["run"]
-    assert final["status"] == "done"
-    return final
 
 
 @pytest.mark.parametrize(("writes", "automatable"), GATE_MATRIX)

@@ -20,8 +20,10 @@ from core.flow import (
     FlowRefusal,
     advance_step,
     execute_automatable,
+    get_flow,
     get_run,
     import_flow,
+    list_flows,
     list_runs,
     mint_consent,
     record_evidence,
@@ -46,6 +48,7 @@ from .conftest import (
     make_workspace,
     malicious_bundle,
     open_ctx,
+    run_by_hand,
     started,
     starter_dir,
     step,
@@ -579,3 +582,24 @@ def test_a_store_from_before_keyed_hashes_is_rekeyed_for_the_workspace_actor(tmp
         assert legacy.encode() not in db_bytes(root)
     finally:
         again.close()
+
+
+def test_project_starter_flows_and_their_runs_stay_invisible_to_a_personal_only_actor(
+    tmp_path, clock
+):
+    root = make_workspace(tmp_path / "ws", bundles=[], policy={"scopes": ["personal", "project"]})
+    (root / "flows").mkdir()
+    source = starter_dir() / "flow_multi_repo_change.json"
+    (root / "flows" / source.name).write_bytes(source.read_bytes())
+    ctx = open_ctx(root)
+    try:
+        run = run_by_hand(ctx, json.loads(source.read_text()), 2, "not_applicable")
+        solo = ctx.as_actor(ctx.actor_named(OTHER, ["personal"]))
+        assert code(get_flow(solo, "flow_multi_repo_change")) == "unknown_flow"
+        assert code(get_run(solo, {"run_id": run["run_id"]})) == "unknown_run"
+        assert list_runs(solo, {})["runs"] == []
+        assert "flow_multi_repo_change" not in {f["flow_id"] for f in list_flows(solo)["flows"]}
+        teammate = ctx.as_actor(ctx.actor_named(OTHER, ["personal", "project"]))
+        assert get_run(teammate, {"run_id": run["run_id"]})["run"]["status"] == "done"
+    finally:
+        ctx.close()

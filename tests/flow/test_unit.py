@@ -4,6 +4,7 @@ rules (ids, semver, enums, anatomy, problems with field paths) and posture defau
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, get_args
 
@@ -31,6 +32,7 @@ from .conftest import (
     ACTOR,
     GATE_MATRIX,
     SHEET_URL,
+    STARTER_FILES,
     automatable_bundle,
     bundle,
     consent_for,
@@ -40,6 +42,7 @@ from .conftest import (
     open_ctx,
     started,
     starter_bundle,
+    starter_dir,
     step,
     with_posture,
 )
@@ -830,3 +833,11 @@ def test_advance_and_evidence_answer_the_peer_shape(ctx, clock):
     assert set(sub) == {"schema", "run", "proposal_id", "proposal"}
     assert sub["schema"] == "knowtation.flow_run/v0"
     Proposal.model_validate(sub["proposal"])
+
+
+@pytest.mark.parametrize("name", STARTER_FILES)
+def test_every_starter_bundle_validates_as_it_is(name):
+    text = (starter_dir() / name).read_text(encoding="utf-8")
+    b = parse_bundle_text(text, json_form=True)
+    assert b.to_json() == json.loads(text)
+    assert all(isinstance(s.when_not_to_run, str) for s in b.steps)
