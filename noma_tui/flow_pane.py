@@ -310,6 +310,8 @@ class FlowFrontierPane(Vertical):
             proof = "verified" if state["verified"] else ""
             if state.get("evidence_ref") and not state["verified"]:
                 proof = "evidence"
+            if state.get("skip_reason"):  # a skip is proven by its reason
+                proof = state["skip_reason"]
             mode = f"{step.automatable} · {step.verification.kind}"
             table.add_row(
                 Text("▶" if here else MARKS.get(state["status"], "?"), style=style),
