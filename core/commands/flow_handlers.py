@@ -179,6 +179,8 @@ def _human_run(run: dict[str, Any]) -> list[str]:
         mark = "▶" if state["step_id"] == frontier else MARKS.get(state["status"], "?")
         verified = "verified" if state["verified"] else ""
         evidence = f"  evidence {state['evidence_ref']}" if state.get("evidence_ref") else ""
+        if state.get("skip_reason"):
+            evidence += f"  reason {state['skip_reason']}"
         lines.append(f"  {mark} {state['step_id']:<32} {state['status']:<11} {verified}{evidence}")
     return lines
 

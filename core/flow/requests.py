@@ -93,6 +93,13 @@ class SubmitReview(Request):
     intent: Annotated[str, Field(min_length=1, max_length=2000)]
 
 
+def _message(err: Any) -> str:
+    """The error kind; for a bounded enum, the values it allows (never the value sent)."""
+    if err["type"] == "literal_error" and "expected" in err.get("ctx", {}):
+        return f"literal_error: must be one of {err['ctx']['expected']}"
+    return str(err["type"])
+
+
 def parse(model: type[P], raw: Any) -> P:
     """Validate ``raw`` (a mapping or an instance) or refuse with the failing field paths."""
     if isinstance(raw, model):
@@ -103,7 +110,7 @@ def parse(model: type[P], raw: Any) -> P:
         return model.model_validate(raw)
     except ValidationError as exc:
         problems = tuple(
-            Problem(".".join(str(p) for p in err["loc"]) or "request", err["type"])
+            Problem(".".join(str(p) for p in err["loc"]) or "request", _message(err))
             for err in exc.errors()[:20]
         )
         raise Refused("BAD_REQUEST", problems) from None
