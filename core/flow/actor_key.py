@@ -8,7 +8,7 @@ same person hashes differently in two workspaces. The key is 32 random bytes, he
 Creation is atomic across processes: each writes its candidate to a private temp file
 (``O_EXCL``, 0600, fsynced) and hard-links it into place; `link` fails if the name exists,
 so exactly one candidate wins and every process reads that one. A reader therefore never
-sees a half-written key. A key file that is present but unreadable as a key is a fault
+sees a half-written key, and a candidate a killed process left behind is swept later. A key file that is present but unreadable as a key is a fault
 (regenerating it would silently re-key every actor and orphan their personal runs).
 """
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import secrets
 import stat
+import time
 from pathlib import Path
 
 KEY_FILE = "actor.key"
@@ -27,15 +28,30 @@ class ActorKeyError(OSError):
     """The key file exists but does not hold a key."""
 
 
+STALE_TEMP_SECONDS = 60
+
+
 def load_actor_key(state_dir: Path) -> bytes:
     """The workspace's key, creating it on first use."""
     path = state_dir / KEY_FILE
     try:
-        return _read(path)
+        key = _read(path)
     except FileNotFoundError:
-        pass
-    _create(path)
-    return _read(path)
+        _create(path)
+        key = _read(path)
+    _sweep(state_dir)
+    return key
+
+
+def _sweep(state_dir: Path) -> None:
+    """Remove candidates a killed process left behind (old enough to be no one's now)."""
+    now = time.time()
+    for tmp in state_dir.glob(f".{KEY_FILE}.*"):
+        try:
+            if now - tmp.lstat().st_mtime > STALE_TEMP_SECONDS:
+                tmp.unlink()
+        except FileNotFoundError:
+            pass
 
 
 def _read(path: Path) -> bytes:
@@ -69,8 +85,8 @@ def _create(path: Path) -> None:
             os.close(fd)
         try:
             os.link(tmp, path)
-        except FileExistsError:
-            pass  # another process won the race; its key is the workspace's key
+        except (FileExistsError, FileNotFoundError):
+            pass  # another process won the race (and may have swept this candidate)
         else:
             _fsync_dir(path.parent)
     finally:

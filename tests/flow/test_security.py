@@ -603,3 +603,20 @@ def test_project_starter_flows_and_their_runs_stay_invisible_to_a_personal_only_
         assert get_run(teammate, {"run_id": run["run_id"]})["run"]["status"] == "done"
     finally:
         ctx.close()
+
+
+def test_a_key_candidate_left_by_a_killed_process_is_swept(tmp_path):
+    import os
+    import time
+
+    from core.flow.actor_key import load_actor_key
+
+    stale = tmp_path / ".actor.key.4242.deadbeef"
+    stale.write_text("ab" * 32 + "\n")  # written, never linked: the process died here
+    old = time.time() - 3600
+    os.utime(stale, (old, old))
+    fresh = tmp_path / ".actor.key.4343.cafe"  # another process, mid-creation: left alone
+    fresh.write_text("cd" * 32 + "\n")
+    key = load_actor_key(tmp_path)
+    assert key != bytes.fromhex("ab" * 32)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [fresh.name, "actor.key"]
