@@ -8,8 +8,9 @@ same person hashes differently in two workspaces. The key is 32 random bytes, he
 Creation is atomic across processes: each writes its candidate to a private temp file
 (``O_EXCL``, 0600, fsynced) and hard-links it into place; `link` fails if the name exists,
 so exactly one candidate wins and every process reads that one. A reader therefore never
-sees a half-written key, and a candidate a killed process left behind is swept later. A key file that is present but unreadable as a key is a fault
-(regenerating it would silently re-key every actor and orphan their personal runs).
+sees a half-written key, and a candidate a killed process left behind is swept later. A
+key file that is present but unreadable as a key is a fault (regenerating it would
+silently re-key every actor and orphan their personal runs).
 """
 
 from __future__ import annotations
