@@ -40,7 +40,8 @@ from core.flow import (
     start_run,
     submit_review,
 )
-from core.flow.enums import FINISHED_STEP, SKIP_REASONS
+from core.flow.definitions import problem_lines, start_fields
+from core.flow.enums import FINISHED_STEP, SKIP_REASON_LABELS
 from core.flow.evidence import pointer_kind_for, transcript_offers
 from core.flow.models import FlowBundle
 from core.flow.runs import pinned_bundle
@@ -238,9 +239,15 @@ class FlowFrontierPane(Vertical):
         )
         if self.ctx.posture.problems:
             header += " · config problem: failing closed"
+        listing = list_flows(self.ctx)
+        problems = problem_lines(listing) if isinstance(listing, dict) else []
+        if problems:
+            header += f" · {len(problems)} flows/ problem(s), see noma flow list"
         self.query_one("#flow-header", Static).update(header)
         self.reload()
-        if not self.runs:
+        if problems:
+            self.say(f"flows/ problem: {problems[0]}")
+        elif not self.runs:
             self.say("No runs yet: press n to start one.")
 
     def on_unmount(self) -> None:
@@ -303,6 +310,8 @@ class FlowFrontierPane(Vertical):
             proof = "verified" if state["verified"] else ""
             if state.get("evidence_ref") and not state["verified"]:
                 proof = "evidence"
+            if state.get("skip_reason"):  # a skip is proven by its reason
+                proof = state["skip_reason"]
             mode = f"{step.automatable} · {step.verification.kind}"
             table.add_row(
                 Text("▶" if here else MARKS.get(state["status"], "?"), style=style),
@@ -380,15 +389,33 @@ class FlowFrontierPane(Vertical):
             for f in flows["flows"]
         ]
 
-        def chosen(key: str | None) -> None:
-            if key is None or self.ctx is None:
+        def start(key: str, values: dict[str, str]) -> None:
+            if self.ctx is None:
                 return
             flow_id, _, version = key.partition("@")
-            result = start_run(self.ctx, {"flow_id": flow_id, "flow_version": version})
+            request: dict[str, Any] = {"flow_id": flow_id, "flow_version": version}
+            if values:
+                request["inputs"] = values
+            result = start_run(self.ctx, request)
             if isinstance(result, dict):
                 self.apply(result, f"Started {result['run']['run_id']} on {key}")
             else:
                 self.apply(result, "")
+
+        def chosen(key: str | None) -> None:
+            if key is None or self.ctx is None:
+                return
+            fields = start_fields(self.ctx, *key.split("@", 1))
+            if not fields:
+                start(key, {})
+                return
+
+            def given(values: dict[str, str] | None) -> None:
+                if values is not None:
+                    start(key, {k: v for k, v in values.items() if v.strip()})
+
+            form = FormDialog(f"Inputs for {key}", [(n, label, "") for n, label in fields])
+            self.app.push_screen(form, given)
 
         self.app.push_screen(ChoiceDialog("Start a run of which flow?", options), chosen)
 
@@ -413,20 +440,13 @@ class FlowFrontierPane(Vertical):
         if target is None or self.bundle is None:
             return
         step = self.bundle.step(target[1]["step_id"])
-        declared = step.skip_reasons if step else ()
-        options = [
-            (reason, f"{reason}{'  (declared by the step)' if reason in declared else ''}")
-            for reason in SKIP_REASONS
-        ]
+        options = list(SKIP_REASON_LABELS.items())
 
         def chosen(reason: str | None) -> None:
             if reason is not None:
                 self._advance("skipped", skip_reason=reason)
 
-        when = ""
-        if step is not None:
-            rule = step.when_not_to_run
-            when = "When not to run: " + (rule if isinstance(rule, str) else rule.description)
+        when = f"When not to run: {step.when_not_to_run}" if step is not None else ""
         dialog = ChoiceDialog(f"Skip {target[1]['step_id']} because…", options, when)
         self.app.push_screen(dialog, chosen)
 

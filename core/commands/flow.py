@@ -34,6 +34,13 @@ def _guarded(name: str) -> Callable[[argparse.Namespace], int]:
     return run
 
 
+def _input_pair(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError("expected NAME=VALUE")
+    return name, value
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add the ``flow`` command group."""
     common = argparse.ArgumentParser(add_help=False)
@@ -65,7 +72,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = fsub.add_parser("export", parents=[common], help="write a bundle (lossless)")
     p.add_argument("flow_id")
     p.add_argument("--version")
-    p.add_argument("--format", choices=("yaml", "json"), default="yaml")
+    p.add_argument("--format", choices=("yaml", "json"), help="default: the bundle's own format")
     p.add_argument("--out", metavar="PATH", help="write here instead of stdout")
     p.set_defaults(func=_guarded("cmd_export"))
 
@@ -77,6 +84,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--version", help="flow version to pin (default: the newest)")
     p.add_argument("--task-ref")
     p.add_argument("--external-ref")
+    p.add_argument(
+        "--input",
+        dest="inputs",
+        action="append",
+        type=_input_pair,
+        metavar="NAME=VALUE",
+        help="a value for a declared flow input (repeatable)",
+    )
     p.set_defaults(func=_guarded("cmd_run_start"))
 
     p = rsub.add_parser("get", parents=[common], help="one run")

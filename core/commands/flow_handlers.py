@@ -12,7 +12,7 @@ from typing import Any
 from ..flow import FlowContext, FlowRefusal, FlowResult, to_json
 from ..flow.actions import run_action
 from ..flow.context import looks_like_workspace
-from ..flow.definitions import export_flow, get_flow, list_flows
+from ..flow.definitions import export_flow, get_flow, list_flows, problem_lines
 from ..flow.importing import import_flow, review_import
 from ..workspace import Workspace, WorkspaceError
 from .output import error, write, write_json
@@ -115,6 +115,8 @@ def cmd_run_start(args: argparse.Namespace) -> int:
             entry = ctx.catalog.find(args.flow_id)
             version = entry.bundle.version if entry is not None else "0.0.0"
         request["flow_version"] = version
+        if args.inputs:
+            request["inputs"] = dict(args.inputs)
         return run_action(ctx, "start", request)
 
     return _respond(args, start, _human_run_result)
@@ -129,7 +131,12 @@ def cmd_get(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    from ..flow.bundle import MAX_BUNDLE_BYTES
+
     try:
+        if Path(args.file).stat().st_size > MAX_BUNDLE_BYTES:
+            error(f"{args.file}: larger than {MAX_BUNDLE_BYTES} bytes; not a flow bundle")
+            return 2
         text = Path(args.file).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         error(f"{args.file}: {exc}")
@@ -172,6 +179,8 @@ def _human_run(run: dict[str, Any]) -> list[str]:
         mark = "▶" if state["step_id"] == frontier else MARKS.get(state["status"], "?")
         verified = "verified" if state["verified"] else ""
         evidence = f"  evidence {state['evidence_ref']}" if state.get("evidence_ref") else ""
+        if state.get("skip_reason"):
+            evidence += f"  reason {state['skip_reason']}"
         lines.append(f"  {mark} {state['step_id']:<32} {state['status']:<11} {verified}{evidence}")
     return lines
 
@@ -232,9 +241,7 @@ def _human_flow_list(result: dict[str, Any]) -> str:
         f"{p['proposal_id']}  pending import of {p['flow_id']}@{p['version']}"
         for p in result["pending_imports"]
     ]
-    for bad in result["invalid"]:
-        lines.append(f"{bad['file']}: invalid")
-        lines += [f"  {p['path'] or '(file)'}: {p['message']}" for p in bad["problems"]]
+    lines += [f"problem: {line}" for line in problem_lines(result)]
     return "\n".join(lines) + ("\n" if lines else "")
 
 

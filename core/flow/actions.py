@@ -51,5 +51,5 @@ def run_action(
     allowed: tuple[str, ...] | None = None,
 ) -> FlowResult:
     if action not in RUN_ACTIONS or (allowed is not None and action not in allowed):
-        return FlowRefusal("FLOW_REQUEST_INVALID", (Problem("action", "unknown action"),))
+        return FlowRefusal("BAD_REQUEST", (Problem("action", "unknown action"),))
     return RUN_ACTIONS[action](ctx, clean(payload))

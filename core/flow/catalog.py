@@ -1,5 +1,10 @@
 """The workspace's canonical flows: every valid bundle under ``flows/``.
 
+Bundles are ``flows/*.json`` (Knowtation's ``flow_x.json``), ``*.flow.json`` and
+``*.flow.yaml``. Nothing there is silently ignored: a file that does not validate, a file
+with another name, or a folder is listed by `invalid` (hidden files, such as an interrupted
+atomic write, and a Python package marker are the only things skipped).
+
 A bundle in ``flows/`` is canonical (the workspace owner put it there, or a reviewer
 approved an import into it). Imports wait as proposals in the store and are invisible here
 until approved, which is what keeps them inert. Each entry is content-addressed (sha256 of
@@ -13,7 +18,14 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from .bundle import BundleError, is_bundle_path, read_bundle_file
+from .bundle import (
+    BUNDLE_NAMES_HINT,
+    BundleError,
+    is_bundle_path,
+    is_ignored_path,
+    is_json_path,
+    read_bundle_file,
+)
 from .errors import Problem
 from .ids import semver_key, sha256_hex
 from .models import FlowBundle
@@ -24,6 +36,11 @@ class CatalogEntry:
     bundle: FlowBundle
     path: Path
     sha256: str
+
+    @property
+    def fmt(self) -> str:
+        """The bundle's own format: export writes JSON for a JSON bundle, else YAML."""
+        return "json" if is_json_path(self.path) else "yaml"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +70,12 @@ class FlowCatalog:
         with self._lock:
             seen: set[Path] = set()
             for path in sorted(self.flows_dir.iterdir()):
+                if is_ignored_path(path):
+                    continue
                 if not is_bundle_path(path) or not path.is_file():
+                    kind = "a folder" if path.is_dir() else "not a bundle file"
+                    problem = Problem("", f"{kind}: {BUNDLE_NAMES_HINT}")
+                    out.append(InvalidBundle(path, (problem,)))
                     continue
                 seen.add(path)
                 stat = path.stat()

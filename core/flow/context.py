@@ -7,14 +7,17 @@ MCP tool and the pane produce the same records.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..workspace import Workspace
+from .actor_key import load_actor_key
 from .catalog import FlowCatalog
 from .lanes import ExecutionLane, default_lanes
 from .posture import Actor, Posture, workspace_actor
+from .rekey import rekey_workspace_actor
 from .store import RunStore
 
 VAULT_ID = "default"
@@ -34,6 +37,7 @@ class FlowContext:
     lanes: Mapping[str, ExecutionLane] = field(default_factory=dict)
     root: Path | None = None
     vault_id: str = VAULT_ID
+    actor_key: bytes = field(default=b"", repr=False)
 
     @classmethod
     def open(
@@ -44,13 +48,17 @@ class FlowContext:
         lanes: Mapping[str, ExecutionLane] | None = None,
     ) -> FlowContext:
         posture = Posture.from_workspace(workspace)
+        key = load_actor_key(workspace.state_dir)
+        store = RunStore.open(workspace.state_dir)
+        rekey_workspace_actor(store, workspace.actor_name, key)
         return cls(
-            store=RunStore.open(workspace.state_dir),
+            store=store,
             catalog=FlowCatalog(workspace.flows_dir),
             posture=posture,
-            actor=actor or workspace_actor(workspace, posture.policy),
+            actor=actor or workspace_actor(workspace, posture.policy, key),
             lanes=lanes if lanes is not None else default_lanes(workspace.root),
             root=workspace.root,
+            actor_key=key,
         )
 
     def close(self) -> None:
@@ -58,6 +66,8 @@ class FlowContext:
 
     def as_actor(self, actor: Actor) -> FlowContext:
         """The same workspace seen by another caller (tests of scope and separation use it)."""
-        return FlowContext(
-            self.store, self.catalog, self.posture, actor, self.lanes, self.root, self.vault_id
-        )
+        return dataclasses.replace(self, actor=actor)
+
+    def actor_named(self, actor_id: str, scopes: list[str] | tuple[str, ...]) -> Actor:
+        """Another actor of this workspace, hashed with its key."""
+        return Actor.named(actor_id, scopes, key=self.actor_key)

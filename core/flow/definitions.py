@@ -6,7 +6,7 @@ from typing import Any
 
 from .bundle import dump_bundle
 from .context import FlowContext
-from .errors import Refused
+from .errors import Problem, Refused
 from .handlers import handler
 
 
@@ -21,7 +21,7 @@ def list_flows(ctx: FlowContext) -> dict[str, Any]:
             "title": e.bundle.flow.title,
             "scope": e.bundle.flow.scope,
             "steps": len(e.bundle.steps),
-            "automatable_steps": sum(1 for s in e.bundle.steps if s.automatable == "automatable"),
+            "automatable_steps": len(e.bundle.automatable_steps),
             "file": e.path.relative_to(root).as_posix(),
             "sha256": e.sha256,
         }
@@ -40,6 +40,21 @@ def list_flows(ctx: FlowContext) -> dict[str, Any]:
             "problems": [p.to_json() for p in bad.problems],
         }
         for bad in ctx.catalog.invalid()
+    ]
+    allowed = ctx.posture.policy.scopes
+    invalid += [  # valid, but unusable here: never silently invisible
+        {
+            "file": e.path.relative_to(root).as_posix(),
+            "problems": [
+                {
+                    "path": "flow.scope",
+                    "message": f"scope {e.bundle.flow.scope} is not in this workspace's "
+                    "policy.scopes, so the flow cannot be run here",
+                }
+            ],
+        }
+        for e in ctx.catalog.entries()
+        if e.bundle.flow.scope not in allowed
     ]
     posture = ctx.posture
     return {
@@ -68,14 +83,39 @@ def get_flow(ctx: FlowContext, flow_id: str, version: str | None = None) -> dict
 
 @handler
 def export_flow(
-    ctx: FlowContext, flow_id: str, version: str | None = None, fmt: str = "yaml"
+    ctx: FlowContext, flow_id: str, version: str | None = None, fmt: str | None = None
 ) -> dict[str, Any]:
-    """The lossless bundle text; importing it elsewhere round-trips every field."""
+    """The lossless bundle text: exactly the canonical records, in the bundle's own format
+    (JSON for a JSON bundle) unless ``fmt`` asks for the other; importing it elsewhere
+    round-trips every field."""
     entry = ctx.catalog.find(flow_id, version)
     if entry is None or not ctx.actor.can_see(entry.bundle.flow.scope):
         raise Refused("unknown_flow")
+    fmt = fmt or entry.fmt
+    if fmt not in ("json", "yaml"):
+        raise Refused("BAD_REQUEST", (Problem("format", "must be json or yaml"),))
     return {
         "schema": "noma.flow_export/v0",
         "format": fmt,
         "text": dump_bundle(entry.bundle, fmt),
     }
+
+
+def problem_lines(listing: dict[str, Any]) -> list[str]:
+    """One line per problem in ``flows/`` (from `list_flows`), for the CLI and the pane."""
+    lines = []
+    for bad in listing["invalid"]:
+        for p in bad["problems"]:
+            lines.append(f"{bad['file']}: {p['path'] or '(file)'}: {p['message']}")
+    return lines
+
+
+def start_fields(ctx: FlowContext, flow_id: str, version: str) -> list[tuple[str, str]]:
+    """The flow inputs a start may give values for, as ``(name, label)`` (for forms)."""
+    entry = ctx.catalog.find(flow_id, version)
+    if entry is None or not ctx.actor.can_see(entry.bundle.flow.scope):
+        return []
+    return [
+        (i.name, f"{i.name} ({i.type}{', required' if i.required else ''})")
+        for i in entry.bundle.flow.inputs or ()
+    ]

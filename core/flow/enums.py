@@ -22,11 +22,10 @@ Lane = Literal["local_default", "cloud_premium"]
 ExecutionStatus = Literal["running", "completed", "failed", "cost_capped", "consent_denied"]
 ProposalStatus = Literal["pending", "approved", "rejected"]
 ProposalKind = Literal["flow_import", "flow_run_outcome"]
-# Where the spec leaves skip reasons to the implementation: a step's `when_not_to_run`
-# declares which of these it accepts; a skip must name one of them (never free text).
-SkipReason = Literal[
-    "not_applicable", "already_satisfied", "superseded", "out_of_scope", "precondition_unmet"
-]
+# Why a step is skipped, as the peer (Knowtation's execution handlers) names it: required
+# for `to_status: "skipped"`, recorded on the step state. `when_not_to_run` stays prose for
+# the person deciding; free text never skips.
+SkipReason = Literal["policy", "not_applicable", "blocked_dependency"]
 # Why an execution did not complete: bounded, never a message from the run.
 ExecutionFailure = Literal[
     "skill_failed",
@@ -35,6 +34,7 @@ ExecutionFailure = Literal[
     "unsupported_ref",
     "budget_exhausted",
     "interrupted",
+    "input_unresolved",
 ]
 # What advance may move a step to (never back to pending).
 AdvanceTo = Literal["in_progress", "blocked", "done", "skipped"]
@@ -45,4 +45,10 @@ FINISHED_STEP: frozenset[str] = frozenset({"done", "skipped"})
 SCOPES: tuple[str, ...] = get_args(Scope)
 LANES: tuple[str, ...] = get_args(Lane)
 SKIP_REASONS: tuple[str, ...] = get_args(SkipReason)
+# What each skip reason means, for the surfaces that offer them to a person.
+SKIP_REASON_LABELS: dict[str, str] = {
+    "policy": "policy: ruled out by policy or the operator",
+    "not_applicable": "not_applicable: does not apply to this run",
+    "blocked_dependency": "blocked_dependency: something it needs is missing",
+}
 POINTER_KINDS: tuple[str, ...] = get_args(PointerKind)

@@ -26,60 +26,119 @@ FlowCode = Literal[
     "FLOW_IMPORT_AUTOMATABLE_DENIED",
     "unknown_run",
     "unknown_flow",
-    # Codes this product adds where the spec is silent (see the module docstring of each use).
-    "FLOW_REQUEST_INVALID",
-    "FLOW_BUNDLE_INVALID",
-    "FLOW_EXTERNAL_TOOL_UNDECLARED",
+    # Where the contract is silent: the names the peer (Knowtation's handlers) answers with.
+    "BAD_REQUEST",
+    "FLOW_IMPORT_EXTERNAL_TOOL_DENIED",
+    # Codes this product adds where neither the contract nor the peer names one.
+    "FLOW_IMPORT_SCOPE_DENIED",
     "FLOW_RUN_CONFLICT",
     "FLOW_VERSION_CONFLICT",
     "unknown_proposal",
 ]
 
-STATUS: dict[str, int] = {
-    "FLOW_RUN_WRITES_DISABLED": 403,
-    "FLOW_AUTOMATABLE_EXECUTION_DISABLED": 403,
-    "FLOW_EXECUTION_POLICY_FORBIDDEN": 403,
-    "FLOW_STEP_NOT_AUTOMATABLE": 400,
-    "FLOW_EXECUTION_CONSENT_REQUIRED": 403,
-    "FLOW_EXECUTION_CONSENT_RUN_MISMATCH": 403,
-    "FLOW_EXECUTION_COST_CAPPED": 403,
-    "FLOW_EXECUTION_LANE_DENIED": 403,
-    "FLOW_VERIFICATION_UNSATISFIED": 403,
-    "FLOW_STEP_OUT_OF_ORDER": 409,
-    "FLOW_RUN_NOT_IN_PROGRESS": 409,
-    "FLOW_IMPORT_AUTOMATABLE_DENIED": 403,
-    "unknown_run": 404,
-    "unknown_flow": 404,
-    "FLOW_REQUEST_INVALID": 400,
-    "FLOW_BUNDLE_INVALID": 400,
-    "FLOW_EXTERNAL_TOOL_UNDECLARED": 403,
-    "FLOW_RUN_CONFLICT": 409,
-    "FLOW_VERSION_CONFLICT": 409,
-    "unknown_proposal": 404,
+# The one table of every flow code: (HTTP status, fixed message, when). README's
+# "Flow codes" table is this table (a test keeps them equal).
+CODES: dict[str, tuple[int, str, str]] = {
+    "FLOW_RUN_WRITES_DISABLED": (
+        403,
+        "run writes are disabled in this workspace",
+        "a run write while the run-write sub-gate is off",
+    ),
+    "FLOW_AUTOMATABLE_EXECUTION_DISABLED": (
+        403,
+        "automatable execution is disabled in this workspace",
+        "execute while the automatable sub-gate is off",
+    ),
+    "FLOW_EXECUTION_POLICY_FORBIDDEN": (
+        403,
+        "policy forbids automatable execution here",
+        "org policy forbids automatable steps, or the step has an external_tool ref",
+    ),
+    "FLOW_STEP_NOT_AUTOMATABLE": (
+        400,
+        "the step is not automatable",
+        "execute on a manual or agent_assisted step",
+    ),
+    "FLOW_EXECUTION_CONSENT_REQUIRED": (
+        403,
+        "a valid, unexpired execution consent is required",
+        "missing, unknown, expired or revoked consent",
+    ),
+    "FLOW_EXECUTION_CONSENT_RUN_MISMATCH": (
+        403,
+        "the consent is bound to a different run",
+        "consent minted for another run",
+    ),
+    "FLOW_EXECUTION_COST_CAPPED": (
+        403,
+        "the cost cap does not cover this execution",
+        "the consent or policy cap cannot cover the reservation",
+    ),
+    "FLOW_EXECUTION_LANE_DENIED": (
+        403,
+        "the requested lane is not allowed or not available",
+        "lane outside consent or policy, or not available",
+    ),
+    "FLOW_VERIFICATION_UNSATISFIED": (
+        403,
+        "the step's verification is not satisfied",
+        "advance to done without the proof the step requires",
+    ),
+    "FLOW_STEP_OUT_OF_ORDER": (
+        409,
+        "the step is not on the run's frontier",
+        "a write to a step that is not the ordinal frontier",
+    ),
+    "FLOW_RUN_NOT_IN_PROGRESS": (
+        409,
+        "the run is not in progress",
+        "a step write on a finished or abandoned run",
+    ),
+    "FLOW_IMPORT_AUTOMATABLE_DENIED": (
+        403,
+        "policy forbids importing non-manual steps",
+        "import of a non-manual step while policy sets automatable_forbidden",
+    ),
+    "unknown_run": (404, "no such run", "missing or not visible in the caller's scope"),
+    "unknown_flow": (404, "no such flow", "missing or not visible in the caller's scope"),
+    "BAD_REQUEST": (
+        400,
+        "the request is malformed",
+        "a request or bundle that does not validate; `problems` lists field paths",
+    ),
+    "FLOW_IMPORT_EXTERNAL_TOOL_DENIED": (
+        403,
+        "a step uses an external tool it does not declare",
+        "import of an external_tool ref the step does not declare under requires",
+    ),
+    "FLOW_IMPORT_SCOPE_DENIED": (
+        403,
+        "this workspace's policy does not allow the bundle's scope",
+        "import (or approval) of a bundle whose scope policy.scopes does not list",
+    ),
+    "FLOW_RUN_CONFLICT": (
+        409,
+        "the run changed or a step is executing; reload and retry",
+        "stale expected_etag, or a manual write racing an execution",
+    ),
+    "FLOW_VERSION_CONFLICT": (
+        409,
+        "a different flow with this id and version already exists",
+        "approving an import whose id+version exists with other content",
+    ),
+    "unknown_proposal": (404, "no such proposal", "missing or not visible"),
 }
 
-MESSAGES: dict[str, str] = {
-    "FLOW_RUN_WRITES_DISABLED": "run writes are disabled in this workspace",
-    "FLOW_AUTOMATABLE_EXECUTION_DISABLED": "automatable execution is disabled in this workspace",
-    "FLOW_EXECUTION_POLICY_FORBIDDEN": "policy forbids automatable execution here",
-    "FLOW_STEP_NOT_AUTOMATABLE": "the step is not automatable",
-    "FLOW_EXECUTION_CONSENT_REQUIRED": "a valid, unexpired execution consent is required",
-    "FLOW_EXECUTION_CONSENT_RUN_MISMATCH": "the consent is bound to a different run",
-    "FLOW_EXECUTION_COST_CAPPED": "the cost cap does not cover this execution",
-    "FLOW_EXECUTION_LANE_DENIED": "the requested lane is not allowed or not available",
-    "FLOW_VERIFICATION_UNSATISFIED": "the step's verification is not satisfied",
-    "FLOW_STEP_OUT_OF_ORDER": "the step is not on the run's frontier",
-    "FLOW_RUN_NOT_IN_PROGRESS": "the run is not in progress",
-    "FLOW_IMPORT_AUTOMATABLE_DENIED": "policy forbids importing non-manual steps",
-    "unknown_run": "no such run",
-    "unknown_flow": "no such flow",
-    "FLOW_REQUEST_INVALID": "the request is malformed",
-    "FLOW_BUNDLE_INVALID": "the flow bundle is not valid",
-    "FLOW_EXTERNAL_TOOL_UNDECLARED": "a step uses an external tool it does not declare",
-    "FLOW_RUN_CONFLICT": "the run changed or a step is executing; reload and retry",
-    "FLOW_VERSION_CONFLICT": "a different flow with this id and version already exists",
-    "unknown_proposal": "no such proposal",
-}
+STATUS: dict[str, int] = {code: row[0] for code, row in CODES.items()}
+MESSAGES: dict[str, str] = {code: row[1] for code, row in CODES.items()}
+
+# Success statuses over HTTP (the contract's REST routes): starts create a run (201, as the
+# peer answers); every other action answers 200.
+SUCCESS_STATUS: dict[str, int] = {"start": 201}
+
+
+def success_status(action: str) -> int:
+    return SUCCESS_STATUS.get(action, 200)
 
 
 @dataclass(frozen=True, slots=True)

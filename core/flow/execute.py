@@ -25,6 +25,7 @@ from .frontier import require_frontier, run_status, step_index
 from .handlers import check_etag, handler, require_automatable, visible_run
 from .lanes import MAX_EXECUTION_UNITS, UNIT_MS, ExecutionLane, LaneRequest, LaneResult
 from .models import FlowStep
+from .references import resolve_inputs
 from .requests import ExecuteAutomatable, parse
 from .store import StoredConsent, StoredExecution, Tx
 
@@ -67,9 +68,8 @@ def _lane(ctx: FlowContext, consent: StoredConsent, requested: str | None) -> Ex
     return lane
 
 
-def _lane_request(step: FlowStep, budget: int) -> LaneRequest:
+def _lane_request(step: FlowStep, budget: int, inputs: dict[str, str]) -> LaneRequest:
     refs = tuple(r for r in step.skill_refs or () if r.kind in INTERNAL_REF_KINDS)
-    inputs = {i.name: i.from_ for i in step.inputs or ()}
     return LaneRequest(step.step_id, refs, inputs, budget)
 
 
@@ -102,7 +102,8 @@ def execute_automatable(ctx: FlowContext, request: Any) -> dict[str, Any]:
         cap = min(consent.cost_cap_units, policy.cost_cap_units)
         remaining = cap - consent.cost_consumed_units - consent.cost_reserved_units
         budget = min(remaining, MAX_EXECUTION_UNITS)
-        lane_req = _lane_request(step, budget)
+        inputs = resolve_inputs(step, states, tx.run_inputs(req.run_id))
+        lane_req = _lane_request(step, budget, inputs or {})
         if budget < lane.min_units(lane_req):  # 5. billing reservation within the caps
             raise Refused("FLOW_EXECUTION_COST_CAPPED")
         if not req.dry_run and not tx.reserve_units(consent.consent_key, budget):
@@ -113,7 +114,12 @@ def execute_automatable(ctx: FlowContext, request: Any) -> dict[str, Any]:
             raise Refused("FLOW_EXECUTION_POLICY_FORBIDDEN")  # 7. never external_tool (SD-5)
         if req.dry_run:
             return _response(
-                record, None, dry_run=True, model_lane=lane.name, reservable_units=budget
+                record,
+                None,
+                dry_run=True,
+                model_lane=lane.name,
+                reservable_units=budget,
+                inputs_resolved=inputs is not None,
             )
         lease = ids.later(now, math.ceil(budget * UNIT_MS / 1000) + LEASE_GRACE_SECONDS)
         execution = StoredExecution(
@@ -136,7 +142,10 @@ def execute_automatable(ctx: FlowContext, request: Any) -> dict[str, Any]:
         started = {**record, "step_states": [*states[:index], state, *states[index + 1 :]]}
         tx.update_run(stored, started, busy_step=req.step_id, busy_until=ids.iso(lease))
     try:
-        result = lane.run(lane_req)
+        if inputs is None:  # an unresolved reference fails in-band; the lane never runs
+            result = LaneResult("failed", 0, failure="input_unresolved")
+        else:
+            result = lane.run(lane_req)
     except Exception:  # a lane fault is a failed execution, never a crash of the caller
         result = LaneResult("failed", 0, failure="sandbox_unavailable")
     return _settle(ctx, execution, step, index, result)

@@ -31,7 +31,7 @@ def step_index(step_id: str, flow_id: str, count: int) -> int:
     """0-based index of ``step_id`` in a run of ``flow_id``; a foreign id is a bad request."""
     match = STEP_ID.match(step_id)
     if match is None or match.group(1) != flow_id or not 1 <= int(match.group(2)) <= count:
-        raise Refused("FLOW_REQUEST_INVALID", (Problem("step_id", "not a step of this run"),))
+        raise Refused("BAD_REQUEST", (Problem("step_id", "not a step of this run"),))
     return int(match.group(2)) - 1
 
 
@@ -68,19 +68,22 @@ def verified_for_done(step: FlowStep, state: dict[str, Any], approve: bool) -> b
     return verified
 
 
-def check_skip(step: FlowStep, reason: str | None) -> None:
-    """A skip needs a reason the step's `when_not_to_run` declares; prose alone allows none."""
-    if reason is None:
-        raise Refused("FLOW_REQUEST_INVALID", (Problem("skip_reason", "missing"),))
-    if reason not in step.skip_reasons:
-        raise Refused("FLOW_VERIFICATION_UNSATISFIED")
+def check_skip(to_status: str, reason: str | None) -> None:
+    """A skip needs one of the bounded reasons (the request model refuses any other text);
+    a reason on anything but a skip is a caller's mistake, refused rather than ignored."""
+    if to_status == "skipped" and reason is None:
+        problem = Problem("skip_reason", "required when to_status is skipped")
+        raise Refused("BAD_REQUEST", (problem,))
+    if to_status != "skipped" and reason is not None:
+        problem = Problem("skip_reason", "only allowed when to_status is skipped")
+        raise Refused("BAD_REQUEST", (problem,))
 
 
 def check_pointer(evidence_ref: str, pointer_kind: str) -> None:
     if pointer_kind == "hash" and not HASH_POINTER.match(evidence_ref):
-        raise Refused("FLOW_REQUEST_INVALID", (Problem("evidence_ref", "not a sha256 pointer"),))
+        raise Refused("BAD_REQUEST", (Problem("evidence_ref", "not a sha256 pointer"),))
     if pointer_kind == "proposal" and not PROPOSAL_ID.match(evidence_ref):
-        raise Refused("FLOW_REQUEST_INVALID", (Problem("evidence_ref", "not a proposal id"),))
+        raise Refused("BAD_REQUEST", (Problem("evidence_ref", "not a proposal id"),))
 
 
 def evidence_verifies(step: FlowStep, pointer_kind: str) -> bool:

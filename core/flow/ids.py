@@ -8,6 +8,7 @@ shape only: short, no whitespace, never a body of text.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import re
 import secrets
 from datetime import UTC, datetime, timedelta
@@ -18,10 +19,8 @@ RUN_ID = re.compile(r"^run_[a-z0-9_]{1,48}$")
 CONSENT_ID = re.compile(r"^fcons_[a-z0-9_]{1,64}$")
 EXECUTION_ID = re.compile(r"^fexec_[a-z0-9_]{1,64}$")
 PROPOSAL_ID = re.compile(r"^prop_[a-z0-9_]{1,48}$")
-SEMVER = re.compile(
-    r"^(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})"
-    r"(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$"
-)
+# `flow.version` is strictly MAJOR.MINOR.PATCH (§1.2): no pre-release or build suffix.
+SEMVER = re.compile(r"^(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})$")
 # A pointer is an id or a hash: printable, no whitespace, bounded.
 POINTER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:#/@+-]{0,199}$")
 HASH_POINTER = re.compile(r"^(?:hash_|sha256:)?[0-9a-f]{64}$")
@@ -74,15 +73,17 @@ def sha256_hex(text: str | bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def actor_hash(actor_id: str) -> str:
-    """Actor ids are stored only as this hash (provenance.actor, consent.actor_hash)."""
-    return sha256_hex(actor_id)
+def actor_hash(key: bytes, actor_id: str) -> str:
+    """Actor ids are stored only as this keyed hash (provenance.actor, consent.actor_hash):
+    HMAC-SHA256 under the workspace's actor key (`actor_key`), so a name cannot be found
+    by hashing guesses and the same actor hashes differently in another workspace."""
+    return hmac.new(key, actor_id.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
-def semver_key(version: str) -> tuple[int, int, int, int, str]:
-    """Sort key: releases after their pre-releases, numeric parts compared as numbers."""
+def semver_key(version: str) -> tuple[int, int, int]:
+    """Sort key: numeric parts compared as numbers (``1.10.0`` after ``1.9.0``)."""
     match = SEMVER.match(version)
     if match is None:
-        return (-1, -1, -1, -1, version)
-    major, minor, patch, pre = match.groups()
-    return (int(major), int(minor), int(patch), 0 if pre else 1, pre or "")
+        return (-1, -1, -1)
+    major, minor, patch = match.groups()
+    return (int(major), int(minor), int(patch))

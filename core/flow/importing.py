@@ -1,8 +1,11 @@
 """Importing flow bundles: validate, apply the §6 sandbox rules, park as an inert proposal.
 
-An import never makes a flow runnable. It validates the bundle (every problem listed),
-then applies the sandbox rules in the spec's fixed order — undeclared ``external_tool``
-refs first, then ``FLOW_IMPORT_AUTOMATABLE_DENIED`` when policy forbids non-manual steps —
+An import never makes a flow runnable. It validates the bundle (every problem listed, with
+its field path, as ``BAD_REQUEST``), checks its scope against the workspace policy (fails
+closed with ``FLOW_IMPORT_SCOPE_DENIED``, nothing written), then applies the sandbox rules
+in the spec's fixed order — undeclared ``external_tool`` refs first
+(``FLOW_IMPORT_EXTERNAL_TOOL_DENIED``), then ``FLOW_IMPORT_AUTOMATABLE_DENIED`` when policy
+forbids non-manual steps —
 and records the bundle on a pending ``flow_import`` proposal. Only `review_import` with an
 approval (rules re-checked against the policy of that moment) writes it into ``flows/``,
 and even then automatable steps wait for the gates and the seven preconditions.
@@ -25,17 +28,21 @@ from .context import FlowContext
 from .errors import Problem, Refused
 from .handlers import handler
 from .models import FlowBundle
+from .posture import Policy
 from .records import PROPOSAL_SCHEMA
 
 
-def sandbox_check(bundle: FlowBundle, automatable_forbidden: bool) -> None:
-    """The §6 rules, first violation wins: external_tool declarations, then policy."""
+def sandbox_check(bundle: FlowBundle, policy: Policy) -> None:
+    """Import is scope-checked and fails closed; then the §6 rules, first violation wins:
+    external_tool declarations, then the automatable policy."""
+    if bundle.flow.scope not in policy.scopes:
+        raise Refused("FLOW_IMPORT_SCOPE_DENIED")
     for step in bundle.steps:
         declared = {r.id for r in step.requires or () if r.kind == "tool"}
         for ref in step.skill_refs or ():
             if ref.kind == "external_tool" and ref.id not in declared:
-                raise Refused("FLOW_EXTERNAL_TOOL_UNDECLARED")
-    if automatable_forbidden and any(s.automatable != "manual" for s in bundle.steps):
+                raise Refused("FLOW_IMPORT_EXTERNAL_TOOL_DENIED")
+    if policy.automatable_forbidden and any(s.automatable != "manual" for s in bundle.steps):
         raise Refused("FLOW_IMPORT_AUTOMATABLE_DENIED")
 
 
@@ -43,14 +50,19 @@ def _bundle_from(text: str, fmt: str) -> FlowBundle:
     try:
         return parse_bundle_text(text, json_form=fmt == "json")
     except BundleError as exc:
-        raise Refused("FLOW_BUNDLE_INVALID", tuple(exc.problems)) from None
+        raise Refused("BAD_REQUEST", tuple(exc.problems)) from None
 
 
 @handler
 def import_flow(ctx: FlowContext, text: str, fmt: str = "yaml") -> dict[str, Any]:
-    """Validate + sandbox a bundle and record it on a pending proposal (nothing activates)."""
+    """Validate + sandbox a bundle and record it on a pending proposal (nothing activates).
+
+    ``fmt`` is the bundle's format (``json`` or ``yaml``); an approved bundle is written and
+    exported in it."""
+    if fmt not in ("json", "yaml"):
+        raise Refused("BAD_REQUEST", (Problem("format", "must be json or yaml"),))
     bundle = _bundle_from(text, fmt)
-    sandbox_check(bundle, ctx.posture.policy.automatable_forbidden)
+    sandbox_check(bundle, ctx.posture.policy)
     proposal = {
         "schema": PROPOSAL_SCHEMA,
         "proposal_id": ids.proposal_id(),
@@ -62,7 +74,8 @@ def import_flow(ctx: FlowContext, text: str, fmt: str = "yaml") -> dict[str, Any
         "run_id": None,
         "external_ref": bundle_sha256(bundle),
         "evidence_refs": [],
-        "automatable_steps": [s.step_id for s in bundle.steps if s.automatable != "manual"],
+        "automatable_steps": bundle.automatable_steps,
+        "source_format": fmt,
         "actor_hash": ctx.actor.hash,
         "created": ids.iso(ids.now()),
     }
@@ -75,23 +88,24 @@ def import_flow(ctx: FlowContext, text: str, fmt: str = "yaml") -> dict[str, Any
 def review_import(ctx: FlowContext, proposal_id: str, approve: bool) -> dict[str, Any]:
     """Approve (write into ``flows/``) or reject a pending import."""
     if not ids.PROPOSAL_ID.match(proposal_id):
-        raise Refused("FLOW_REQUEST_INVALID", (Problem("proposal_id", "not a proposal id"),))
+        raise Refused("BAD_REQUEST", (Problem("proposal_id", "not a proposal id"),))
     with ctx.store.write() as tx:
         found = tx.load_proposal(proposal_id)
         if found is None or found[0]["kind"] != "flow_import":
             raise Refused("unknown_proposal")
         record, _scope, payload = found
         if record["status"] != "pending":
-            raise Refused("FLOW_REQUEST_INVALID", (Problem("proposal_id", "already reviewed"),))
+            raise Refused("BAD_REQUEST", (Problem("proposal_id", "already reviewed"),))
         if approve:
             bundle = parse_bundle(payload)
-            sandbox_check(bundle, ctx.posture.policy.automatable_forbidden)
+            sandbox_check(bundle, ctx.posture.policy)
             existing = ctx.catalog.find(bundle.flow_id, bundle.version)
             if existing is not None and existing.sha256 != bundle_sha256(bundle):
                 raise Refused("FLOW_VERSION_CONFLICT")
             if existing is None:
-                name = f"{bundle.flow_id}.{bundle.version}.flow.yaml"
-                write_atomic(ctx.catalog.flows_dir / name, dump_bundle(bundle))
+                fmt = "json" if record.get("source_format") == "json" else "yaml"
+                name = f"{bundle.flow_id}.{bundle.version}.flow.{fmt}"
+                write_atomic(ctx.catalog.flows_dir / name, dump_bundle(bundle, fmt))
         updated = {**record, "status": "approved" if approve else "rejected"}
         tx.set_proposal_status(proposal_id, updated["status"], updated)
     return {"schema": "noma.flow_review/v0", "proposal": updated, "active": approve}

@@ -2,8 +2,8 @@
 
 Both gates are off unless the config turns them on (§7), and a config section that does
 not validate fails closed: the gates read as off and policy as the most restrictive, with
-the problems kept for the surfaces to show. The actor's name is hashed here and never
-travels further into the engine.
+the problems kept for the surfaces to show. The actor's name is hashed here (keyed with the
+workspace's actor key) and never travels further into the engine.
 
     [gates]
     run_writes_enabled = true
@@ -79,8 +79,11 @@ class Actor:
     harness: str = HARNESS
 
     @classmethod
-    def named(cls, actor_id: str, scopes: list[str] | tuple[str, ...] = ("personal",)) -> Actor:
-        return cls(actor_hash(actor_id), frozenset(scopes))
+    def named(
+        cls, actor_id: str, scopes: list[str] | tuple[str, ...] = ("personal",), *, key: bytes
+    ) -> Actor:
+        """The actor ``actor_id`` as the workspace keyed by ``key`` knows them."""
+        return cls(actor_hash(key, actor_id), frozenset(scopes))
 
     def can_see(self, scope: str, owner_hash: str | None = None) -> bool:
         """Scope is authorization: personal records are the owner's alone."""
@@ -117,5 +120,5 @@ def _parse(model: Any, raw: Any, section: str, problems: list[Problem]) -> Any:
         return None
 
 
-def workspace_actor(workspace: Workspace, policy: Policy) -> Actor:
-    return Actor.named(workspace.actor_name, list(policy.scopes))
+def workspace_actor(workspace: Workspace, policy: Policy, key: bytes) -> Actor:
+    return Actor.named(workspace.actor_name, list(policy.scopes), key=key)

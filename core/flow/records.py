@@ -19,6 +19,7 @@ from .enums import (
     ProposalStatus,
     RunStatus,
     Scope,
+    SkipReason,
     StepStatus,
 )
 
@@ -43,6 +44,7 @@ class StepState(_Record):
     status: StepStatus = "pending"
     evidence_ref: Pointer | None = None
     verified: bool = False
+    skip_reason: SkipReason | None = None  # additive: present on skipped steps
 
 
 class Provenance(_Record):
@@ -104,5 +106,6 @@ class Proposal(_Record):
     external_ref: Pointer | None = None
     evidence_refs: list[Pointer] = Field(default_factory=list)
     automatable_steps: list[str] | None = None
+    source_format: Literal["json", "yaml"] | None = None
     actor_hash: Sha256
     created: Timestamp

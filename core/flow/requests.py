@@ -1,6 +1,6 @@
 """Request shapes of §2, validated once at the handler boundary.
 
-Unknown keys are refused, so a misspelt field is a `FLOW_REQUEST_INVALID` the caller sees,
+Unknown keys are refused, so a misspelt field is a `BAD_REQUEST` the caller sees,
 not a silently ignored option. The refusal lists field paths and error kinds only, never
 the offending values (they may be ids or tokens).
 """
@@ -29,11 +29,18 @@ class Request(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=False)
 
 
+InputName = Annotated[str, Field(min_length=1, max_length=200)]
+InputValue = Annotated[str, Field(max_length=4000)]
+
+
 class StartRun(Request):
     flow_id: FlowId
     flow_version: Version
     task_ref: Pointer | None = None
     external_ref: Pointer | None = None
+    # Additive: values of the flow's declared inputs, resolved for `flow.inputs.<name>`
+    # references at execution (kept beside the run, never in the run record).
+    inputs: Annotated[dict[InputName, InputValue], Field(max_length=200)] | None = None
 
 
 class GetRun(Request):
@@ -86,17 +93,24 @@ class SubmitReview(Request):
     intent: Annotated[str, Field(min_length=1, max_length=2000)]
 
 
+def _message(err: Any) -> str:
+    """The error kind; for a bounded enum, the values it allows (never the value sent)."""
+    if err["type"] == "literal_error" and "expected" in err.get("ctx", {}):
+        return f"literal_error: must be one of {err['ctx']['expected']}"
+    return str(err["type"])
+
+
 def parse(model: type[P], raw: Any) -> P:
     """Validate ``raw`` (a mapping or an instance) or refuse with the failing field paths."""
     if isinstance(raw, model):
         return raw
     if not isinstance(raw, dict):
-        raise Refused("FLOW_REQUEST_INVALID", (Problem("", "the request must be an object"),))
+        raise Refused("BAD_REQUEST", (Problem("", "the request must be an object"),))
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
         problems = tuple(
-            Problem(".".join(str(p) for p in err["loc"]) or "request", err["type"])
+            Problem(".".join(str(p) for p in err["loc"]) or "request", _message(err))
             for err in exc.errors()[:20]
         )
-        raise Refused("FLOW_REQUEST_INVALID", problems) from None
+        raise Refused("BAD_REQUEST", problems) from None

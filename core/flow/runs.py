@@ -47,6 +47,11 @@ def start_run(ctx: FlowContext, request: Any) -> dict[str, Any]:
     if entry is None or not ctx.actor.can_see(entry.bundle.flow.scope):
         raise Refused("unknown_flow")
     flow = entry.bundle.flow
+    declared = {i.name for i in flow.inputs or ()}
+    unknown = sorted(set(req.inputs or {}) - declared)
+    if unknown:
+        problem = Problem("inputs", "names an input the flow does not declare")
+        raise Refused("BAD_REQUEST", (problem,))
     record: dict[str, Any] = {
         "schema": RUN_SCHEMA,
         "run_id": ids.run_id(),
@@ -66,6 +71,8 @@ def start_run(ctx: FlowContext, request: Any) -> dict[str, Any]:
     with ctx.store.write() as tx:
         tx.put_snapshot(entry.sha256, entry.bundle)
         tx.insert_run(record, entry.sha256, ctx.actor.hash)
+        if req.inputs:
+            tx.put_run_inputs(record["run_id"], req.inputs)
     return {"schema": "knowtation.flow_run_start/v0", "run": {**record, "etag": "r1"}}
 
 
@@ -85,7 +92,7 @@ def list_runs(ctx: FlowContext, request: Any) -> dict[str, Any]:
     if req.cursor is not None:
         after = decode_cursor(req.cursor)
         if after is None:
-            raise Refused("FLOW_REQUEST_INVALID", (Problem("cursor", "not a cursor"),))
+            raise Refused("BAD_REQUEST", (Problem("cursor", "not a cursor"),))
     runs: list[dict[str, Any]] = []
     if ctx.actor.scopes:
         with ctx.store.read() as tx:
@@ -132,24 +139,26 @@ def _frontier_step(
 
 @handler
 def advance_step(ctx: FlowContext, request: Any) -> dict[str, Any]:
-    """Move the frontier step (§2.2): done needs verification, skip needs a declared reason."""
+    """Move the frontier step (§2.2): done needs verification, skipped needs a `skip_reason`
+    (policy | not_applicable | blocked_dependency), recorded on the step state."""
     require_run_writes(ctx)
     req = parse(AdvanceStep, request)
+    check_skip(req.to_status, req.skip_reason)
     with ctx.store.write() as tx:
         stored, record, states, index = _frontier_step(ctx, tx, req)
         state = dict(states[index])
         if state["status"] == req.to_status:
-            return {"schema": "knowtation.flow_run_advance/v0", "run": record}
+            return {"schema": RUN_SCHEMA, "run": record}
         step = tx.snapshot(stored.flow_sha256).steps[index]
         if req.to_status == "done":
             state["verified"] = verified_for_done(step, state, req.approve)
         elif req.to_status == "skipped":
-            check_skip(step, req.skip_reason)
+            state["skip_reason"] = req.skip_reason  # additive field on the step state
         state["status"] = req.to_status
         new_states = [*states[:index], state, *states[index + 1 :]]
         updated = {**record, "step_states": new_states, "status": run_status(new_states)}
         saved = tx.update_run(stored, updated)
-    return {"schema": "knowtation.flow_run_advance/v0", "run": saved}
+    return {"schema": RUN_SCHEMA, "run": saved}
 
 
 @handler
@@ -168,7 +177,7 @@ def record_evidence(ctx: FlowContext, request: Any) -> dict[str, Any]:
         }
         new_states = [*states[:index], state, *states[index + 1 :]]
         saved = tx.update_run(stored, {**record, "step_states": new_states})
-    return {"schema": "knowtation.flow_run_evidence/v0", "run": saved}
+    return {"schema": RUN_SCHEMA, "run": saved}
 
 
 @handler
@@ -196,7 +205,13 @@ def submit_review(ctx: FlowContext, request: Any) -> dict[str, Any]:
             "created": ids.iso(ids.now()),
         }
         tx.insert_proposal(proposal, stored.scope)
-    return {"schema": "knowtation.flow_submit_review/v0", "proposal": proposal}
+    # The peer's shape: the run and the new proposal's id; the full proposal is additive.
+    return {
+        "schema": RUN_SCHEMA,
+        "run": record,
+        "proposal_id": proposal["proposal_id"],
+        "proposal": proposal,
+    }
 
 
 def pinned_bundle(ctx: FlowContext, run_id: str) -> FlowBundle | None:

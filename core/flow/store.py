@@ -7,8 +7,9 @@ etag (``r<n>``) for optimistic concurrency between callers; `update_run` refuses
 one. Runs point at the exact flow bundle they started on (`flow_snapshots`, by sha256), so a
 run finishes on its pinned version whatever happens to the file later.
 
-Nothing secret is written: actors are sha256 hashes, consents are keyed by the sha256 of
-their id, executions keep a hash pointer and counters, never output.
+Nothing secret is written: actors are keyed hashes (HMAC-SHA256 under the workspace's
+`actor_key`, which never enters the DB), consents are keyed by the sha256 of their id,
+executions keep a hash pointer and counters, never output.
 """
 
 from __future__ import annotations
@@ -53,6 +54,10 @@ CREATE INDEX IF NOT EXISTS runs_by_flow ON runs (flow_id, started DESC, run_id D
 CREATE TABLE IF NOT EXISTS task_links (
     task_ref TEXT NOT NULL, run_id TEXT NOT NULL REFERENCES runs(run_id),
     PRIMARY KEY (task_ref, run_id)
+);
+CREATE TABLE IF NOT EXISTS run_inputs (
+    run_id TEXT NOT NULL REFERENCES runs(run_id), name TEXT NOT NULL, value TEXT NOT NULL,
+    PRIMARY KEY (run_id, name)
 );
 CREATE TABLE IF NOT EXISTS consents (
     consent_key TEXT PRIMARY KEY,
@@ -336,6 +341,18 @@ class Tx:
                 "INSERT INTO task_links (task_ref, run_id) VALUES (?, ?)",
                 (record["task_ref"], record["run_id"]),
             )
+
+    def put_run_inputs(self, run_id: str, values: dict[str, str]) -> None:
+        """The flow-input values given at start (for `flow.inputs.<name>` references)."""
+        for name, value in sorted(values.items()):
+            self.execute(
+                "INSERT INTO run_inputs (run_id, name, value) VALUES (?, ?, ?)",
+                (run_id, name, value),
+            )
+
+    def run_inputs(self, run_id: str) -> dict[str, str]:
+        rows = self.execute("SELECT name, value FROM run_inputs WHERE run_id = ?", (run_id,))
+        return {row["name"]: row["value"] for row in rows}
 
     def load_run(self, run_id: str) -> StoredRun | None:
         row = self.execute(

@@ -23,9 +23,11 @@ from ..flow.context import looks_like_workspace
 from ..workspace import Workspace, WorkspaceError
 
 DESCRIPTION = (
-    "Flow runs (gate 7A-L3). action: start {flow_id, flow_version, task_ref?, external_ref?} | "
+    "Flow runs (gate 7A-L3). action: start {flow_id, flow_version, task_ref?, external_ref?, "
+    "inputs?: {name: value}} | "
     "get {run_id} | list {flow_id?, status?, task_ref?, limit?, cursor?} | advance {run_id, "
-    "step_id, to_status: in_progress|blocked|done|skipped, skip_reason?, approve?} | evidence "
+    "step_id, to_status: in_progress|blocked|done|skipped, skip_reason?: policy|not_applicable"
+    "|blocked_dependency (required to skip), approve?} | evidence "
     "{run_id, step_id, evidence_ref, pointer_kind: proposal|artifact|hash|test_result} | "
     "execute_automatable {run_id, step_id, consent_id, model_lane?, dry_run?} | submit_review "
     "{run_id, intent}. Refusals return {ok: false, code, status}. Evidence is a pointer, never "
@@ -59,6 +61,7 @@ def register(server: Any, root: Path | None) -> None:
         limit: int | None = None,
         cursor: str | None = None,
         expected_etag: str | None = None,
+        inputs: dict[str, str] | None = None,
     ) -> str:
         request = {
             "flow_id": flow_id,
@@ -80,6 +83,7 @@ def register(server: Any, root: Path | None) -> None:
             "limit": limit,
             "cursor": cursor,
             "expected_etag": expected_etag,
+            "inputs": inputs,
         }
         return json.dumps(call(root, action, request), ensure_ascii=False)
 

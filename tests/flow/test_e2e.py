@@ -6,6 +6,7 @@ the Skills runtime sandbox when this host can isolate runs."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from core.flow import (
     FlowRefusal,
     advance_step,
     execute_automatable,
+    export_flow,
     get_run,
     import_flow,
     list_flows,
@@ -30,14 +32,19 @@ from core.workspace import Workspace
 
 from .conftest import (
     GATE_MATRIX,
+    SHEET_URL,
+    SKIP_CYCLE,
+    STARTER_FILES,
     automatable_bundle,
     consent_for,
     expected_execute_code,
     forbidden_bundle,
     make_workspace,
     open_ctx,
+    run_by_hand,
     started,
     starter_bundle,
+    starter_dir,
     step,
     with_posture,
     write_bundle,
@@ -126,7 +133,7 @@ def test_external_grant_bearer_does_not_satisfy_execute(ctx, clock, lane):
         result = execute_automatable(
             ctx, {"run_id": rid, "step_id": "flow_lead_import#1", "consent_id": bearer}
         )
-        assert code(result) in ("FLOW_EXECUTION_CONSENT_REQUIRED", "FLOW_REQUEST_INVALID")
+        assert code(result) in ("FLOW_EXECUTION_CONSENT_REQUIRED", "BAD_REQUEST")
     assert lane.calls == []
 
 
@@ -138,7 +145,7 @@ def test_import_with_forbidden_automatable_is_refused(tmp_path, clock):
         assert code(import_flow(ctx, auto)) == "FLOW_IMPORT_AUTOMATABLE_DENIED"
         # both violations: the external_tool check comes first, deterministically
         both = dump_bundle(parse_bundle(forbidden_bundle()))
-        assert code(import_flow(ctx, both)) == "FLOW_EXTERNAL_TOOL_UNDECLARED"
+        assert code(import_flow(ctx, both)) == "FLOW_IMPORT_EXTERNAL_TOOL_DENIED"
         manual = dump_bundle(parse_bundle(starter_bundle("3.0.0")))
         assert import_flow(ctx, manual)["proposal"]["status"] == "pending"
     finally:
@@ -156,16 +163,21 @@ def test_imported_flow_stays_inert_until_reviewed(tmp_path, clock):
         imported = import_flow(dst, text)
         proposal = imported["proposal"]
         assert imported["active"] is False
-        assert proposal["automatable_steps"] == [f"flow_lead_import#{i}" for i in (1, 2, 3)]
+        # one meaning everywhere: `automatable: automatable` (step 3 is agent_assisted)
+        assert proposal["automatable_steps"] == ["flow_lead_import#1", "flow_lead_import#2"]
         assert code(start_run(dst, {"flow_id": "flow_lead_import", "flow_version": "1.0.0"})) == (
             "unknown_flow"
         )
         listing = list_flows(dst)
         assert listing["flows"] == []
+        automatable_in_source = list_flows(src)["flows"]
+        assert {f["flow_id"]: f["automatable_steps"] for f in automatable_in_source}[
+            "flow_lead_import"
+        ] == len(proposal["automatable_steps"])
         assert listing["pending_imports"][0]["proposal_id"] == proposal["proposal_id"]
         approved = review_import(dst, proposal["proposal_id"], True)
         assert approved["proposal"]["status"] == "approved"
-        assert code(review_import(dst, proposal["proposal_id"], True)) == "FLOW_REQUEST_INVALID"
+        assert code(review_import(dst, proposal["proposal_id"], True)) == "BAD_REQUEST"
         run = started(dst, "flow_lead_import")
         # approval activates nothing on its own: execution still needs consent and the gates
         gated = with_posture(dst, automatable=False)
@@ -203,7 +215,7 @@ def test_bad_bundle_import_lists_problems(ctx):
     del data["steps"][0]["verification"]
     data["flow"]["version"] = "one"
     refused = import_flow(ctx, dump_bundle_raw(data))
-    assert refused.code == "FLOW_BUNDLE_INVALID" and refused.status == 400
+    assert refused.code == "BAD_REQUEST" and refused.status == 400
     assert {p.path for p in refused.problems} >= {"steps[0].verification", "flow.version"}
 
 
@@ -218,7 +230,14 @@ def test_whole_run_under_each_gate_setting(tmp_path, clock, writes, automatable)
     root = make_workspace(tmp_path / "ws", writes=writes, automatable=automatable)
     ctx = open_ctx(root)
     try:
-        start = start_run(ctx, {"flow_id": "flow_lead_import", "flow_version": "1.0.0"})
+        start = start_run(
+            ctx,
+            {
+                "flow_id": "flow_lead_import",
+                "flow_version": "1.0.0",
+                "inputs": {"sheet_url": SHEET_URL},
+            },
+        )
         if not writes:
             assert code(start) == "FLOW_RUN_WRITES_DISABLED"
             return
@@ -310,5 +329,81 @@ def test_step_with_only_unsupported_refs_fails_without_charge(tmp_path, clock):
         assert out["execution"]["failure"] == "unsupported_ref"
         assert out["execution"]["cost_units"] == 0
         assert out["run"]["step_states"][0]["status"] == "in_progress"
+    finally:
+        ctx.close()
+
+
+# ------------------------------------------------------- Knowtation's starter bundles
+
+
+@pytest.mark.parametrize(("writes", "automatable"), GATE_MATRIX)
+@pytest.mark.parametrize("name", STARTER_FILES)
+def test_starter_bundle_imports_runs_to_done_and_exports_as_it_came(
+    tmp_path, clock, name, writes, automatable
+):
+    source = starter_dir() / name
+    text = source.read_text(encoding="utf-8")
+    original = json.loads(text)
+    root = make_workspace(
+        tmp_path / "ws",
+        bundles=[],
+        writes=writes,
+        automatable=automatable,
+        policy={"scopes": ["personal", "project"]},
+    )
+    ctx = open_ctx(root)
+    try:
+        imported = import_flow(ctx, text, "json")  # as it is: no edit
+        assert imported["active"] is False, imported
+        pid = imported["proposal"]["proposal_id"]
+        assert imported["proposal"]["automatable_steps"] == [
+            s["step_id"] for s in original["steps"] if s["automatable"] == "automatable"
+        ]
+        assert review_import(ctx, pid, True)["proposal"]["status"] == "approved"
+        flow = original["flow"]
+        assert (root / "flows" / f"{flow['flow_id']}.{flow['version']}.flow.json").is_file()
+        listed = {f["flow_id"]: f for f in list_flows(ctx)["flows"]}
+        assert listed[flow["flow_id"]]["steps"] == len(original["steps"])
+        assert list_flows(ctx)["invalid"] == []
+        exported = export_flow(ctx, flow["flow_id"])
+        assert exported["format"] == "json"
+        assert json.loads(exported["text"]) == original  # equal modulo key order
+        if not writes:
+            refused = start_run(ctx, {"flow_id": flow["flow_id"], "flow_version": flow["version"]})
+            assert code(refused) == "FLOW_RUN_WRITES_DISABLED"
+            return
+        which = STARTER_FILES.index(name)
+        final = run_by_hand(ctx, original, skip_index=1, reason=SKIP_CYCLE[which % 3])
+        assert [s["status"] for s in final["step_states"]].count("skipped") == 1
+        submitted = submit_review(ctx, {"run_id": final["run_id"], "intent": "Run outcome"})
+        assert submitted["schema"] == "knowtation.flow_run/v0"
+        assert submitted["run"] == final
+        assert submitted["proposal_id"] == submitted["proposal"]["proposal_id"]
+        assert submitted["proposal"]["status"] == "pending"
+        assert json.loads(export_flow(ctx, flow["flow_id"])["text"]) == original
+    finally:
+        ctx.close()
+
+
+def test_agent_assisted_starter_steps_are_advanced_by_hand_never_executed(tmp_path, clock):
+    text = (starter_dir() / "flow_capture_to_note.json").read_text(encoding="utf-8")
+    root = make_workspace(tmp_path / "ws", bundles=[])
+    ctx = open_ctx(root)
+    try:
+        pid = import_flow(ctx, text, "json")["proposal"]["proposal_id"]
+        review_import(ctx, pid, True)
+        rid = start_run(
+            ctx,
+            {
+                "flow_id": "flow_capture_to_note",
+                "flow_version": "0.1.0",
+                "inputs": {"capture_path": "inbox/2026-06-20.md"},
+            },
+        )["run"]["run_id"]
+        cid = consent_for(ctx, rid)
+        out = execute_automatable(
+            ctx, {"run_id": rid, "step_id": "flow_capture_to_note#1", "consent_id": cid}
+        )
+        assert code(out) == "FLOW_STEP_NOT_AUTOMATABLE"
     finally:
         ctx.close()

@@ -26,7 +26,16 @@ from core.flow.lanes import ProviderLane
 from core.mcp.server import build_server
 from core.workspace import Workspace
 
-from .conftest import GATE_MATRIX, FakeLane, expected_execute_code, make_workspace
+from .conftest import (
+    GATE_MATRIX,
+    SHEET_URL,
+    STARTER_FILES,
+    FakeLane,
+    expected_execute_code,
+    make_workspace,
+    share_actor_key,
+    starter_dir,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 Surface = Callable[[Path, str, dict[str, Any]], dict[str, Any]]
@@ -79,6 +88,7 @@ CLI_ARGS: dict[str, Callable[[dict[str, Any]], list[str]]] = {
     "start": lambda p: (
         ["start", p["flow_id"], "--version", p["flow_version"]]
         + (["--task-ref", p["task_ref"]] if "task_ref" in p else [])
+        + [arg for k, v in p.get("inputs", {}).items() for arg in ("--input", f"{k}={v}")]
     ),
     "get": lambda p: ["get", p["run_id"]],
     "list": lambda p: ["list"] + (["--flow", p["flow_id"]] if "flow_id" in p else []),
@@ -147,7 +157,7 @@ def script(surface: Surface, root: Path) -> list[dict[str, Any]]:
         run_id=rid,
         step_id="flow_weekly_review#2",
         to_status="skipped",
-        skip_reason="superseded",
+        skip_reason="not_applicable",
     )
     call(
         "evidence",
@@ -158,7 +168,9 @@ def script(surface: Surface, root: Path) -> list[dict[str, Any]]:
     )
     call("advance", run_id=rid, step_id="flow_weekly_review#3", to_status="done", approve=True)
     call("submit_review", run_id=rid, intent="Weekly review outcome")
-    auto = call("start", flow_id="flow_lead_import", flow_version="1.0.0")
+    auto = call(
+        "start", flow_id="flow_lead_import", flow_version="1.0.0", inputs={"sheet_url": SHEET_URL}
+    )
     aid = auto["run"]["run_id"]
     consent = call("consent", run_id=aid, allowed_lanes=["local_default"], cost_cap_units=20)
     cid = consent["consent"]["consent_id"]
@@ -183,6 +195,7 @@ def test_cli_mcp_and_direct_calls_return_deep_equal_records(tmp_path, capsys, re
     for name, surface in (("direct", direct), ("mcp", mcp), ("cli", make_cli(capsys))):
         reset_ids()
         root = make_workspace(tmp_path / name)
+        share_actor_key(root)  # one person in three workspaces: the same keyed hash
         results[name] = script(surface, root)
     assert results["direct"] == results["mcp"] == results["cli"]
     codes = [r.get("code") for r in results["direct"]]
@@ -250,7 +263,7 @@ def test_each_sub_gate_off_gives_the_identical_disabled_code_everywhere(
 def test_mcp_has_no_consent_action(tmp_path):
     root = make_workspace(tmp_path / "ws")
     out = mcp_call(root, "consent", {"run_id": "run_x"})
-    assert out["code"] == "FLOW_REQUEST_INVALID"
+    assert out["code"] == "BAD_REQUEST"
 
 
 def mcp_call(root: Path, action: str, payload: dict[str, Any]) -> dict[str, Any]:
@@ -402,3 +415,95 @@ def test_surfaces_refuse_a_folder_that_is_not_a_workspace(tmp_path, capsys):
     with pytest.raises(ToolError, match="not a workspace"):
         asyncio.run(server.call_tool("flow_run", {"action": "list"}))
     assert not (bare / ".noma-workbench").exists()
+
+
+# ------------------------------------------------- discovery and the starter bundles
+
+
+def cli_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any]]:
+    capsys.readouterr()
+    rc = cli.main(list(argv))
+    return rc, json.loads(capsys.readouterr().out)
+
+
+def test_list_finds_knowtation_named_bundles_and_lists_every_problem(tmp_path, capsys):
+    starter = starter_dir() / "flow_session_to_flow.json"
+    root = make_workspace(tmp_path / "ws")
+    flows = root / "flows"
+    (flows / "flow_session_to_flow.json").write_bytes(starter.read_bytes())
+    (flows / "README.md").write_text("notes\n", encoding="utf-8")
+    (flows / "weekly.yaml").write_text("flow: {}\n", encoding="utf-8")
+    (flows / "flow_broken.json").write_text("{not json", encoding="utf-8")
+    (flows / "drafts").mkdir()
+    (flows / ".flow_x.json.tmp123").write_text("partial", encoding="utf-8")  # hidden: skipped
+    (flows / "__init__.py").write_text("", encoding="utf-8")  # package marker: skipped
+    rc, out = cli_json(capsys, "flow", "list", "--root", str(root), "--json")
+    assert rc == 0
+    assert "flow_session_to_flow" in {f["flow_id"] for f in out["flows"]}
+    problems = {bad["file"]: bad["problems"] for bad in out["invalid"]}
+    assert set(problems) == {"README.md", "weekly.yaml", "flow_broken.json", "drafts"}
+    assert "not a bundle file" in problems["README.md"][0]["message"]
+    assert "folder" in problems["drafts"][0]["message"]
+    assert "not valid JSON" in problems["flow_broken.json"][0]["message"]
+    capsys.readouterr()
+    assert cli.main(["flow", "list", "--root", str(root)]) == 0
+    human = capsys.readouterr().out
+    assert "problem: README.md: (file): not a bundle file" in human
+    assert "problem: flow_broken.json: (file): not valid JSON" in human
+
+
+def test_cli_imports_every_starter_bundle_as_it_is_and_exports_it_back(tmp_path, capsys):
+    root = make_workspace(tmp_path / "ws", bundles=[], policy={"scopes": ["personal", "project"]})
+    for name in STARTER_FILES:
+        source = starter_dir() / name
+        rc, imported = cli_json(
+            capsys, "flow", "import", str(source), "--root", str(root), "--json"
+        )
+        assert rc == 0, imported
+        pid = imported["proposal"]["proposal_id"]
+        rc, reviewed = cli_json(
+            capsys, "flow", "review", pid, "--approve", "--root", str(root), "--json"
+        )
+        assert rc == 0 and reviewed["active"] is True, reviewed
+        flow_id = json.loads(source.read_text(encoding="utf-8"))["flow"]["flow_id"]
+        out = tmp_path / f"{flow_id}.exported.json"
+        assert cli.main(["flow", "export", flow_id, "--root", str(root), "--out", str(out)]) == 0
+        assert json.loads(out.read_text(encoding="utf-8")) == json.loads(source.read_text())
+    rc, listing = cli_json(capsys, "flow", "list", "--root", str(root), "--json")
+    assert rc == 0
+    assert len(listing["flows"]) == 6 and listing["invalid"] == []
+
+
+def test_cli_and_mcp_give_flow_inputs_at_start(tmp_path, capsys, reset_ids):
+    results = {}
+    for name, surface in (("direct", direct), ("mcp", mcp), ("cli", make_cli(capsys))):
+        reset_ids()
+        root = make_workspace(tmp_path / name)
+        share_actor_key(root)
+        payload = {
+            "flow_id": "flow_lead_import",
+            "flow_version": "1.0.0",
+            "inputs": {"sheet_url": SHEET_URL},
+        }
+        started_run = surface(root, "start", payload)
+        ctx = FlowContext.open(Workspace.open(root))
+        try:
+            with ctx.store.read() as tx:
+                assert tx.run_inputs(started_run["run"]["run_id"]) == {"sheet_url": SHEET_URL}
+        finally:
+            ctx.close()
+        unknown = surface(root, "start", {**payload, "inputs": {"nope": "x"}})
+        assert unknown["code"] == "BAD_REQUEST" and unknown["problems"][0]["path"] == "inputs"
+        results[name] = (started_run, unknown)
+    assert results["direct"] == results["mcp"] == results["cli"]
+
+
+def test_a_bundle_whose_scope_policy_does_not_allow_is_listed_not_hidden(tmp_path, capsys):
+    root = make_workspace(tmp_path / "ws")
+    starter = starter_dir() / "flow_multi_repo_change.json"  # project-scoped
+    (root / "flows" / starter.name).write_bytes(starter.read_bytes())
+    rc, out = cli_json(capsys, "flow", "list", "--root", str(root), "--json")
+    assert rc == 0
+    assert "flow_multi_repo_change" not in {f["flow_id"] for f in out["flows"]}
+    problems = {bad["file"]: bad["problems"] for bad in out["invalid"]}
+    assert problems[starter.name][0]["path"] == "flow.scope"

@@ -95,7 +95,7 @@ async def drive_manual_run(pilot: Pilot[None]) -> None:
     await pilot.pause()
     assert app.pane.run["step_states"][0]["evidence_ref"] == OP_ID
     await pilot.press("a")  # done, verified
-    await pilot.press("s", "down", "down", "enter")  # step 2: skip, "superseded"
+    await pilot.press("s", "down", "down", "enter")  # step 2: skip, "blocked_dependency"
     await pilot.pause()
     assert states(app) == ["done", "skipped", "pending"]
     await pilot.press("e", "down", "enter")  # step 3: the document's post_sha256
@@ -139,6 +139,8 @@ async def drive_automatable_run(pilot: Pilot[None]) -> None:
     assert isinstance(app, PaneApp)
     await pilot.press("n", "enter")  # flow_lead_import sorts first
     await pilot.pause()
+    await pilot.press(*"https://example.org/sheet", "enter")  # its sheet_url input
+    await pilot.pause()
     assert app.pane.run["flow_id"] == "flow_lead_import"
     await pilot.press("x")  # no consent held yet
     await settle(pilot)
@@ -175,6 +177,8 @@ async def test_pane_drives_a_whole_automatable_run_by_keyboard(
         await pilot.pause()
         assert app.pane.run["status"] == "done"
     assert len(fake_lane.calls) == 2
+    # the lane got the value typed at start for `flow.inputs.sheet_url`, not the reference
+    assert dict(fake_lane.calls[0].inputs) == {"sheet_url": "https://example.org/sheet"}
 
 
 async def test_pane_shows_the_disabled_gate_code(tmp_path, clock, pinned_ids):
@@ -183,7 +187,7 @@ async def test_pane_shows_the_disabled_gate_code(tmp_path, clock, pinned_ids):
     messages: list[Any] = []
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         assert "writes off" in str(app.pane.query_one("#flow-header").render())
-        await pilot.press("n", "enter")
+        await pilot.press("n", "down", "enter")  # the manual flow: no inputs to give
         await pilot.pause()
         assert app.pane.last_status == (
             "✗ FLOW_RUN_WRITES_DISABLED (403) run writes are disabled in this workspace"
@@ -246,3 +250,51 @@ def test_snapshot_skip_reason_dialog(snap_compare, tmp_path, clock, pinned_ids):
         await pilot.pause()
 
     assert snap_compare(snapshot_app(tmp_path), terminal_size=SIZE, run_before=run_before)
+
+
+async def test_pane_lists_problems_in_flows_folder(tmp_path, clock, pinned_ids):
+    root, doc = workspace_with_document(tmp_path)
+    (root / "flows" / "notes.yaml").write_text("just notes\n", encoding="utf-8")
+    app = PaneApp(root, doc)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        header = str(app.pane.query_one("#flow-header").render())
+        assert "1 flows/ problem(s)" in header
+        assert app.pane.last_status.startswith("flows/ problem: notes.yaml: (file): not a bundle")
+
+
+async def test_the_demo_workspace_runs_end_to_end_in_the_pane(tmp_path, clock, fake_lane):
+    """Both shipped demo flows, by keyboard: the manual one with a skip reason and a human
+    approval, the automatable one with its sheet_url given at start."""
+    import shutil
+
+    from noma_tui.demo import DEMO_SOURCE, SKIP
+
+    root = tmp_path / "demo"
+    shutil.copytree(DEMO_SOURCE, root, ignore=SKIP)
+    app = PaneApp(root, root / "research-memo.noma")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "problem" not in str(app.pane.query_one("#flow-header").render())
+        await pilot.press("n", "down", "enter")  # flow_weekly_review
+        await pilot.pause()
+        assert app.pane.run["flow_id"] == "flow_weekly_review"
+        await pilot.press("a", "e", "enter", "a")  # proof from the memo's transcript, done
+        await pilot.pause()
+        await pilot.press("s", "enter")  # step 2 skipped: "policy"
+        await pilot.pause()
+        assert app.pane.run["step_states"][1]["skip_reason"] == "policy"
+        await pilot.press("e", "down", "enter", "v")  # the sign-off: evidence + approval
+        await pilot.pause()
+        assert app.pane.run["status"] == "done", app.pane.last_status
+        await pilot.press("n", "enter")  # flow_lead_import asks for its input
+        await pilot.pause()
+        await pilot.press(*"https://docs.google.com/spreadsheets/d/demo-leads", "enter")
+        await pilot.pause()
+        assert app.pane.run["flow_id"] == "flow_lead_import"
+        await pilot.press("c", "enter", "enter", "x")
+        await settle(pilot)
+        assert app.pane.run["step_states"][0]["status"] == "done", app.pane.last_status
+    assert dict(fake_lane.calls[0].inputs) == {
+        "sheet_url": "https://docs.google.com/spreadsheets/d/demo-leads"
+    }

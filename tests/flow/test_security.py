@@ -6,7 +6,10 @@ classroom policy denies automatable; the import sandbox rejects policy violation
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -17,17 +20,19 @@ from core.flow import (
     FlowRefusal,
     advance_step,
     execute_automatable,
+    get_flow,
     get_run,
     import_flow,
+    list_flows,
     list_runs,
     mint_consent,
     record_evidence,
+    review_import,
     start_run,
     submit_review,
     to_json,
 )
 from core.flow.bundle import dump_bundle, parse_bundle
-from core.flow.posture import Actor
 
 from .conftest import (
     ACTOR,
@@ -43,7 +48,9 @@ from .conftest import (
     make_workspace,
     malicious_bundle,
     open_ctx,
+    run_by_hand,
     started,
+    starter_dir,
     step,
     with_posture,
 )
@@ -79,7 +86,7 @@ def every_action(ctx: FlowContext, rid: str, cid: str = "fcons_" + "1" * 32) -> 
 def test_scope_denial_answers_unknown_run_exactly_like_a_missing_run(ctx, clock, lane):
     rid = started(ctx, "flow_lead_import")["run_id"]
     cid = consent_for(ctx, rid)
-    mallory = ctx.as_actor(Actor.named(OTHER, ["personal", "project", "org"]))
+    mallory = ctx.as_actor(ctx.actor_named(OTHER, ["personal", "project", "org"]))
     invisible = [to_json(r) for r in every_action(mallory, rid, cid)]
     missing = [to_json(r) for r in every_action(mallory, "run_doesnotexist", cid)]
     assert invisible == missing
@@ -100,13 +107,13 @@ def test_scope_is_authorization_for_flows_and_shared_runs(tmp_path, clock, lane)
     try:
         rid = started(ada, f)["run_id"]
         cid = consent_for(ada, rid)
-        solo = ada.as_actor(Actor.named(OTHER, ["personal"]))
+        solo = ada.as_actor(ada.actor_named(OTHER, ["personal"]))
         assert code(start_run(solo, {"flow_id": f, "flow_version": "1.0.0"})) == "unknown_flow"
         assert code(start_run(solo, {"flow_id": "flow_nope", "flow_version": "1.0.0"})) == (
             "unknown_flow"
         )
         assert code(get_run(solo, {"run_id": rid})) == "unknown_run"
-        teammate = ada.as_actor(Actor.named(OTHER, ["personal", "project"]))
+        teammate = ada.as_actor(ada.actor_named(OTHER, ["personal", "project"]))
         assert get_run(teammate, {"run_id": rid})["run"]["scope"] == "project"
         # seeing a shared run does not make another actor's consent yours
         assert code(
@@ -158,7 +165,7 @@ def test_injection_in_instruction_stays_inert(tmp_path, clock):
         after = get_run(ctx, {"run_id": rid})["run"]
         assert after["scope"] == "personal" and after["provenance"]["harness"] == "noma-workbench"
         assert INJECTION not in json.dumps(after)
-        mallory = ctx.as_actor(Actor.named(OTHER, ["personal", "project", "org"]))
+        mallory = ctx.as_actor(ctx.actor_named(OTHER, ["personal", "project", "org"]))
         assert code(get_run(mallory, {"run_id": rid})) == "unknown_run"
         db = (root / ".noma-workbench" / "runs.sqlite3").read_bytes()
         assert b"fcons_stolen" not in db.replace(INJECTION.encode(), b"")
@@ -286,10 +293,10 @@ def test_import_sandbox_rejects_policy_violations(ctx, clock):
         "FLOW_IMPORT_AUTOMATABLE_DENIED"
     )
     assert code(import_flow(classroom, dump_bundle(parse_bundle(forbidden_bundle())))) == (
-        "FLOW_EXTERNAL_TOOL_UNDECLARED"
+        "FLOW_IMPORT_EXTERNAL_TOOL_DENIED"
     )
     assert code(import_flow(ctx, dump_bundle(parse_bundle(forbidden_bundle())))) == (
-        "FLOW_EXTERNAL_TOOL_UNDECLARED"
+        "FLOW_IMPORT_EXTERNAL_TOOL_DENIED"
     )
     declared = malicious_bundle()  # its external_tool is declared under `requires`
     assert import_flow(ctx, dump_bundle(parse_bundle(declared)))["proposal"]["status"] == (
@@ -334,7 +341,7 @@ def test_no_secret_actor_id_or_token_in_records_refusals_or_the_database(
             get_run(ctx, {"run_id": rid}),
             list_runs(ctx, {}),
         ]
-        refusals = every_action(ctx.as_actor(Actor.named(OTHER, ["personal"])), rid, cid)
+        refusals = every_action(ctx.as_actor(ctx.actor_named(OTHER, ["personal"])), rid, cid)
         refusals += [
             execute_automatable(
                 ctx, {"run_id": rid, "step_id": "flow_lead_import#9", "consent_id": cid}
@@ -371,7 +378,7 @@ def test_no_secret_actor_id_or_token_in_records_refusals_or_the_database(
 def test_gate_refusals_do_not_reveal_whether_a_run_exists(ctx, clock, writes, automatable):
     rid = started(ctx, "flow_lead_import")["run_id"]
     gated = with_posture(ctx, writes=writes, automatable=automatable)
-    mallory = gated.as_actor(Actor.named(OTHER, ["personal"]))
+    mallory = gated.as_actor(gated.actor_named(OTHER, ["personal"]))
     # a stranger learns nothing: the real run and a missing one answer identically
     assert [to_json(r) for r in every_action(mallory, rid)] == [
         to_json(r) for r in every_action(mallory, "run_zzzz")
@@ -385,3 +392,231 @@ def test_gate_refusals_do_not_reveal_whether_a_run_exists(ctx, clock, writes, au
     for gate, a, b in zip(gates, mine, nothing, strict=True):
         if gate is not None:
             assert code(a) == code(b) == gate
+
+
+# --------------------------------------------------- import is scope-checked, fails closed
+
+
+def db_bytes(root: Path) -> bytes:
+    """Every byte the store holds on disk: the database and its WAL."""
+    state = root / ".noma-workbench"
+    return b"".join(p.read_bytes() for p in sorted(state.glob("runs.sqlite3*")))
+
+
+def test_a_project_scoped_import_into_a_personal_only_workspace_is_refused(tmp_path, clock):
+    root = make_workspace(tmp_path / "ws", bundles=[])  # policy scopes default: personal
+    ctx = open_ctx(root)
+    try:
+        data = bundle("flow_team", [step("flow_team", 1)], scope="project")
+        (root / "flows").mkdir()
+        before = sorted(p.name for p in (root / "flows").iterdir())
+        refused = import_flow(ctx, dump_bundle(parse_bundle(data)))
+        assert code(refused) == "FLOW_IMPORT_SCOPE_DENIED" and refused.status == 403
+        assert "project" not in json.dumps(to_json(refused))  # the code names no scope
+        with ctx.store.read() as tx:
+            assert tx.list_proposals("flow_import") == []
+        assert sorted(p.name for p in (root / "flows").iterdir()) == before
+    finally:
+        ctx.close()
+
+
+def test_a_real_project_starter_bundle_is_refused_the_same_way(tmp_path, clock):
+    text = (starter_dir() / "flow_overseer_handover.json").read_text(encoding="utf-8")
+    ctx = open_ctx(make_workspace(tmp_path / "ws", bundles=[]))
+    try:
+        assert code(import_flow(ctx, text, "json")) == "FLOW_IMPORT_SCOPE_DENIED"
+        assert ctx.catalog.entries() == []
+    finally:
+        ctx.close()
+
+
+def test_approval_rechecks_the_scope_against_the_policy_of_that_moment(tmp_path, clock):
+    root = make_workspace(tmp_path / "ws", bundles=[], policy={"scopes": ["personal", "project"]})
+    ctx = open_ctx(root)
+    try:
+        data = bundle("flow_team", [step("flow_team", 1)], scope="project")
+        pid = import_flow(ctx, dump_bundle(parse_bundle(data)))["proposal"]["proposal_id"]
+        narrowed = with_posture(ctx, scopes=["personal"])
+        assert code(review_import(narrowed, pid, True)) == "FLOW_IMPORT_SCOPE_DENIED"
+        assert not (root / "flows" / "flow_team.1.0.0.flow.yaml").exists()
+        with ctx.store.read() as tx:
+            assert tx.load_proposal(pid)[0]["status"] == "pending"
+    finally:
+        ctx.close()
+
+
+# ------------------------------------------------------------ actor privacy (issue 10)
+
+
+def test_actor_key_is_created_once_with_mode_0600_and_never_in_the_db(tmp_path, clock):
+    root = make_workspace(tmp_path / "ws")
+    ctx = open_ctx(root)
+    try:
+        rid = started(ctx, "flow_lead_import")["run_id"]
+        consent_for(ctx, rid)
+        submit_review(ctx, {"run_id": rid, "intent": "outcome"})
+    finally:
+        ctx.close()
+    key_file = root / ".noma-workbench" / "actor.key"
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    key = bytes.fromhex(key_file.read_text().strip())
+    assert len(key) == 32
+    db = db_bytes(root)
+    assert ACTOR.encode() not in db
+    assert hashlib.sha256(ACTOR.encode()).hexdigest().encode() not in db  # no unsalted hash
+    assert key.hex().encode() not in db and key not in db
+    keyed = hmac.new(key, ACTOR.encode(), hashlib.sha256).hexdigest()
+    assert keyed.encode() in db  # what is stored is the keyed hash
+    again = open_ctx(root)  # a second opening reuses the key: the same actor, the same hash
+    try:
+        assert again.actor.hash == keyed
+        assert get_run(again, {"run_id": rid})["run"]["provenance"]["actor"] == keyed
+    finally:
+        again.close()
+
+
+def test_the_same_actor_hashes_differently_in_two_workspaces(tmp_path, clock):
+    a = open_ctx(make_workspace(tmp_path / "a"))
+    b = open_ctx(make_workspace(tmp_path / "b"))
+    try:
+        assert a.actor.hash != b.actor.hash
+        assert a.actor_named(OTHER, ["personal"]).hash != b.actor_named(OTHER, ["personal"]).hash
+        assert a.actor_named(ACTOR, ["personal"]).hash == a.actor.hash
+        run_a, run_b = started(a), started(b)
+        assert run_a["provenance"]["actor"] != run_b["provenance"]["actor"]
+    finally:
+        a.close()
+        b.close()
+
+
+def _load_key(folder: str, barrier: Any, queue: Any) -> None:
+    from core.flow.actor_key import load_actor_key
+
+    barrier.wait()
+    queue.put(load_actor_key(Path(folder)).hex())
+
+
+def test_processes_racing_on_first_use_agree_on_one_key(tmp_path):
+    import multiprocessing
+
+    state = tmp_path / "state"
+    state.mkdir()
+    mp = multiprocessing.get_context("fork")
+    n = 6
+    barrier, queue = mp.Barrier(n), mp.Queue()
+    procs = [mp.Process(target=_load_key, args=(str(state), barrier, queue)) for _ in range(n)]
+    for p in procs:
+        p.start()
+    keys = [queue.get(timeout=60) for _ in procs]
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    assert len(set(keys)) == 1
+    assert [p.name for p in state.iterdir()] == ["actor.key"]  # no temp file left behind
+
+
+def test_a_loosened_key_file_is_closed_again_and_a_corrupt_one_is_a_fault(tmp_path):
+    from core.flow.actor_key import ActorKeyError, load_actor_key
+
+    key = load_actor_key(tmp_path)
+    path = tmp_path / "actor.key"
+    path.chmod(0o644)
+    assert load_actor_key(tmp_path) == key
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    path.write_text("not a key\n")
+    with pytest.raises(ActorKeyError):
+        load_actor_key(tmp_path)  # never silently re-keyed: personal runs would be orphaned
+    assert path.read_text() == "not a key\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "fmt", "message"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "json", "nested too deeply"),
+        ("a: " + "[" * 50_000 + "]" * 50_000, "yaml", "nested too deeply"),
+        ('{"flow": {}, "flow": {}, "steps": []}', "json", "a key appears twice"),
+        ("flow: {}\nflow: {}\nsteps: []\n", "yaml", "a key appears twice"),
+        (" " * (3 * 1024 * 1024), "json", "larger than"),
+        ("flow: &a {steps: [*a]}\nsteps: [*a]\n", "yaml", ""),
+    ],
+)
+def test_hostile_bundle_text_is_a_coded_refusal_never_a_crash(ctx, text, fmt, message):
+    refused = import_flow(ctx, text, fmt)
+    assert code(refused) == "BAD_REQUEST"
+    assert message in refused.problems[0].message
+    with ctx.store.read() as tx:
+        assert tx.list_proposals("flow_import") == []
+
+
+def test_a_store_from_before_keyed_hashes_is_rekeyed_for_the_workspace_actor(tmp_path, clock):
+    """Rows written under the old scheme (sha256 of the name) move to the keyed hash on
+    first open, so the operator's personal runs stay theirs and the plain hash is gone."""
+    root = make_workspace(tmp_path / "ws")
+    ctx = open_ctx(root)
+    keyed = ctx.actor.hash
+    legacy = hashlib.sha256(ACTOR.encode()).hexdigest()
+    try:
+        rid = started(ctx, "flow_lead_import")["run_id"]
+        consent_for(ctx, rid)
+        submit_review(ctx, {"run_id": rid, "intent": "outcome"})
+        with ctx.store.write() as tx:  # rewind to how an old store held the actor
+            for table in ("runs", "proposals"):
+                tx.execute(
+                    f"UPDATE {table} SET actor_hash = ?, record = replace(record, ?, ?)",
+                    (legacy, keyed, legacy),
+                )
+            tx.execute("UPDATE consents SET actor_hash = ?", (legacy,))
+            tx.execute("DELETE FROM meta WHERE key = 'actor_hash_scheme'")
+    finally:
+        ctx.close()
+    assert legacy.encode() in db_bytes(root)
+    again = open_ctx(root)
+    try:
+        run = get_run(again, {"run_id": rid})["run"]
+        assert run["provenance"]["actor"] == keyed
+        conn = again.store.connection()
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        for table in ("runs", "consents", "proposals"):
+            hashes = {r[0] for r in conn.execute(f"SELECT actor_hash FROM {table}")}
+            assert hashes == {keyed}, table
+        assert legacy.encode() not in db_bytes(root)
+    finally:
+        again.close()
+
+
+def test_project_starter_flows_and_their_runs_stay_invisible_to_a_personal_only_actor(
+    tmp_path, clock
+):
+    root = make_workspace(tmp_path / "ws", bundles=[], policy={"scopes": ["personal", "project"]})
+    (root / "flows").mkdir()
+    source = starter_dir() / "flow_multi_repo_change.json"
+    (root / "flows" / source.name).write_bytes(source.read_bytes())
+    ctx = open_ctx(root)
+    try:
+        run = run_by_hand(ctx, json.loads(source.read_text()), 2, "not_applicable")
+        solo = ctx.as_actor(ctx.actor_named(OTHER, ["personal"]))
+        assert code(get_flow(solo, "flow_multi_repo_change")) == "unknown_flow"
+        assert code(get_run(solo, {"run_id": run["run_id"]})) == "unknown_run"
+        assert list_runs(solo, {})["runs"] == []
+        assert "flow_multi_repo_change" not in {f["flow_id"] for f in list_flows(solo)["flows"]}
+        teammate = ctx.as_actor(ctx.actor_named(OTHER, ["personal", "project"]))
+        assert get_run(teammate, {"run_id": run["run_id"]})["run"]["status"] == "done"
+    finally:
+        ctx.close()
+
+
+def test_a_key_candidate_left_by_a_killed_process_is_swept(tmp_path):
+    import os
+    import time
+
+    from core.flow.actor_key import load_actor_key
+
+    stale = tmp_path / ".actor.key.4242.deadbeef"
+    stale.write_text("ab" * 32 + "\n")  # written, never linked: the process died here
+    old = time.time() - 3600
+    os.utime(stale, (old, old))
+    fresh = tmp_path / ".actor.key.4343.cafe"  # another process, mid-creation: left alone
+    fresh.write_text("cd" * 32 + "\n")
+    key = load_actor_key(tmp_path)
+    assert key != bytes.fromhex("ab" * 32)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [fresh.name, "actor.key"]

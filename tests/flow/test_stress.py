@@ -26,12 +26,15 @@ from core.flow import (
 
 from .conftest import (
     GATE_MATRIX,
+    STARTER_FILES,
     FakeLane,
     bundle,
     consent_for,
     make_workspace,
     open_ctx,
+    run_by_hand,
     started,
+    starter_dir,
     step,
     with_posture,
 )
@@ -275,5 +278,41 @@ def test_separate_processes_share_the_store(tmp_path):
         page = list_runs(ctx, {"limit": 500})
         assert len(page["runs"]) == 100
         assert all(r["step_states"][0]["status"] == "done" for r in page["runs"])
+    finally:
+        ctx.close()
+
+
+def test_concurrent_runs_of_all_six_starter_bundles_finish_intact(tmp_path, clock):
+    """Every starter flow, several runs each, driven by hand from parallel threads."""
+    import shutil
+
+    folder = starter_dir()
+    root = make_workspace(tmp_path / "ws", bundles=[], policy={"scopes": ["personal", "project"]})
+    (root / "flows").mkdir()
+    datas = []
+    for name in STARTER_FILES:
+        shutil.copy(folder / name, root / "flows" / name)  # Knowtation's names, as they are
+        datas.append(json.loads((folder / name).read_text(encoding="utf-8")))
+    ctx = open_ctx(root)
+    try:
+        jobs = [(data, i) for data in datas for i in range(8)]
+        with ThreadPoolExecutor(WORKERS) as pool:
+            finals = list(
+                pool.map(
+                    lambda job: run_by_hand(
+                        ctx, job[0], skip_index=job[1] % len(job[0]["steps"]), reason="policy"
+                    ),
+                    jobs,
+                )
+            )
+        assert len({f["run_id"] for f in finals}) == len(jobs)
+        for final, (data, i) in zip(finals, jobs, strict=True):
+            assert final["status"] == "done"
+            assert [s["step_id"] for s in final["step_states"]] == data["flow"]["steps"]
+            skipped = [s for s in final["step_states"] if s["status"] == "skipped"]
+            assert len(skipped) == 1 and skipped[0]["skip_reason"] == "policy"
+            assert skipped[0]["step_id"] == data["flow"]["steps"][i % len(data["steps"])]
+        listed = list_runs(ctx, {"limit": 500})["runs"]
+        assert len(listed) == len(jobs) and all(r["status"] == "done" for r in listed)
     finally:
         ctx.close()
