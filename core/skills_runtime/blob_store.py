@@ -4,6 +4,12 @@ The id is ``blob:`` + 32 random hex digits and is checked against that exact sha
 any path is built from it, so a blob id can never name a file outside the store. Writes
 are atomic (temp file, fsync, rename); the sidecar is written last and is the commit
 point, so a crash leaves either no blob or a whole one.
+
+A workspace-wide quota caps the bytes all blobs may hold (default 1 GiB, ``[skills]
+blob_quota_bytes`` in ``noma-workbench.toml`` or ``NOMA_BLOB_QUOTA_BYTES``), on top of the
+sandbox's per-run limits. Bytes are reserved under a lock *before* they are written, so
+concurrent creates can never together pass the cap; a refused write reserves nothing and
+leaves no file. The committed total is read from disk when the store opens.
 """
 
 from __future__ import annotations
@@ -15,15 +21,35 @@ import os
 import re
 import secrets
 import tempfile
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
+
+from sandbox.bridge import BlobQuotaError
 
 BLOB_ID = re.compile(r"blob:([0-9a-f]{32})\Z")
 FULL_READ_LIMIT = 1024 * 1024
 ReadMode = Literal["sample_head", "sample_tail", "full"]
+DEFAULT_BLOB_QUOTA_BYTES = 1024**3
+QUOTA_ENV = "NOMA_BLOB_QUOTA_BYTES"
+
+
+def blob_quota_from(section: Mapping[str, Any], environ: Mapping[str, str]) -> int:
+    """The quota from the environment, else ``[skills] blob_quota_bytes``, else 1 GiB."""
+    raw: Any = environ.get(QUOTA_ENV) or section.get("blob_quota_bytes", DEFAULT_BLOB_QUOTA_BYTES)
+    try:
+        value = int(raw)
+    except (TypeError, ValueError):
+        value = -1
+    if isinstance(raw, bool) or value < 0:
+        raise ValueError(
+            f"blob quota must be a whole number of bytes >= 0 ({QUOTA_ENV} or "
+            f"[skills] blob_quota_bytes), not {raw!r}"
+        )
+    return value
 
 
 class BlobNotFound(LookupError):
@@ -32,6 +58,27 @@ class BlobNotFound(LookupError):
 
 class BlobTooLarge(ValueError):
     pass
+
+
+class BlobQuotaExceeded(BlobQuotaError):
+    """Writing ``requested`` more bytes would take the workspace past its blob quota."""
+
+    def __init__(self, requested: int, used: int, quota: int) -> None:
+        super().__init__(
+            f"the workspace's blob quota is full: {used} of {quota} bytes are in use and "
+            f"{requested} more were asked for. Delete blobs you no longer need or ask the "
+            "operator to raise [skills] blob_quota_bytes."
+        )
+        self.requested = requested
+        self.used = used
+        self.quota = quota
+
+    def details(self) -> dict[str, int]:
+        return {
+            "requested_bytes": self.requested,
+            "used_bytes": self.used,
+            "quota_bytes": self.quota,
+        }
 
 
 @dataclass(frozen=True)
@@ -69,16 +116,28 @@ class BlobWriter:
         self._done = False
 
     def write(self, text: str) -> None:
+        """Append ``text``; over the quota the whole pending blob is dropped and it raises."""
         data = text.encode("utf-8", errors="surrogatepass")
-        self._file.write(data)
+        try:
+            self._store._reserve(len(data))
+        except BlobQuotaExceeded:
+            self.abort()
+            raise
         self._size += len(data)
+        self._file.write(data)
 
     def commit(self) -> str:
-        self._file.flush()
-        os.fsync(self._file.fileno())
-        self._file.close()
+        try:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._file.close()
+            blob_id = self._store._publish(self._tmp, self._kind, self._size)
+        except BaseException:
+            self.abort()
+            raise
         self._done = True
-        return self._store._publish(self._tmp, self._kind, self._size)
+        self._store._settle(self._size, committed=True)
+        return blob_id
 
     def abort(self) -> None:
         if not self._done:
@@ -86,12 +145,54 @@ class BlobWriter:
             self._file.close()
             with contextlib.suppress(OSError):
                 self._tmp.unlink()
+            self._store._settle(self._size, committed=False)
 
 
 class BlobStore:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, quota_bytes: int = DEFAULT_BLOB_QUOTA_BYTES) -> None:
         self.root = root
+        self.quota_bytes = quota_bytes
         root.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._reserved = 0
+        self._committed = self.disk_usage()
+
+    def disk_usage(self) -> int:
+        """Bytes held by blob content files on disk (committed or orphaned by a crash)."""
+        total = 0
+        with os.scandir(self.root) as it:
+            for entry in it:
+                if len(entry.name) == 32 and entry.is_file(follow_symlinks=False):
+                    total += entry.stat(follow_symlinks=False).st_size
+        return total
+
+    def usage(self) -> int:
+        """Bytes counted against the quota: committed blobs plus writes in progress."""
+        with self._lock:
+            return self._committed + self._reserved
+
+    def _reserve(self, size: int) -> None:
+        with self._lock:
+            used = self._committed + self._reserved
+            if used + size > self.quota_bytes:
+                raise BlobQuotaExceeded(size, used, self.quota_bytes)
+            self._reserved += size
+
+    def _settle(self, size: int, *, committed: bool) -> None:
+        with self._lock:
+            self._reserved -= size
+            if committed:
+                self._committed += size
+
+    def delete(self, blob_id: str) -> None:
+        """Remove a blob (sidecar first, so it stops existing before its bytes go)."""
+        hex_id = _hex(blob_id)
+        size = self.info(blob_id).size_bytes
+        (self.root / f"{hex_id}.json").unlink()
+        with contextlib.suppress(FileNotFoundError):
+            (self.root / hex_id).unlink()
+        with self._lock:
+            self._committed -= size
 
     def create(self, content: str, kind: str) -> BlobInfo:
         writer = self.open_writer(kind)

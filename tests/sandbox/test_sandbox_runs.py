@@ -240,3 +240,43 @@ async def test_timeout_reports_failed_with_timeout_error(sandbox: Sandbox) -> No
     assert out.status == "failed"
     assert out.error is not None and out.error.type == "TimeoutError"
     assert "0.5 s" in out.error.message
+
+
+# -------------------------------------------------------- workspace blob quota (issue 10.5)
+
+
+def _blob_files(root: Path) -> list[str]:
+    return sorted(p.name for p in root.iterdir())
+
+
+async def test_a_run_that_overflows_the_blob_quota_fails_and_leaves_nothing(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    from core.skills_runtime.blob_store import BlobStore
+
+    store = BlobStore(tmp_path / "blobs", quota_bytes=300_000)
+    kept = store.create("k" * 1000, "text/plain")
+    before_files, before_usage = _blob_files(store.root), store.usage()
+    # Two blobs fit; the third (written in several chunks) crosses the quota.
+    src = (
+        "from runtime import blobs\n"
+        "def main(args):\n"
+        "    ids = [blobs.write_text('a' * 100_000), blobs.write_text('b' * 100_000)]\n"
+        "    ids.append(blobs.write_text('c' * 600_000))\n"
+        "    return ids\n"
+    )
+    out = await sandbox.run(code(src), store)
+    assert out.status == "failed"
+    assert out.error is not None and out.error.type == "BlobQuotaExceeded"
+    assert "quota" in out.error.message
+    assert out.output_blobs == ()
+    await sandbox.idle()
+    assert _blob_files(store.root) == before_files
+    assert store.usage() == before_usage == store.disk_usage()
+    assert store.exists(kept.blob_id)
+    # A run that stays under the quota still writes its blob.
+    ok = await sandbox.run(
+        code("from runtime import blobs\ndef main(a):\n    return blobs.write_text('x')\n"),
+        store,
+    )
+    assert ok.status == "completed" and len(ok.output_blobs) == 1
