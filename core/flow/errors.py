@@ -33,6 +33,8 @@ FlowCode = Literal[
     "FLOW_RUN_CONFLICT",
     "FLOW_VERSION_CONFLICT",
     "unknown_proposal",
+    "FLOW_HUMAN_APPROVAL_REQUIRED",
+    "unknown_consent",
 ]
 
 STATUS: dict[str, int] = {
@@ -56,6 +58,8 @@ STATUS: dict[str, int] = {
     "FLOW_RUN_CONFLICT": 409,
     "FLOW_VERSION_CONFLICT": 409,
     "unknown_proposal": 404,
+    "FLOW_HUMAN_APPROVAL_REQUIRED": 403,
+    "unknown_consent": 404,
 }
 
 MESSAGES: dict[str, str] = {
@@ -79,6 +83,8 @@ MESSAGES: dict[str, str] = {
     "FLOW_RUN_CONFLICT": "the run changed or a step is executing; reload and retry",
     "FLOW_VERSION_CONFLICT": "a different flow with this id and version already exists",
     "unknown_proposal": "no such proposal",
+    "FLOW_HUMAN_APPROVAL_REQUIRED": "approving a human review is a human's act, not an agent's",
+    "unknown_consent": "no such consent",
 }
 
 

@@ -335,7 +335,8 @@ def test_a_crashed_execution_is_reaped_after_its_lease(ctx, clock, lane):
             )
         )
     post = {"run_id": rid, "step_id": "flow_lead_import#1", "consent_id": cid}
-    assert execute_automatable(ctx, post)["execution"]["execution_id"] == "fexec_dead"
+    waiting = execute_automatable(ctx, post)  # in flight: bounded wait, then named, not rerun
+    assert waiting["execution"] is None and waiting["in_flight"]["execution_id"] == "fexec_dead"
     clock.advance(301)
     fresh = execute_automatable(ctx, post)
     assert fresh["execution"]["execution_id"] != "fexec_dead"

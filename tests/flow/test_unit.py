@@ -535,3 +535,31 @@ def test_the_flow_engine_is_headless():
         check=True,
     )
     assert out.stdout.strip() == "False"
+
+
+def test_the_wal_switch_retries_a_locked_database_and_gives_up_on_other_errors():
+    import sqlite3
+
+    from core.flow import store as store_mod
+
+    class Conn:
+        def __init__(self, failures: list[str]) -> None:
+            self.failures = failures
+            self.calls = 0
+
+        def execute(self, sql: str) -> Any:
+            self.calls += 1
+            if self.failures:
+                raise sqlite3.OperationalError(self.failures.pop(0))
+
+            class Row:
+                def fetchone(self) -> tuple[str]:
+                    return ("wal",)
+
+            return Row()
+
+    busy = Conn(["database is locked", "database is busy", "database is locked"])
+    store_mod._enable_wal(busy)  # type: ignore[arg-type]
+    assert busy.calls == 4
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O"):
+        store_mod._enable_wal(Conn(["disk I/O error"]))  # type: ignore[arg-type]
