@@ -85,8 +85,8 @@ class RunService:
         missing = sorted(set(skill.manifest.permissions.secrets) - set(granted))
         if missing:
             notes.append(
-                f"declared secrets not granted by the operator: {missing} "
-                "(grant them under [secrets.grants] in noma-workbench.toml)"
+                f"declared secrets this run did not receive: {missing} (not granted "
+                "to this skill under [secrets.grants] in noma-workbench.toml, or no value set)"
             )
         return _record(outcome, skill.name, notes)
 
