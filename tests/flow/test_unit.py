@@ -563,3 +563,25 @@ def test_the_wal_switch_retries_a_locked_database_and_gives_up_on_other_errors()
     assert busy.calls == 4
     with pytest.raises(sqlite3.OperationalError, match="disk I/O"):
         store_mod._enable_wal(Conn(["disk I/O error"]))  # type: ignore[arg-type]
+
+
+def test_execution_status_is_the_contracts_enum_only():
+    """`running` is store-internal: a wire record with it does not validate."""
+    from pydantic import ValidationError
+
+    base = {
+        "execution_id": "fexec_1",
+        "step_id": "flow_x#1",
+        "cost_units": 0,
+        "model_lane": "local_default",
+    }
+    for status in ("completed", "failed", "cost_capped", "consent_denied"):
+        assert Execution.model_validate({**base, "status": status}).status == status
+    with pytest.raises(ValidationError):
+        Execution.model_validate({**base, "status": "running"})
+
+
+def test_additive_codes_have_their_statuses():
+    assert STATUS["FLOW_HUMAN_APPROVAL_REQUIRED"] == 403
+    assert STATUS["unknown_consent"] == 404
+    assert "human" in MESSAGES["FLOW_HUMAN_APPROVAL_REQUIRED"]
