@@ -9,13 +9,14 @@ A workspace-wide quota caps the bytes all blobs may hold (default 1 GiB, ``[skil
 blob_quota_bytes`` in ``noma-workbench.toml`` or ``NOMA_BLOB_QUOTA_BYTES``), on top of the
 sandbox's per-run limits. Bytes are reserved under a lock *before* they are written, so
 concurrent creates can never together pass the cap; a refused write reserves nothing and
-leaves no file. The committed total is read from disk when the store opens.
+leaves no file. Other processes on the same folder share the count (see `BlobStore`).
 """
 
 from __future__ import annotations
 
 import codecs
 import contextlib
+import fcntl
 import json
 import os
 import re
@@ -35,6 +36,8 @@ FULL_READ_LIMIT = 1024 * 1024
 ReadMode = Literal["sample_head", "sample_tail", "full"]
 DEFAULT_BLOB_QUOTA_BYTES = 1024**3
 QUOTA_ENV = "NOMA_BLOB_QUOTA_BYTES"
+LEDGER_NAME = ".usage"
+LOCK_NAME = ".quota.lock"
 
 
 def blob_quota_from(section: Mapping[str, Any], environ: Mapping[str, str]) -> int:
@@ -136,7 +139,6 @@ class BlobWriter:
             self.abort()
             raise
         self._done = True
-        self._store._settle(self._size, committed=True)
         return blob_id
 
     def abort(self) -> None:
@@ -145,17 +147,58 @@ class BlobWriter:
             self._file.close()
             with contextlib.suppress(OSError):
                 self._tmp.unlink()
-            self._store._settle(self._size, committed=False)
+            self._store._release(self._size)
 
 
 class BlobStore:
+    """Blobs in one folder, with a quota shared by every process that opens the folder.
+
+    The committed total lives in a small ledger file (``.usage``) read and updated under an
+    exclusive ``flock``, so a flow lane in the CLI and a running ``skills serve`` count each
+    other's blobs; bytes being written are reserved in the writing process. Opening the
+    store rebuilds the ledger from the files on disk, so a crash never leaves it wrong for
+    long.
+    """
+
     def __init__(self, root: Path, quota_bytes: int = DEFAULT_BLOB_QUOTA_BYTES) -> None:
         self.root = root
         self.quota_bytes = quota_bytes
         root.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._reserved = 0
-        self._committed = self.disk_usage()
+        self._lock_fd = os.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        with self._locked():
+            self._write_ledger(self.disk_usage())
+
+    def close(self) -> None:
+        fd, self._lock_fd = self._lock_fd, -1
+        if fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def __del__(self) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """This process's threads, then other processes: one quota decision at a time."""
+        with self._lock:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+
+    def _read_ledger(self) -> int:
+        try:
+            return int((self.root / LEDGER_NAME).read_text())
+        except (OSError, ValueError):
+            return self.disk_usage()
+
+    def _write_ledger(self, total: int) -> None:
+        tmp = self.root / f"{LEDGER_NAME}.tmp"
+        tmp.write_text(str(max(0, total)))
+        os.replace(tmp, self.root / LEDGER_NAME)
 
     def disk_usage(self) -> int:
         """Bytes held by blob content files on disk (committed or orphaned by a crash)."""
@@ -167,32 +210,30 @@ class BlobStore:
         return total
 
     def usage(self) -> int:
-        """Bytes counted against the quota: committed blobs plus writes in progress."""
-        with self._lock:
-            return self._committed + self._reserved
+        """Bytes counted against the quota: committed blobs plus this process's writes."""
+        with self._locked():
+            return self._read_ledger() + self._reserved
 
     def _reserve(self, size: int) -> None:
-        with self._lock:
-            used = self._committed + self._reserved
+        with self._locked():
+            used = self._read_ledger() + self._reserved
             if used + size > self.quota_bytes:
                 raise BlobQuotaExceeded(size, used, self.quota_bytes)
             self._reserved += size
 
-    def _settle(self, size: int, *, committed: bool) -> None:
+    def _release(self, size: int) -> None:
         with self._lock:
             self._reserved -= size
-            if committed:
-                self._committed += size
 
     def delete(self, blob_id: str) -> None:
         """Remove a blob (sidecar first, so it stops existing before its bytes go)."""
         hex_id = _hex(blob_id)
-        size = self.info(blob_id).size_bytes
-        (self.root / f"{hex_id}.json").unlink()
-        with contextlib.suppress(FileNotFoundError):
-            (self.root / hex_id).unlink()
-        with self._lock:
-            self._committed -= size
+        with self._locked():
+            size = self.info(blob_id).size_bytes
+            (self.root / f"{hex_id}.json").unlink()
+            with contextlib.suppress(FileNotFoundError):
+                (self.root / hex_id).unlink()
+            self._write_ledger(self._read_ledger() - size)
 
     def create(self, content: str, kind: str) -> BlobInfo:
         writer = self.open_writer(kind)
@@ -208,15 +249,23 @@ class BlobStore:
         return BlobWriter(self, kind)
 
     def _publish(self, tmp: Path, kind: str, size: int) -> str:
+        """Make a written blob visible and move its bytes from reserved to committed."""
         hex_id = secrets.token_hex(16)
-        os.rename(tmp, self.root / hex_id)
         meta = {"kind": kind, "size_bytes": size, "created_at": time.time()}
         fd, meta_tmp = tempfile.mkstemp(prefix=".pending-", dir=self.root)
-        with os.fdopen(fd, "w") as fh:
-            json.dump(meta, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.rename(meta_tmp, self.root / f"{hex_id}.json")
+        try:
+            with os.fdopen(fd, "w") as fh:
+                json.dump(meta, fh)
+                fh.flush()
+                os.fsync(fh.fileno())
+            with self._locked():  # the files and the ledger change together
+                os.rename(tmp, self.root / hex_id)
+                os.rename(meta_tmp, self.root / f"{hex_id}.json")
+                self._write_ledger(self._read_ledger() + size)
+                self._reserved -= size
+        except BaseException:
+            Path(meta_tmp).unlink(missing_ok=True)
+            raise
         return f"blob:{hex_id}"
 
     def info(self, blob_id: str) -> BlobInfo:

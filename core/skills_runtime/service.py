@@ -178,6 +178,7 @@ class SkillsRuntime:
 
     async def close(self) -> None:
         await self.sandbox.close()
+        self.blobs.close()
 
     # ------------------------------------------------------------------ methods
 

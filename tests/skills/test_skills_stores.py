@@ -110,10 +110,13 @@ def test_blob_store_round_trip_and_utf8_safe_sampling(tmp_path: Path) -> None:
 
 def test_aborted_blob_writes_leave_nothing(tmp_path: Path) -> None:
     store = BlobStore(tmp_path / "blobs")
+    bookkeeping = sorted(p.name for p in (tmp_path / "blobs").iterdir())
+    assert bookkeeping == [".quota.lock", ".usage"]  # the quota's lock and ledger only
     writer = store.open_writer("text/plain")
     writer.write("partial")
     writer.abort()
-    assert list((tmp_path / "blobs").iterdir()) == []
+    assert sorted(p.name for p in (tmp_path / "blobs").iterdir()) == bookkeeping
+    assert store.usage() == 0
 
 
 # ------------------------------------------------------------------------- blob quota
@@ -247,3 +250,23 @@ async def test_create_blob_over_the_quota_is_a_clear_json_rpc_error(tmp_path: Pa
     }
     assert "quota" in reply["error"]["message"]
     assert sorted(os.listdir(blob_dir)) == files and runtime.blobs.usage() == usage
+
+
+def test_two_stores_on_one_folder_share_the_quota(tmp_path: Path) -> None:
+    """Two processes (a flow lane in the CLI and a skills server) see each other's blobs."""
+    from core.skills_runtime.blob_store import BlobQuotaExceeded
+
+    server = BlobStore(tmp_path, quota_bytes=100)
+    lane = BlobStore(tmp_path, quota_bytes=100)  # opened at the same time, its own lock fd
+    server.create("s" * 60, "text/plain")
+    with pytest.raises(BlobQuotaExceeded):
+        lane.create("l" * 41, "text/plain")
+    blob = lane.create("l" * 40, "text/plain")
+    assert server.usage() == lane.usage() == 100 == server.disk_usage()
+    server.delete(blob.blob_id)
+    assert lane.usage() == 60
+    # A stale or missing ledger (a crash) is rebuilt from the files when a store opens.
+    (tmp_path / ".usage").write_text("0")
+    assert BlobStore(tmp_path, quota_bytes=100).usage() == 60
+    server.close()
+    lane.close()
