@@ -280,3 +280,21 @@ async def test_a_run_that_overflows_the_blob_quota_fails_and_leaves_nothing(
         store,
     )
     assert ok.status == "completed" and len(ok.output_blobs) == 1
+
+
+async def test_in_band_traces_show_sandbox_paths_only(sandbox: Sandbox, tmp_path: Path) -> None:
+    """On every tier (the degraded one copies skills under the host's scratch dir) a skill's
+    traceback names /skills/<name>/..., never the host folder it came from."""
+    tmp_path.chmod(0o755)
+    mount = _skill(
+        tmp_path,
+        "acme.boom",
+        {"code/main.py": "def main(args):\n    print(__file__)\n    raise ValueError('boom')\n"},
+    )
+    job = Job(mode="skill", mounts=(mount,), target="acme.boom", export="main")
+    out = await sandbox.run(job, None)
+    assert out.status == "failed" and out.error is not None
+    assert "/skills/acme.boom/code/main.py" in out.error.message, out.error.message
+    for text in (out.error.message, out.logs_preview):
+        assert str(tmp_path) not in text and "noma-sandbox-" not in text, text
+    assert "/skills/acme.boom/" in out.logs_preview
