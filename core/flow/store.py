@@ -72,6 +72,7 @@ CREATE TABLE IF NOT EXISTS consents (
     revoked_at TEXT,
     CHECK (cost_consumed_units + cost_reserved_units <= cost_cap_units)
 );
+CREATE INDEX IF NOT EXISTS consents_by_run ON consents (run_id, expires_at);
 CREATE TABLE IF NOT EXISTS executions (
     execution_id TEXT PRIMARY KEY,
     run_id TEXT NOT NULL REFERENCES runs(run_id),

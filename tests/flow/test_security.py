@@ -2,7 +2,10 @@
 in `instruction` stays inert (never widens scope or triggers execution); an external grant
 is not a consent and a consent does not reach external_tool (SD-5/SD-6); cost caps hold;
 no secret, actor id or consent token appears in any record, refusal or the database file;
-classroom policy denies automatable; the import sandbox rejects policy violations."""
+classroom policy denies automatable; the import sandbox rejects policy violations.
+Issue 11: an agent (MCP) cannot approve a human_review step or review a proposal; two
+consents never execute one step twice (one lane call, one charge); a consent withdrawn
+mid-run gives consent_denied; execute on a finished run is FLOW_RUN_NOT_IN_PROGRESS."""
 
 from __future__ import annotations
 
