@@ -31,6 +31,8 @@ from .models import FlowBundle
 DB_NAME = "runs.sqlite3"
 SCHEMA_VERSION = 1
 
+# A store written before one execution per step was enforced may hold two running rows for
+# one step; all but the newest are closed as interrupted so the unique index can be built.
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS flow_snapshots (
@@ -91,6 +93,10 @@ CREATE TABLE IF NOT EXISTS executions (
 CREATE UNIQUE INDEX IF NOT EXISTS one_live_execution
     ON executions (run_id, step_id, consent_key) WHERE status IN ('running', 'completed');
 CREATE INDEX IF NOT EXISTS running_executions ON executions (status, lease_until);
+UPDATE executions SET status = 'failed', failure = 'interrupted', completed_at = started_at
+    WHERE status = 'running' AND rowid NOT IN (
+        SELECT MAX(rowid) FROM executions WHERE status = 'running' GROUP BY run_id, step_id
+    );
 CREATE UNIQUE INDEX IF NOT EXISTS one_running_step
     ON executions (run_id, step_id) WHERE status = 'running';
 CREATE TABLE IF NOT EXISTS proposals (

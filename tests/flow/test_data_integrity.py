@@ -402,3 +402,42 @@ def test_gated_off_writes_leave_the_database_untouched(ctx, clock, writes, autom
         ]
     assert all(isinstance(a, FlowRefusal) for a in attempts)
     assert dump() == before
+
+
+def test_a_store_with_two_running_executions_of_one_step_still_opens(tmp_path):
+    """Written before one-execution-per-step: the older duplicate is closed as interrupted."""
+    import sqlite3
+
+    from core.flow.store import RunStore
+
+    state = tmp_path / "state"
+    state.mkdir()
+    store = RunStore.open(state)
+    conn = store.connection()
+    conn.execute("DROP INDEX one_running_step")
+    conn.execute("PRAGMA foreign_keys=OFF")
+    for i in (1, 2):
+        conn.execute(
+            "INSERT INTO executions (execution_id, run_id, step_id, consent_key, status, "
+            "model_lane, reserved_units, started_at, lease_until) VALUES "
+            "(?, 'run_a', 'flow_a#1', ?, 'running', 'local_default', 5, ?, ?)",
+            (f"fexec_{i}", f"k{i}", f"2026-01-0{i}T00:00:00Z", "2027-01-01T00:00:00Z"),
+        )
+    store.close()
+    reopened = RunStore.open(state)
+    try:
+        rows = reopened.connection().execute(
+            "SELECT execution_id, status, failure FROM executions ORDER BY execution_id"
+        )
+        assert [tuple(r) for r in rows] == [
+            ("fexec_1", "failed", "interrupted"),
+            ("fexec_2", "running", None),
+        ]
+        with pytest.raises(sqlite3.IntegrityError):
+            reopened.connection().execute(
+                "INSERT INTO executions (execution_id, run_id, step_id, consent_key, status, "
+                "model_lane, reserved_units, started_at, lease_until) VALUES "
+                "('fexec_3', 'run_a', 'flow_a#1', 'k3', 'running', 'local_default', 5, 'a', 'b')"
+            )
+    finally:
+        reopened.close()
