@@ -624,3 +624,28 @@ def test_execute_on_a_finished_run_is_not_in_progress_even_as_a_replay(
         tx.update_run(stored, {**stored.record, "status": "abandoned"})
     assert code(execute_automatable(ctx, post)) == "FLOW_RUN_NOT_IN_PROGRESS"
     assert len(lane.calls) == 1
+
+
+def test_a_consent_that_expires_mid_execution_gives_consent_denied(
+    tmp_path: Path, clock: Any
+) -> None:
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    lane = FakeLane(cost=2, gate=threading.Event())
+    ctx = open_ctx(make_workspace(tmp_path / "ws"), lane)
+    try:
+        rid = started(ctx, "flow_lead_import")["run_id"]
+        cid = consent_for(ctx, rid, cap=50, ttl_seconds=60)
+        post = {"run_id": rid, "step_id": "flow_lead_import#1", "consent_id": cid}
+        with ThreadPoolExecutor(1) as pool:
+            first = pool.submit(execute_automatable, ctx, post)
+            while not lane.calls:
+                threading.Event().wait(0.01)
+            clock.advance(61)
+            lane.gate.set()
+            result = first.result(timeout=30)
+        assert result["execution"]["status"] == "consent_denied"
+        assert result["run"]["step_states"][0]["verified"] is False
+    finally:
+        ctx.close()
