@@ -8,13 +8,15 @@ persist and the installed package is never written to.
 
 from __future__ import annotations
 
+import importlib.resources
 import os
 import shutil
 from pathlib import Path
 
 from core.workspace import CONFIG_NAME
 
-DEMO_SOURCE = Path(__file__).with_name("demo_workspace")
+# Package data, found through importlib.resources so an installed wheel finds it too.
+DEMO_SOURCE = Path(str(importlib.resources.files("noma_tui") / "demo_workspace"))
 SKIP = shutil.ignore_patterns("__init__.py", "__pycache__", "*.pyc", ".noma-workbench")
 
 

@@ -46,6 +46,7 @@ from core.flow.evidence import pointer_kind_for, transcript_offers
 from core.flow.models import FlowBundle
 from core.flow.runs import pinned_bundle
 from core.workspace import Workspace
+from noma_tui.flow_review import manage_consents, review_proposals
 
 MARKS = {"done": "✓", "skipped": "↷", "in_progress": "●", "blocked": "■", "pending": "·"}
 # A consent id that matches nothing: executing without one lets the engine answer with the
@@ -168,6 +169,8 @@ class FlowFrontierPane(Vertical):
         Binding("x", "execute", "Execute", id="flow.execute"),
         Binding("r", "submit_review", "Review", id="flow.submit_review"),
         Binding("f5", "reload", "Reload", id="flow.reload", show=False),
+        Binding("P", "proposals", "Proposals", id="flow.proposals", show=False),
+        Binding("C", "consents", "Consents", id="flow.consents", show=False),
     ]
 
     class Refused(Message):
@@ -596,6 +599,12 @@ class FlowFrontierPane(Vertical):
                 self.say(f"Proposal {proposal['proposal_id']} is pending review", ok=True)
 
         self.app.push_screen(form, submitted)
+
+    def action_proposals(self) -> None:
+        review_proposals(self, ChoiceDialog)
+
+    def action_consents(self) -> None:
+        manage_consents(self, ChoiceDialog)
 
 
 def _int(text: str) -> int | str:

@@ -5,13 +5,14 @@ this host supports (bubblewrap, namespaces, or an explicitly allowed degraded ti
 returns an ``Outcome``. This package imports neither ``core`` nor ``noma_tui``.
 """
 
-from sandbox.bridge import BlobBridge, BlobWriter
+from sandbox.bridge import BlobBridge, BlobQuotaError, BlobWriter
 from sandbox.config import Limits, SandboxConfig, TierName
 from sandbox.job import Job, Outcome, RunError, SkillMount
 from sandbox.runner import Sandbox, SandboxUnavailable
 
 __all__ = [
     "BlobBridge",
+    "BlobQuotaError",
     "BlobWriter",
     "Job",
     "Limits",

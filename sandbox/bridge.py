@@ -11,6 +11,10 @@ from collections.abc import Iterator
 from typing import Protocol
 
 
+class BlobQuotaError(Exception):
+    """Raised by a writer when the blob store's quota would be exceeded; the run fails."""
+
+
 class BlobWriter(Protocol):
     def write(self, text: str) -> None: ...
 
@@ -27,3 +31,7 @@ class BlobBridge(Protocol):
         ...
 
     def open_writer(self, kind: str) -> BlobWriter: ...
+
+    def delete(self, blob_id: str) -> None:
+        """Remove a committed blob (a run that failed on the quota leaves none behind)."""
+        ...

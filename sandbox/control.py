@@ -95,6 +95,9 @@ class ControlHandler:
         if not isinstance(data, str) or not isinstance(kind, str):
             raise ProtocolViolation("blob_write needs string data and kind")
         more = bool(record.get("more"))
+        if state.kill_reason is not None:  # the run is being stopped: nothing more is kept
+            state.abort_pending_blob()
+            return None if more else {"ok": False, "error": state.kill_reason.message}
         if state.writer is None and state.writer_error is None:
             if self._bridge is None:
                 state.writer_error = "this run has no blob store"

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox import procs
-from sandbox.bridge import BlobBridge
+from sandbox.bridge import BlobBridge, BlobQuotaError
 from sandbox.cgroups import CgroupRoot, RunCgroup
 from sandbox.config import SandboxConfig, TierName
 from sandbox.control import ControlHandler, ProtocolViolation, RunState
@@ -45,6 +45,7 @@ LAUNCHER = GUEST_DIR / "launcher.py"
 KILL_GRACE_S = 5.0
 AFTER_RESULT_GRACE_S = 0.25
 PROBE_CODE = "def main(args):\n    return 1\n"
+QUOTA_ERROR = "BlobQuotaExceeded"
 
 
 class SandboxUnavailable(RuntimeError):
@@ -275,6 +276,14 @@ class Sandbox:
             oom_kills=oom,
             limits=limits,
         )
+        outcome = _scrub_outcome(outcome, self._host_paths(job, run_dir))
+        if state.kill_reason is not None and state.kill_reason.type == QUOTA_ERROR:
+            # Nothing partial is kept: the blobs this run committed before it hit the quota
+            # go too, so the store and its accounting are as they were before the run.
+            if bridge is not None and state.output_blobs:
+                await asyncio.to_thread(_discard, bridge, list(state.output_blobs))
+            state.output_blobs.clear()
+            outcome = replace(outcome, output_blobs=())
         self._schedule(self._teardown(proc, io_task, cgroup, run_dir, uid, state))
         return outcome
 
@@ -370,6 +379,9 @@ class Sandbox:
                     self._stop(
                         proc, state, "SandboxProtocolError", f"malformed control record: {exc}"
                     )
+                except BlobQuotaError as exc:
+                    state.abort_pending_blob()
+                    self._stop(proc, state, QUOTA_ERROR, f"{exc} The run was stopped.")
                 except Exception as exc:  # e.g. the blob store's disk is full
                     log.exception("serving a sandbox control record failed")
                     self._stop(
@@ -449,6 +461,23 @@ class Sandbox:
         if run_dir is not None:
             shutil.rmtree(run_dir, ignore_errors=True)
 
+    def _host_paths(self, job: Job, run_dir: Path | None) -> list[tuple[str, str]]:
+        """Host paths a trace or log may show, each with the path the run saw instead."""
+        pairs: list[tuple[str, str]] = []
+        if run_dir is not None:
+            pairs += [
+                (str(run_dir / "skills"), "/skills"),
+                (str(run_dir / "guest"), "/opt/noma"),
+                (str(run_dir / "workspace"), "/workspace"),
+            ]
+        for m in job.mounts:
+            pairs.append((str(m.path), f"/skills/{m.name}"))
+        pairs.append((str(GUEST_DIR), "/opt/noma"))
+        if self._scratch is not None:
+            pairs.append((str(self._scratch), "/sandbox"))
+        # Longest first, so a path inside another is replaced whole.
+        return sorted(pairs, key=lambda p: len(p[0]), reverse=True)
+
     # ---------------------------------------------------------------- preparation
 
     def _prepare(
@@ -502,6 +531,29 @@ class Sandbox:
             argv = bubblewrap_args(cfg, job.mounts, GUEST_DIR, self._scratch, uid)
             return [{"tier": "exec", "argv": argv}, request], run_dir
         return [request], run_dir
+
+
+def _scrub(text: str, pairs: list[tuple[str, str]]) -> str:
+    for host, inside in pairs:
+        if host and host in text:
+            text = text.replace(host, inside)
+    return text
+
+
+def _scrub_outcome(outcome: Outcome, pairs: list[tuple[str, str]]) -> Outcome:
+    """In-band traces and logs show sandbox paths only, never where things sit on the host."""
+    error = outcome.error
+    if error is not None:
+        error = RunError(error.type, _scrub(error.message, pairs))
+    return replace(outcome, error=error, logs_preview=_scrub(outcome.logs_preview, pairs))
+
+
+def _discard(bridge: BlobBridge, blob_ids: list[str]) -> None:
+    for blob_id in blob_ids:
+        try:
+            bridge.delete(blob_id)
+        except (KeyError, LookupError, OSError):
+            log.warning("could not remove blob %s of a run stopped by the quota", blob_id)
 
 
 def _encode_frames(frames: list[dict[str, Any]]) -> bytes:

@@ -62,12 +62,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("file")
     p.set_defaults(func=_guarded("cmd_import"))
 
-    p = fsub.add_parser("review", parents=[common], help="approve or reject a pending import")
+    p = fsub.add_parser(
+        "review", parents=[common], help="approve or reject a pending import or run outcome"
+    )
     p.add_argument("proposal_id")
     decision = p.add_mutually_exclusive_group(required=True)
     decision.add_argument("--approve", action="store_true")
     decision.add_argument("--reject", action="store_true")
     p.set_defaults(func=_guarded("cmd_review"))
+
+    p = fsub.add_parser("proposals", parents=[common], help="imports and run outcomes to review")
+    p.add_argument("--status", choices=("pending", "approved", "rejected"))
+    p.add_argument("--kind", choices=("flow_import", "flow_run_outcome"))
+    p.set_defaults(func=_guarded("cmd_proposals"))
 
     p = fsub.add_parser("export", parents=[common], help="write a bundle (lossless)")
     p.add_argument("flow_id")
@@ -81,7 +88,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
     p = rsub.add_parser("start", parents=[common], help="start a run pinned to a version")
     p.add_argument("flow_id")
-    p.add_argument("--version", help="flow version to pin (default: the newest)")
+    pin = p.add_mutually_exclusive_group(required=True)
+    pin.add_argument("--version", help="the flow version to pin (flow_version is required)")
+    pin.add_argument(
+        "--latest", action="store_true", help="pin the newest visible version (an explicit choice)"
+    )
     p.add_argument("--task-ref")
     p.add_argument("--external-ref")
     p.add_argument(
@@ -128,18 +139,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--etag", dest="expected_etag")
     p.set_defaults(func=_guarded("cmd_run"), action="evidence")
 
-    p = rsub.add_parser("consent", parents=[common], help="mint an execution consent")
-    p.add_argument("run_id")
+    p = rsub.add_parser(
+        "consent",
+        parents=[common],
+        help="mint an execution consent (RUN --lane L --cost-cap N), or `consent revoke ID`",
+        usage="noma flow run consent RUN --lane L --cost-cap N [--ttl S] | consent revoke ID",
+    )
+    p.add_argument("run_id", metavar="RUN|revoke")
+    p.add_argument("consent", nargs="?", metavar="ID", help="with `revoke`: id or consent_ref")
     p.add_argument(
         "--lane",
         dest="allowed_lanes",
         action="append",
-        required=True,
         choices=("local_default", "cloud_premium"),
     )
-    p.add_argument("--cost-cap", dest="cost_cap_units", type=int, required=True)
+    p.add_argument("--cost-cap", dest="cost_cap_units", type=int)
     p.add_argument("--ttl", dest="ttl_seconds", type=int)
-    p.set_defaults(func=_guarded("cmd_run"), action="consent")
+    p.set_defaults(func=_guarded("cmd_consent"), action="consent")
+
+    p = rsub.add_parser("consents", parents=[common], help="your consents for a run")
+    p.add_argument("run_id")
+    p.set_defaults(func=_guarded("cmd_run"), action="consents")
 
     p = rsub.add_parser("execute", parents=[common], help="execute an automatable step")
     p.add_argument("run_id")

@@ -13,7 +13,7 @@ from ..flow import FlowContext, FlowRefusal, FlowResult, to_json
 from ..flow.actions import run_action
 from ..flow.context import looks_like_workspace
 from ..flow.definitions import export_flow, get_flow, list_flows, problem_lines
-from ..flow.importing import import_flow, review_import
+from ..flow.importing import import_flow
 from ..workspace import Workspace, WorkspaceError
 from .output import error, write, write_json
 
@@ -110,11 +110,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_run_start(args: argparse.Namespace) -> int:
     def start(ctx: FlowContext) -> FlowResult:
         request = payload(args)
-        version = args.version
-        if version is None:
+        if args.latest:  # the explicit choice; without it flow_version is required (§2.1)
             entry = ctx.catalog.find(args.flow_id)
-            version = entry.bundle.version if entry is not None else "0.0.0"
-        request["flow_version"] = version
+            request["flow_version"] = entry.bundle.version if entry is not None else "0.0.0"
+        else:
+            request["flow_version"] = args.version
         if args.inputs:
             request["inputs"] = dict(args.inputs)
         return run_action(ctx, "start", request)
@@ -146,9 +146,29 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    return _respond(
-        args, lambda ctx: review_import(ctx, args.proposal_id, bool(args.approve)), _human_proposal
-    )
+    request = {"proposal_id": args.proposal_id, "approve": bool(args.approve)}
+    return _respond(args, lambda ctx: run_action(ctx, "review", request), _human_proposal)
+
+
+def cmd_proposals(args: argparse.Namespace) -> int:
+    request = {"status": args.status, "kind": args.kind}
+    return _respond(args, lambda ctx: run_action(ctx, "proposals", request), _human_proposals)
+
+
+def cmd_consent(args: argparse.Namespace) -> int:
+    """``consent RUN --lane L --cost-cap N`` mints; ``consent revoke ID`` revokes."""
+    if args.run_id == "revoke":
+        if not args.consent:
+            error("usage: noma flow run consent revoke ID (a consent id or consent_ref)")
+            return 2
+        request = {"consent": args.consent}
+        return _respond(
+            args, lambda ctx: run_action(ctx, "revoke_consent", request), _human_run_result
+        )
+    if args.consent is not None or not args.allowed_lanes or args.cost_cap_units is None:
+        error("usage: noma flow run consent RUN --lane L --cost-cap N [--ttl S]")
+        return 2
+    return cmd_run(args)
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -195,6 +215,12 @@ def _human_run_result(result: dict[str, Any]) -> str:
         if result.get("next_cursor"):
             lines.append(f"more: --cursor {result['next_cursor']}")
         return "\n".join(lines) + ("\n" if lines else "")
+    if "consents" in result:
+        for c in result["consents"]:
+            lines.append(_human_consent(c))
+        return "\n".join(lines) + ("\n" if lines else "")
+    if "consent" in result and "consent_ref" in result["consent"]:
+        return _human_consent(result["consent"]) + "\n"
     if "consent" in result:
         c = result["consent"]
         return (
@@ -217,6 +243,29 @@ def _human_run_result(result: dict[str, Any]) -> str:
     if "run" in result:
         lines.extend(_human_run(result["run"]))
     return "\n".join(lines) + "\n"
+
+
+def _human_consent(c: dict[str, Any]) -> str:
+    return (
+        f"{c['consent_ref']}  {c['state']}  lanes {','.join(c['allowed_lanes'])}  "
+        f"{c['cost_consumed_units']}/{c['cost_cap_units']} units  expires {c['expires_at']}"
+    )
+
+
+def _human_proposals(result: dict[str, Any]) -> str:
+    lines = [
+        f"{p['proposal_id']}  {p['kind']}  {p['status']}  {p['flow_id']}@{p['flow_version']}"
+        + (f"  run {p['run_id']}" if p.get("run_id") else "")
+        + (f"  {_printable(p['intent'])}" if p.get("intent") else "")
+        for p in result["proposals"]
+    ]
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _printable(text: str, limit: int = 80) -> str:
+    """Untrusted text for a terminal: control characters (escape sequences) never pass."""
+    clean = "".join(ch if ch.isprintable() else "?" for ch in text)
+    return clean if len(clean) <= limit else clean[: limit - 1] + "…"
 
 
 def _human_proposal(result: dict[str, Any]) -> str:

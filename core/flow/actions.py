@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .consent import mint_consent
+from .consent import list_consents, mint_consent, revoke_consent
 from .context import FlowContext
 from .errors import FlowRefusal, FlowResult, Problem
 from .execute import execute_automatable
+from .proposals import list_proposals, review_proposal
 from .runs import advance_step, get_run, list_runs, record_evidence, start_run, submit_review
 
 Handler = Callable[[FlowContext, Any], FlowResult]
@@ -27,8 +28,13 @@ RUN_ACTIONS: dict[str, Handler] = {
     "consent": mint_consent,
     "execute_automatable": execute_automatable,
     "submit_review": submit_review,
+    "consents": list_consents,
+    "revoke_consent": revoke_consent,
+    "proposals": list_proposals,
+    "review": review_proposal,
 }
-# Agents may not mint consent: that is the human's act (CLI or pane), so MCP lacks it.
+# Agents may not mint consent or review proposals: those are the human's acts (CLI or
+# pane), so MCP lacks them (and consent listing/revoking, which are the human's ledger).
 MCP_ACTIONS: tuple[str, ...] = (
     "start",
     "get",

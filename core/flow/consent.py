@@ -8,15 +8,18 @@ consent by the sha256 of its id; the id itself is handed out once, in the mint r
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from . import ids
 from .context import FlowContext
-from .errors import Refused
+from .errors import Problem, Refused
 from .handlers import handler, require_automatable, visible_run
 from .posture import TTL_DEFAULT_SECONDS
 from .records import CONSENT_SCHEMA
-from .requests import MintConsent, parse
+from .requests import MintConsent, Request, RunId, parse
 from .store import StoredConsent, StoredRun, Tx
 
 
@@ -79,3 +82,85 @@ def check_consent(ctx: FlowContext, tx: Tx, consent_id: str, stored: StoredRun) 
     if consent.run_id != stored.record["run_id"]:
         raise Refused("FLOW_EXECUTION_CONSENT_RUN_MISMATCH")
     return consent
+
+
+# --------------------------------------------------------------- listing and revoking
+
+CONSENT_REF = re.compile(r"^fcref_[0-9a-f]{64}$")
+
+
+class ListConsents(Request):
+    run_id: RunId
+
+
+class RevokeConsent(Request):
+    consent: Annotated[str, Field(min_length=1, max_length=200)]
+
+
+def consent_ref(key: str) -> str:
+    """How a listed consent is named: its store key (the id's sha256), never the id itself,
+    which is the bearer and is shown once, at minting."""
+    return f"fcref_{key}"
+
+
+def consent_summary(consent: StoredConsent, now: str) -> dict[str, Any]:
+    state = (
+        "revoked"
+        if consent.revoked_at is not None
+        else "expired"
+        if consent.expires_at <= now
+        else "active"
+    )
+    return {
+        "consent_ref": consent_ref(consent.consent_key),
+        "run_id": consent.run_id,
+        "flow_id": consent.flow_id,
+        "flow_version": consent.flow_version,
+        "allowed_lanes": list(consent.allowed_lanes),
+        "cost_cap_units": consent.cost_cap_units,
+        "cost_consumed_units": consent.cost_consumed_units,
+        "cost_reserved_units": consent.cost_reserved_units,
+        "expires_at": consent.expires_at,
+        "revoked_at": consent.revoked_at,
+        "state": state,
+    }
+
+
+@handler
+def list_consents(ctx: FlowContext, request: Any) -> dict[str, Any]:
+    """The caller's own consents for a visible run (others' are never listed)."""
+    req = parse(ListConsents, request)
+    now = ids.iso(ids.now())
+    with ctx.store.read() as tx:
+        visible_run(ctx, tx, req.run_id)
+        consents = [c for c in tx.consents_for_run(req.run_id) if c.actor_hash == ctx.actor.hash]
+    return {
+        "schema": "noma.flow_consent_list/v0",
+        "run_id": req.run_id,
+        "consents": [consent_summary(c, now) for c in consents],
+    }
+
+
+@handler
+def revoke_consent(ctx: FlowContext, request: Any) -> dict[str, Any]:
+    """Revoke one of the caller's consents, named by its id or by its listed ``consent_ref``.
+
+    Not behind the gates: withdrawing authority must always be possible. An execution in
+    flight under it ends ``consent_denied`` and its output is not used.
+    """
+    req = parse(RevokeConsent, request)
+    if ids.CONSENT_ID.match(req.consent):
+        key = consent_key(req.consent)
+    elif CONSENT_REF.match(req.consent):
+        key = req.consent.removeprefix("fcref_")
+    else:
+        raise Refused("BAD_REQUEST", (Problem("consent", "not a consent id or ref"),))
+    now = ids.iso(ids.now())
+    with ctx.store.write() as tx:
+        consent = tx.load_consent(key)
+        if consent is None or consent.actor_hash != ctx.actor.hash:
+            raise Refused("unknown_consent")
+        tx.revoke_consent(key, now)
+        after = tx.load_consent(key)
+    assert after is not None
+    return {"schema": "noma.flow_consent_revoke/v0", "consent": consent_summary(after, now)}

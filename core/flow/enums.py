@@ -19,7 +19,9 @@ SkillRefKind = Literal["mcp_prompt", "skill_pack", "cli", "external_tool"]
 RequiresKind = Literal["vault_scope", "tool", "file", "artifact"]
 PointerKind = Literal["proposal", "artifact", "hash", "test_result"]
 Lane = Literal["local_default", "cloud_premium"]
-ExecutionStatus = Literal["running", "completed", "failed", "cost_capped", "consent_denied"]
+# The contract's enum (§2.4). "running" exists only inside the store, never on the wire:
+# an execution in flight is reported through the additive ``in_flight`` object instead.
+ExecutionStatus = Literal["completed", "failed", "cost_capped", "consent_denied"]
 ProposalStatus = Literal["pending", "approved", "rejected"]
 ProposalKind = Literal["flow_import", "flow_run_outcome"]
 # Why a step is skipped, as the peer (Knowtation's execution handlers) names it: required

@@ -34,6 +34,8 @@ FlowCode = Literal[
     "FLOW_RUN_CONFLICT",
     "FLOW_VERSION_CONFLICT",
     "unknown_proposal",
+    "FLOW_HUMAN_APPROVAL_REQUIRED",
+    "unknown_consent",
 ]
 
 # The one table of every flow code: (HTTP status, fixed message, when). README's
@@ -127,6 +129,12 @@ CODES: dict[str, tuple[int, str, str]] = {
         "approving an import whose id+version exists with other content",
     ),
     "unknown_proposal": (404, "no such proposal", "missing or not visible"),
+    "FLOW_HUMAN_APPROVAL_REQUIRED": (
+        403,
+        "approving a human review is a human's act, not an agent's",
+        "an agent (MCP or any agent surface) approves a human_review step or reviews a proposal",
+    ),
+    "unknown_consent": (404, "no such consent", "revoking a consent that is missing or not yours"),
 }
 
 STATUS: dict[str, int] = {code: row[0] for code, row in CODES.items()}

@@ -18,7 +18,7 @@ import json
 import math
 import threading
 from collections.abc import Callable, Coroutine, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
@@ -99,13 +99,13 @@ def units_for(duration_ms: int) -> int:
 class LocalSkillLane:
     """``local_default``: the step's ``skill_pack`` refs, run one after another in the sandbox.
 
-    Secrets are not passed by default (``secret_source`` empty): a flow step runs in the
-    run's scope and cannot widen it by naming a skill that asks for credentials.
+    Secrets are never passed: a flow step runs in the run's scope and cannot widen it by
+    naming a skill that asks for credentials (the operator's grants apply to the Skills
+    runtime's own calls only).
     """
 
     workspace_root: Path
     sandbox_config: Any = None
-    secret_source: Mapping[str, str] = field(default_factory=dict)
     name: str = "local_default"
 
     @property
@@ -122,6 +122,7 @@ class LocalSkillLane:
 
     async def _run(self, request: LaneRequest) -> LaneResult:
         from core.skills_runtime.errors import RpcError
+        from core.skills_runtime.secret_store import SecretStore
         from core.skills_runtime.service import SkillsRuntime
         from core.skills_runtime.skill_store import SkillNotFound
         from core.skills_runtime.wire import ExecuteSkillParams
@@ -129,7 +130,7 @@ class LocalSkillLane:
 
         config = self.sandbox_config or replace(SandboxConfig.from_env(), slots=1)
         runtime = SkillsRuntime(
-            self.workspace_root, sandbox_config=config, secret_source=dict(self.secret_source)
+            self.workspace_root, sandbox_config=config, secrets=SecretStore.empty()
         )
         await runtime.start()
         spent = 0

@@ -72,11 +72,19 @@ CLOSED_POLICY = Policy(
 
 @dataclass(frozen=True, slots=True)
 class Actor:
-    """Who is calling: only the hash of their id, and the scopes they may see."""
+    """Who is calling: only the hash of their id, and the scopes they may see.
+
+    ``human`` is False on agent surfaces (MCP, any agent-authenticated caller): they may
+    not approve a ``human_review`` step, which the contract keeps a manual, human act.
+    """
 
     hash: str
     scopes: frozenset[str]
     harness: str = HARNESS
+    human: bool = True
+
+    def as_agent(self) -> Actor:
+        return Actor(self.hash, self.scopes, self.harness, human=False)
 
     @classmethod
     def named(

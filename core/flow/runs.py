@@ -144,6 +144,8 @@ def advance_step(ctx: FlowContext, request: Any) -> dict[str, Any]:
     require_run_writes(ctx)
     req = parse(AdvanceStep, request)
     check_skip(req.to_status, req.skip_reason)
+    if req.approve and not ctx.actor.human:  # manual approval only (§3.1 "Human review")
+        raise Refused("FLOW_HUMAN_APPROVAL_REQUIRED")
     with ctx.store.write() as tx:
         stored, record, states, index = _frontier_step(ctx, tx, req)
         state = dict(states[index])

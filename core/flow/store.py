@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import base64
 import json
+import random
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -30,6 +32,8 @@ from .models import FlowBundle
 DB_NAME = "runs.sqlite3"
 SCHEMA_VERSION = 1
 
+# A store written before one execution per step was enforced may hold two running rows for
+# one step; all but the newest are closed as interrupted so the unique index can be built.
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS flow_snapshots (
@@ -75,6 +79,7 @@ CREATE TABLE IF NOT EXISTS consents (
     revoked_at TEXT,
     CHECK (cost_consumed_units + cost_reserved_units <= cost_cap_units)
 );
+CREATE INDEX IF NOT EXISTS consents_by_run ON consents (run_id, expires_at);
 CREATE TABLE IF NOT EXISTS executions (
     execution_id TEXT PRIMARY KEY,
     run_id TEXT NOT NULL REFERENCES runs(run_id),
@@ -93,6 +98,12 @@ CREATE TABLE IF NOT EXISTS executions (
 CREATE UNIQUE INDEX IF NOT EXISTS one_live_execution
     ON executions (run_id, step_id, consent_key) WHERE status IN ('running', 'completed');
 CREATE INDEX IF NOT EXISTS running_executions ON executions (status, lease_until);
+UPDATE executions SET status = 'failed', failure = 'interrupted', completed_at = started_at
+    WHERE status = 'running' AND rowid NOT IN (
+        SELECT MAX(rowid) FROM executions WHERE status = 'running' GROUP BY run_id, step_id
+    );
+CREATE UNIQUE INDEX IF NOT EXISTS one_running_step
+    ON executions (run_id, step_id) WHERE status = 'running';
 CREATE TABLE IF NOT EXISTS proposals (
     proposal_id TEXT PRIMARY KEY,
     kind TEXT NOT NULL,
@@ -176,6 +187,31 @@ class StoredExecution:
         }
 
 
+WAL_RETRY_SECONDS = 30.0
+
+
+def _enable_wal(conn: sqlite3.Connection) -> None:
+    """Switch a (possibly brand-new) database to WAL, safe under concurrent first use.
+
+    Changing the journal mode needs an exclusive lock and SQLite does not apply the busy
+    timeout to it, so two processes opening a fresh store at the same instant (CLI + MCP
+    server) could see "database is locked". Once one of them has switched, the mode is
+    persistent and everyone else only reads it; until then, retry with jitter.
+    """
+    deadline = time.monotonic() + WAL_RETRY_SECONDS
+    while True:
+        try:
+            mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+            if str(mode).lower() != "wal":
+                conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            text = str(exc).lower()
+            if ("locked" not in text and "busy" not in text) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.005 + random.random() * 0.02)
+
+
 def etag_for(revision: int) -> str:
     return f"r{revision}"
 
@@ -195,7 +231,7 @@ class RunStore:
         self._trace: Callable[[str], None] | None = None
         self._snapshots: dict[str, FlowBundle] = {}
         conn = self.connection()
-        conn.execute("PRAGMA journal_mode=WAL")
+        _enable_wal(conn)
         with self.write() as tx:
             tx.executescript_safe(SCHEMA)
             tx.execute(
@@ -510,6 +546,25 @@ class Tx:
             (run_id, step_id, consent_key),
         ).fetchone()
         return StoredExecution(**dict(row)) if row is not None else None
+
+    def running_execution(self, run_id: str, step_id: str) -> StoredExecution | None:
+        """The execution of this step that is in flight, whatever consent started it."""
+        row = self.execute(
+            "SELECT * FROM executions WHERE run_id = ? AND step_id = ? AND status = 'running'",
+            (run_id, step_id),
+        ).fetchone()
+        return StoredExecution(**dict(row)) if row is not None else None
+
+    def consents_for_run(self, run_id: str) -> list[StoredConsent]:
+        rows = self.execute(
+            "SELECT * FROM consents WHERE run_id = ? ORDER BY expires_at", (run_id,)
+        ).fetchall()
+        out = []
+        for row in rows:
+            data = dict(row)
+            data["allowed_lanes"] = tuple(json.loads(data["allowed_lanes"]))
+            out.append(StoredConsent(**data))
+        return out
 
     def load_execution(self, execution_id: str) -> StoredExecution | None:
         row = self.execute(

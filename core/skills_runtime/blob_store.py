@@ -4,26 +4,55 @@ The id is ``blob:`` + 32 random hex digits and is checked against that exact sha
 any path is built from it, so a blob id can never name a file outside the store. Writes
 are atomic (temp file, fsync, rename); the sidecar is written last and is the commit
 point, so a crash leaves either no blob or a whole one.
+
+A workspace-wide quota caps the bytes all blobs may hold (default 1 GiB, ``[skills]
+blob_quota_bytes`` in ``noma-workbench.toml`` or ``NOMA_BLOB_QUOTA_BYTES``), on top of the
+sandbox's per-run limits. Bytes are reserved under a lock *before* they are written, so
+concurrent creates can never together pass the cap; a refused write reserves nothing and
+leaves no file. Other processes on the same folder share the count (see `BlobStore`).
 """
 
 from __future__ import annotations
 
 import codecs
 import contextlib
+import fcntl
 import json
 import os
 import re
 import secrets
 import tempfile
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
+
+from sandbox.bridge import BlobQuotaError
 
 BLOB_ID = re.compile(r"blob:([0-9a-f]{32})\Z")
 FULL_READ_LIMIT = 1024 * 1024
 ReadMode = Literal["sample_head", "sample_tail", "full"]
+DEFAULT_BLOB_QUOTA_BYTES = 1024**3
+QUOTA_ENV = "NOMA_BLOB_QUOTA_BYTES"
+LEDGER_NAME = ".usage"
+LOCK_NAME = ".quota.lock"
+
+
+def blob_quota_from(section: Mapping[str, Any], environ: Mapping[str, str]) -> int:
+    """The quota from the environment, else ``[skills] blob_quota_bytes``, else 1 GiB."""
+    raw: Any = environ.get(QUOTA_ENV) or section.get("blob_quota_bytes", DEFAULT_BLOB_QUOTA_BYTES)
+    try:
+        value = int(raw)
+    except (TypeError, ValueError):
+        value = -1
+    if isinstance(raw, bool) or value < 0:
+        raise ValueError(
+            f"blob quota must be a whole number of bytes >= 0 ({QUOTA_ENV} or "
+            f"[skills] blob_quota_bytes), not {raw!r}"
+        )
+    return value
 
 
 class BlobNotFound(LookupError):
@@ -32,6 +61,27 @@ class BlobNotFound(LookupError):
 
 class BlobTooLarge(ValueError):
     pass
+
+
+class BlobQuotaExceeded(BlobQuotaError):
+    """Writing ``requested`` more bytes would take the workspace past its blob quota."""
+
+    def __init__(self, requested: int, used: int, quota: int) -> None:
+        super().__init__(
+            f"the workspace's blob quota is full: {used} of {quota} bytes are in use and "
+            f"{requested} more were asked for. Delete blobs you no longer need or ask the "
+            "operator to raise [skills] blob_quota_bytes."
+        )
+        self.requested = requested
+        self.used = used
+        self.quota = quota
+
+    def details(self) -> dict[str, int]:
+        return {
+            "requested_bytes": self.requested,
+            "used_bytes": self.used,
+            "quota_bytes": self.quota,
+        }
 
 
 @dataclass(frozen=True)
@@ -69,16 +119,27 @@ class BlobWriter:
         self._done = False
 
     def write(self, text: str) -> None:
+        """Append ``text``; over the quota the whole pending blob is dropped and it raises."""
         data = text.encode("utf-8", errors="surrogatepass")
-        self._file.write(data)
+        try:
+            self._store._reserve(len(data))
+        except BlobQuotaExceeded:
+            self.abort()
+            raise
         self._size += len(data)
+        self._file.write(data)
 
     def commit(self) -> str:
-        self._file.flush()
-        os.fsync(self._file.fileno())
-        self._file.close()
+        try:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._file.close()
+            blob_id = self._store._publish(self._tmp, self._kind, self._size)
+        except BaseException:
+            self.abort()
+            raise
         self._done = True
-        return self._store._publish(self._tmp, self._kind, self._size)
+        return blob_id
 
     def abort(self) -> None:
         if not self._done:
@@ -86,12 +147,93 @@ class BlobWriter:
             self._file.close()
             with contextlib.suppress(OSError):
                 self._tmp.unlink()
+            self._store._release(self._size)
 
 
 class BlobStore:
-    def __init__(self, root: Path) -> None:
+    """Blobs in one folder, with a quota shared by every process that opens the folder.
+
+    The committed total lives in a small ledger file (``.usage``) read and updated under an
+    exclusive ``flock``, so a flow lane in the CLI and a running ``skills serve`` count each
+    other's blobs; bytes being written are reserved in the writing process. Opening the
+    store rebuilds the ledger from the files on disk, so a crash never leaves it wrong for
+    long.
+    """
+
+    def __init__(self, root: Path, quota_bytes: int = DEFAULT_BLOB_QUOTA_BYTES) -> None:
         self.root = root
+        self.quota_bytes = quota_bytes
         root.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._reserved = 0
+        self._lock_fd = os.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        with self._locked():
+            self._write_ledger(self.disk_usage())
+
+    def close(self) -> None:
+        fd, self._lock_fd = self._lock_fd, -1
+        if fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def __del__(self) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """This process's threads, then other processes: one quota decision at a time."""
+        with self._lock:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+
+    def _read_ledger(self) -> int:
+        try:
+            return int((self.root / LEDGER_NAME).read_text())
+        except (OSError, ValueError):
+            return self.disk_usage()
+
+    def _write_ledger(self, total: int) -> None:
+        tmp = self.root / f"{LEDGER_NAME}.tmp"
+        tmp.write_text(str(max(0, total)))
+        os.replace(tmp, self.root / LEDGER_NAME)
+
+    def disk_usage(self) -> int:
+        """Bytes held by blob content files on disk (committed or orphaned by a crash)."""
+        total = 0
+        with os.scandir(self.root) as it:
+            for entry in it:
+                if len(entry.name) == 32 and entry.is_file(follow_symlinks=False):
+                    total += entry.stat(follow_symlinks=False).st_size
+        return total
+
+    def usage(self) -> int:
+        """Bytes counted against the quota: committed blobs plus this process's writes."""
+        with self._locked():
+            return self._read_ledger() + self._reserved
+
+    def _reserve(self, size: int) -> None:
+        with self._locked():
+            used = self._read_ledger() + self._reserved
+            if used + size > self.quota_bytes:
+                raise BlobQuotaExceeded(size, used, self.quota_bytes)
+            self._reserved += size
+
+    def _release(self, size: int) -> None:
+        with self._lock:
+            self._reserved -= size
+
+    def delete(self, blob_id: str) -> None:
+        """Remove a blob (sidecar first, so it stops existing before its bytes go)."""
+        hex_id = _hex(blob_id)
+        with self._locked():
+            size = self.info(blob_id).size_bytes
+            (self.root / f"{hex_id}.json").unlink()
+            with contextlib.suppress(FileNotFoundError):
+                (self.root / hex_id).unlink()
+            self._write_ledger(self._read_ledger() - size)
 
     def create(self, content: str, kind: str) -> BlobInfo:
         writer = self.open_writer(kind)
@@ -107,15 +249,23 @@ class BlobStore:
         return BlobWriter(self, kind)
 
     def _publish(self, tmp: Path, kind: str, size: int) -> str:
+        """Make a written blob visible and move its bytes from reserved to committed."""
         hex_id = secrets.token_hex(16)
-        os.rename(tmp, self.root / hex_id)
         meta = {"kind": kind, "size_bytes": size, "created_at": time.time()}
         fd, meta_tmp = tempfile.mkstemp(prefix=".pending-", dir=self.root)
-        with os.fdopen(fd, "w") as fh:
-            json.dump(meta, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.rename(meta_tmp, self.root / f"{hex_id}.json")
+        try:
+            with os.fdopen(fd, "w") as fh:
+                json.dump(meta, fh)
+                fh.flush()
+                os.fsync(fh.fileno())
+            with self._locked():  # the files and the ledger change together
+                os.rename(tmp, self.root / hex_id)
+                os.rename(meta_tmp, self.root / f"{hex_id}.json")
+                self._write_ledger(self._read_ledger() + size)
+                self._reserved -= size
+        except BaseException:
+            Path(meta_tmp).unlink(missing_ok=True)
+            raise
         return f"blob:{hex_id}"
 
     def info(self, blob_id: str) -> BlobInfo:

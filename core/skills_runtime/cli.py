@@ -37,7 +37,13 @@ def _serve(args: argparse.Namespace) -> int:
     from core.skills_runtime.app import create_app
     from core.skills_runtime.service import SkillsRuntime
 
-    runtime = SkillsRuntime(Path(args.workspace))
+    try:
+        runtime = SkillsRuntime(Path(args.workspace))
+    except ValueError as exc:  # e.g. a blob quota that is not a number of bytes
+        import sys
+
+        print(f"noma skills serve: {exc}", file=sys.stderr)
+        return 2
     uvicorn.run(create_app(runtime), host=args.host, port=args.port, log_level=args.log_level)
     return 0
 

@@ -13,6 +13,9 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
+# Server-defined (JSON-RPC reserves -32000..-32099 for these): the workspace's blob quota
+# is full. Not -32602: the params are fine, and the same call succeeds once space is freed.
+BLOB_QUOTA_EXCEEDED = -32010
 
 
 class RpcError(Exception):

@@ -17,6 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from core.skills_runtime.names import is_secret_name, is_skill_name, is_version
 
+MAX_NAME_BYTES = 255  # one file or directory name (the usual filesystem limit)
+MAX_PATH_BYTES = 1024
+
 
 class ManifestError(ValueError):
     """skill.toml or SKILL.md is not valid; the message says which field and why."""
@@ -29,8 +32,16 @@ def check_relative_path(path: str) -> str:
     pure = PurePosixPath(path)
     if pure.is_absolute():
         raise ValueError(f"path {path!r} must be relative to the skill directory")
-    if any(part in ("..", ".", "") for part in path.split("/")):
+    parts = path.split("/")
+    if any(part in ("..", ".", "") for part in parts):
         raise ValueError(f"path {path!r} may not contain '..', '.' or empty segments")
+    if len(path.encode()) > MAX_PATH_BYTES or any(
+        len(part.encode()) > MAX_NAME_BYTES for part in parts
+    ):
+        raise ValueError(
+            f"path is too long: at most {MAX_NAME_BYTES} bytes per name and "
+            f"{MAX_PATH_BYTES} bytes in all"
+        )
     return path
 
 

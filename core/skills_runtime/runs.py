@@ -7,10 +7,11 @@ unknown blob, bad mount list) is a protocol error (-32602); everything after is 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable
 
 from core.skills_runtime.blob_store import BlobStore
 from core.skills_runtime.errors import invalid_params
+from core.skills_runtime.secret_store import SecretStore
 from core.skills_runtime.skill_store import Skill, SkillNotFound, SkillStore
 from core.skills_runtime.wire import (
     ExecuteSkillParams,
@@ -33,12 +34,12 @@ class RunService:
         store: SkillStore,
         blobs: BlobStore,
         sandbox: Sandbox,
-        secret_source: Mapping[str, str],
+        secrets: Callable[[], SecretStore],
     ) -> None:
         self._store = store
         self._blobs = blobs
         self._sandbox = sandbox
-        self._secret_source = secret_source
+        self._secrets = secrets
 
     def _skill(self, name: str, version: str | None) -> Skill:
         try:
@@ -62,7 +63,7 @@ class RunService:
                 "not_executable",
                 name=skill.name,
             )
-        wanted = skill.manifest.permissions.secrets
+        granted = self._secrets().for_skill(skill) if skill.manifest.permissions.secrets else {}
         job = Job(
             mode="skill",
             mounts=(SkillMount(skill.name, skill.root, runtime.entrypoint),),
@@ -70,11 +71,24 @@ class RunService:
             export=runtime.export,
             args=params.args or {},
             input_blobs=self._check_blobs(params.input_blobs),
-            secrets={k: self._secret_source[k] for k in wanted if k in self._secret_source},
+            secrets=granted,
             timeout_s=params.timeout_ms / 1000 if params.timeout_ms else None,
         )
         outcome = await self._sandbox.run(job, self._blobs)
-        return _record(outcome, skill.name)
+        notes = []
+        if skill.manifest.permissions.network:
+            notes.append(
+                "this skill declares permissions.network "
+                f"{skill.manifest.permissions.network}, but runs here get no network access "
+                "(the sandbox has no network); calls out of the sandbox fail"
+            )
+        missing = sorted(set(skill.manifest.permissions.secrets) - set(granted))
+        if missing:
+            notes.append(
+                f"declared secrets this run did not receive: {missing} (not granted "
+                "to this skill under [secrets.grants] in noma-workbench.toml, or no value set)"
+            )
+        return _record(outcome, skill.name, notes)
 
     async def run_code(self, params: RunCodeParams) -> RunResult:
         """Run submitted code; it gets no secrets, as no skill's permissions cover it."""
@@ -102,7 +116,7 @@ class RunService:
         return _record(outcome, "run_code")
 
 
-def _record(outcome: Outcome, what: str) -> RunResult:
+def _record(outcome: Outcome, what: str, notes: list[str] | None = None) -> RunResult:
     error = None
     if outcome.error is not None:
         error = RunErrorModel(type=outcome.error.type, message=outcome.error.message)
@@ -117,6 +131,7 @@ def _record(outcome: Outcome, what: str) -> RunResult:
         error=error,
         isolation=outcome.isolation,
         duration_ms=outcome.duration_ms,
+        notes=notes or None,
     )
 
 

@@ -10,19 +10,31 @@ from __future__ import annotations
 import base64
 import json
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from starlette.concurrency import run_in_threadpool
 
-from core.skills_runtime.blob_store import BlobNotFound, BlobStore, BlobTooLarge
-from core.skills_runtime.errors import INVALID_PARAMS, RpcError, invalid_params
+from core.skills_runtime.blob_store import (
+    BlobNotFound,
+    BlobQuotaExceeded,
+    BlobStore,
+    BlobTooLarge,
+    blob_quota_from,
+)
+from core.skills_runtime.errors import (
+    BLOB_QUOTA_EXCEEDED,
+    INVALID_PARAMS,
+    RpcError,
+    invalid_params,
+)
 from core.skills_runtime.manifest import ManifestError, split_frontmatter
 from core.skills_runtime.names import version_key
 from core.skills_runtime.runs import RunService
 from core.skills_runtime.safe_paths import UnsafePath, list_files, read_contained
+from core.skills_runtime.secret_store import SecretStore
 from core.skills_runtime.skill_store import (
     GUIDE_NAME,
     SHIPPED_DIR,
@@ -45,12 +57,14 @@ from core.skills_runtime.wire import (
     RunCodeParams,
     SkillListing,
 )
+from core.workspace import Workspace, WorkspaceError
 from sandbox import Sandbox, SandboxConfig
 
 Handler = Callable[[Any], Awaitable[Any]]
 P = TypeVar("P", bound=BaseModel)
 MAX_SKILL_FILE_BYTES = 512 * 1024
 STATE_DIR = ".noma-workbench"
+CREATED_DIR = "created-skills"
 
 
 def parse_params(model: type[P], params: Any) -> P:
@@ -105,22 +119,31 @@ class SkillsRuntime:
         *,
         sandbox_config: SandboxConfig | None = None,
         shipped_dir: Path = SHIPPED_DIR,
-        secret_source: Mapping[str, str] | None = None,
+        secrets: SecretStore | None = None,
+        blob_quota_bytes: int | None = None,
     ) -> None:
+        """``secrets=None`` reads the operator's grants from the workspace config on every
+        run (so a new grant needs no restart); pass ``SecretStore.empty()`` for none."""
         self.workspace = workspace.resolve()
         state = self.workspace / STATE_DIR
         state.mkdir(mode=0o700, parents=True, exist_ok=True)  # blobs may hold private data
         self.store = SkillStore(
-            [("shipped", shipped_dir), ("workspace", self.workspace / "skills")],
-            writable_root=self.workspace / "skills",
+            [
+                ("shipped", shipped_dir),
+                ("workspace", self.workspace / "skills"),
+                ("created", state / CREATED_DIR),
+            ],
+            writable_root=state / CREATED_DIR,
         )
-        self.blobs = BlobStore(state / "blobs")
+        quota = blob_quota_bytes if blob_quota_bytes is not None else self._config_quota()
+        self.blobs = BlobStore(state / "blobs", quota_bytes=quota)
         self.sandbox = Sandbox(sandbox_config)
+        fixed = secrets
         self.runs = RunService(
             self.store,
             self.blobs,
             self.sandbox,
-            os.environ if secret_source is None else secret_source,
+            (lambda: fixed) if fixed is not None else self._workspace_secrets,
         )
         self.methods: dict[str, Handler] = {
             "list_skills": self.list_skills,
@@ -134,11 +157,28 @@ class SkillsRuntime:
             "create_skill": self.create_skill,
         }
 
+    def _config(self) -> Workspace | None:
+        try:
+            return Workspace.open(self.workspace)
+        except WorkspaceError:
+            return None
+
+    def _workspace_secrets(self) -> SecretStore:
+        ws = self._config()
+        if ws is None:
+            return SecretStore.empty()  # an unreadable config grants nothing
+        return SecretStore.from_config(self.workspace, ws.section("secrets"))
+
+    def _config_quota(self) -> int:
+        ws = self._config()
+        return blob_quota_from(ws.section("skills") if ws is not None else {}, os.environ)
+
     async def start(self) -> None:
         await self.sandbox.start()
 
     async def close(self) -> None:
         await self.sandbox.close()
+        self.blobs.close()
 
     # ------------------------------------------------------------------ methods
 
@@ -222,7 +262,14 @@ class SkillsRuntime:
 
     async def create_blob(self, raw: Any) -> dict[str, Any]:
         params = parse_params(CreateBlobParams, raw)
-        info = await run_in_threadpool(self.blobs.create, params.content, params.kind)
+        try:
+            info = await run_in_threadpool(self.blobs.create, params.content, params.kind)
+        except BlobQuotaExceeded as exc:
+            raise RpcError(
+                BLOB_QUOTA_EXCEEDED,
+                str(exc),
+                {"reason": "blob_quota_exceeded", **exc.details()},
+            ) from exc
         return {"blob_id": info.blob_id, "size_bytes": info.size_bytes}
 
     async def read_blob(self, raw: Any) -> dict[str, Any]:

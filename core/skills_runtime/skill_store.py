@@ -1,4 +1,4 @@
-"""Skills as directories: discovered from the shipped ``skills/`` folder and the workspace.
+"""Skills as directories: shipped with the package, installed by the operator, or agent-created.
 
 A skill directory holds ``skill.toml`` and ``SKILL.md`` (plus optional ``code/`` and
 ``resources/``). Directories are found one or two levels below each root, so both
@@ -6,11 +6,18 @@ A skill directory holds ``skill.toml`` and ``SKILL.md`` (plus optional ``code/``
 skill can sit side by side. A workspace skill with the same name and version as a shipped
 one replaces it. The index is rebuilt when a root's listing or a manifest changes, so
 skills edited on disk show up without a restart.
+
+Skills created over ``create_skill`` live apart from installed ones (shipped, or put in
+the workspace's ``skills/`` by the operator): in the state dir, under the ``user.``
+namespace only, and never under a name an installed skill has, so an agent cannot publish
+``salesforce.leads.sync@9.0.0`` and have unversioned calls (and the operator's secret
+grants) go to its copy.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import tempfile
@@ -31,14 +38,16 @@ from core.skills_runtime.manifest import (
     validate_manifest,
 )
 from core.skills_runtime.names import version_key
+from core.skills_runtime.shipped import shipped_skills_dir
 
-SHIPPED_DIR = Path(__file__).resolve().parents[2] / "skills"
+SHIPPED_DIR = shipped_skills_dir()
 GUIDE_NAME = "skills.protocol.guide"
 RESERVED_NAMESPACES = ("skills.protocol",)
+CREATED_PREFIX = "user."
 MAX_CREATE_FILES = 100
 MAX_CREATE_BYTES = 5 * 1024 * 1024
 
-Source = Literal["shipped", "workspace"]
+Source = Literal["shipped", "workspace", "created"]
 
 
 @dataclass(frozen=True)
@@ -136,11 +145,21 @@ class SkillStore:
     def _load(self, candidates: list[tuple[Source, Path]]) -> None:
         index: dict[tuple[str, str], Skill] = {}
         problems: list[Problem] = []
+        loaded: list[Skill] = []
         for source, path in candidates:
             try:
-                skill = load_skill(path, source)
+                loaded.append(load_skill(path, source))
             except (ManifestError, OSError, UnicodeDecodeError) as exc:
                 problems.append(Problem(str(path), str(exc)))
+        installed = {s.name for s in loaded if s.source != "created"}
+        for skill in loaded:
+            source = skill.source
+            if source == "created" and (
+                skill.name in installed or not skill.name.startswith(CREATED_PREFIX)
+            ):
+                problems.append(
+                    Problem(str(skill.root), f"{skill.name!r} is not a name agents may own")
+                )
                 continue
             key = (skill.name, skill.version)
             if key in index and index[key].source == "workspace" and source == "shipped":
@@ -172,6 +191,15 @@ class SkillStore:
         model = validate_manifest(json_safe(manifest))
         if any(model.name == ns or model.name.startswith(ns + ".") for ns in RESERVED_NAMESPACES):
             raise ManifestError(f"the namespace of {model.name!r} is reserved")
+        if not model.name.startswith(CREATED_PREFIX) or model.name.count(".") < 2:
+            raise ManifestError(
+                f"skills created over create_skill are named 'user.<you>.<skill>', "
+                f"not {model.name!r}: other names belong to installed skills"
+            )
+        if model.namespace is not None and not model.namespace.startswith("user"):
+            raise ManifestError("a created skill's namespace must be under 'user'")
+        if any(s.name == model.name and s.source != "created" for s in self.skills()):
+            raise ManifestError(f"{model.name!r} is the name of an installed skill")
         if len(files) > MAX_CREATE_FILES:
             raise ManifestError(f"a skill may have at most {MAX_CREATE_FILES} files")
         paths: set[str] = set()
@@ -187,6 +215,12 @@ class SkillStore:
                 raise ManifestError(f"file {path!r} is listed twice")
             paths.add(path)
             total += len(content.encode())
+        for path in paths:
+            parent = path.rsplit("/", 1)[0] if "/" in path else None
+            while parent:
+                if parent in paths:
+                    raise ManifestError(f"{parent!r} is both a file and a folder")
+                parent = parent.rsplit("/", 1)[0] if "/" in parent else None
         if total > MAX_CREATE_BYTES:
             raise ManifestError(f"a created skill may hold at most {MAX_CREATE_BYTES} bytes")
         if model.runtime is not None and model.runtime.entrypoint not in paths:
@@ -214,8 +248,10 @@ class SkillStore:
         except FileExistsError as exc:
             shutil.rmtree(staging, ignore_errors=True)
             raise SkillExists(f"skill {model.name}@{model.version} already exists") from exc
-        except OSError:
+        except OSError as exc:
             shutil.rmtree(staging, ignore_errors=True)
+            if exc.errno in (errno.ENAMETOOLONG, errno.EINVAL, errno.EISDIR, errno.ENOTDIR):
+                raise ManifestError(f"a file name cannot be written: {exc.strerror}") from exc
             raise
         with self._lock:
             self._signature = None

@@ -121,9 +121,14 @@ class RunResult(BaseModel):
     error: RunErrorModel | None = None
     isolation: str
     duration_ms: int
+    # Additive: why a run may behave unlike its manifest (a declared network permission
+    # this runtime does not grant, declared secrets the operator did not grant).
+    notes: list[str] | None = None
 
     def to_wire(self) -> dict[str, Any]:
         data = self.model_dump(mode="json")
+        if not self.notes:
+            data.pop("notes")
         if self.status == "completed":
             data.pop("error")
         else:

@@ -308,6 +308,14 @@ class Clock:
         self.moment += timedelta(seconds=seconds)
 
 
+@pytest.fixture(autouse=True)
+def short_in_flight_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A re-post waits this long for an execution in flight (5 s in production)."""
+    from core.flow import execute
+
+    monkeypatch.setattr(execute, "IN_FLIGHT_WAIT_SECONDS", 0.3)
+
+
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     c = Clock()

@@ -338,7 +338,8 @@ def test_a_crashed_execution_is_reaped_after_its_lease(ctx, clock, lane):
             )
         )
     post = {"run_id": rid, "step_id": "flow_lead_import#1", "consent_id": cid}
-    assert execute_automatable(ctx, post)["execution"]["execution_id"] == "fexec_dead"
+    waiting = execute_automatable(ctx, post)  # in flight: bounded wait, then named, not rerun
+    assert waiting["execution"] is None and waiting["in_flight"]["execution_id"] == "fexec_dead"
     clock.advance(301)
     fresh = execute_automatable(ctx, post)
     assert fresh["execution"]["execution_id"] != "fexec_dead"
@@ -472,3 +473,42 @@ def test_export_writes_only_canonical_fields(tmp_path, clock):
         }
     finally:
         ctx.close()
+
+
+def test_a_store_with_two_running_executions_of_one_step_still_opens(tmp_path):
+    """Written before one-execution-per-step: the older duplicate is closed as interrupted."""
+    import sqlite3
+
+    from core.flow.store import RunStore
+
+    state = tmp_path / "state"
+    state.mkdir()
+    store = RunStore.open(state)
+    conn = store.connection()
+    conn.execute("DROP INDEX one_running_step")
+    conn.execute("PRAGMA foreign_keys=OFF")
+    for i in (1, 2):
+        conn.execute(
+            "INSERT INTO executions (execution_id, run_id, step_id, consent_key, status, "
+            "model_lane, reserved_units, started_at, lease_until) VALUES "
+            "(?, 'run_a', 'flow_a#1', ?, 'running', 'local_default', 5, ?, ?)",
+            (f"fexec_{i}", f"k{i}", f"2026-01-0{i}T00:00:00Z", "2027-01-01T00:00:00Z"),
+        )
+    store.close()
+    reopened = RunStore.open(state)
+    try:
+        rows = reopened.connection().execute(
+            "SELECT execution_id, status, failure FROM executions ORDER BY execution_id"
+        )
+        assert [tuple(r) for r in rows] == [
+            ("fexec_1", "failed", "interrupted"),
+            ("fexec_2", "running", None),
+        ]
+        with pytest.raises(sqlite3.IntegrityError):
+            reopened.connection().execute(
+                "INSERT INTO executions (execution_id, run_id, step_id, consent_key, status, "
+                "model_lane, reserved_units, started_at, lease_until) VALUES "
+                "('fexec_3', 'run_a', 'flow_a#1', 'k3', 'running', 'local_default', 5, 'a', 'b')"
+            )
+    finally:
+        reopened.close()

@@ -407,3 +407,64 @@ def test_agent_assisted_starter_steps_are_advanced_by_hand_never_executed(tmp_pa
         assert code(out) == "FLOW_STEP_NOT_AUTOMATABLE"
     finally:
         ctx.close()
+
+
+# ------------------------------------------ issue 11: review outcomes, consents, version pin
+
+
+def test_cli_reviews_outcomes_and_lists_and_revokes_consents(tmp_path, capsys):
+    import json
+
+    from core import cli
+
+    root = make_workspace(tmp_path / "ws")
+
+    def noma(*argv: str) -> tuple[int, dict]:
+        capsys.readouterr()
+        rc = cli.main([*argv, "--root", str(root), "--json"])
+        out = capsys.readouterr().out
+        return rc, (json.loads(out) if out.strip() else {})
+
+    # flow_version is required: no silent "newest"; --latest is the explicit choice
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["flow", "run", "start", "flow_lead_import", "--root", str(root)])
+    assert exit_info.value.code == 2
+    assert "--version" in capsys.readouterr().err
+    rc, latest = noma("flow", "run", "start", "flow_lead_import", "--latest")
+    assert rc == 0 and latest["run"]["flow_version"] == "1.0.0"
+    rc, pinned = noma("flow", "run", "start", "flow_lead_import", "--version", "1.0.0")
+    rid = pinned["run"]["run_id"]
+
+    rc, minted = noma("flow", "run", "consent", rid, "--lane", "local_default", "--cost-cap", "20")
+    assert rc == 0
+    cid = minted["consent"]["consent_id"]
+    rc, listed = noma("flow", "run", "consents", rid)
+    assert rc == 0 and listed["schema"] == "noma.flow_consent_list/v0"
+    [entry] = listed["consents"]
+    assert entry["state"] == "active" and entry["cost_cap_units"] == 20
+    assert cid not in json.dumps(listed)  # the bearer id is shown once, at minting
+    rc, revoked = noma("flow", "run", "consent", "revoke", entry["consent_ref"])
+    assert rc == 0 and revoked["consent"]["state"] == "revoked"
+    rc, refused = noma(
+        "flow", "run", "execute", rid, "flow_lead_import#1", "--consent", cid, "--dry-run"
+    )
+    assert rc == 1 and refused["code"] == "FLOW_EXECUTION_CONSENT_REQUIRED"
+    rc, unknown = noma("flow", "run", "consent", "revoke", "fcons_" + "0" * 32)
+    assert rc == 1 and unknown["code"] == "unknown_consent"
+
+    rc, submitted = noma("flow", "run", "submit-review", rid, "--intent", "Lead import outcome")
+    pid = submitted["proposal"]["proposal_id"]
+    rc, pending = noma("flow", "proposals", "--status", "pending")
+    assert rc == 0 and [p["proposal_id"] for p in pending["proposals"]] == [pid]
+    rc, approved = noma("flow", "review", pid, "--approve")
+    assert rc == 0 and approved["proposal"]["status"] == "approved"
+    rc, again = noma("flow", "review", pid, "--reject")
+    assert rc == 1 and again["code"] == "BAD_REQUEST"
+    rc, none_left = noma("flow", "proposals", "--status", "pending")
+    assert none_left["proposals"] == []
+    rc, all_of_them = noma("flow", "proposals", "--kind", "flow_run_outcome")
+    assert [p["status"] for p in all_of_them["proposals"]] == ["approved"]
+    # human output lists them too
+    capsys.readouterr()
+    assert cli.main(["flow", "proposals", "--root", str(root)]) == 0
+    assert pid in capsys.readouterr().out

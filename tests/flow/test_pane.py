@@ -298,3 +298,34 @@ async def test_the_demo_workspace_runs_end_to_end_in_the_pane(tmp_path, clock, f
     assert dict(fake_lane.calls[0].inputs) == {
         "sheet_url": "https://docs.google.com/spreadsheets/d/demo-leads"
     }
+
+
+async def test_pane_reviews_the_outcome_and_revokes_a_consent(tmp_path, clock, pinned_ids):
+    root, doc = workspace_with_document(tmp_path)
+    app = PaneApp(root, doc)
+    async with app.run_test(size=SIZE) as pilot:
+        await drive_manual_run(pilot)
+        await finish_manual_run(pilot)
+        await pilot.press("P", "enter", "enter")  # the pending outcome, then "Approve"
+        await pilot.pause()
+        assert app.pane.last_status.startswith("Proposal prop_") and "approved" in (
+            app.pane.last_status
+        )
+        ctx = app.pane.ctx
+        rows = ctx.store.connection().execute("SELECT kind, status FROM proposals").fetchall()
+        assert [tuple(r) for r in rows] == [("flow_run_outcome", "approved")]
+        await pilot.press("P")
+        await pilot.pause()
+        assert app.pane.last_status == "No proposals are pending review."
+        await pilot.press("n", "enter")  # an automatable run (it asks for its input) ...
+        await pilot.pause()
+        await pilot.press(*"https://example.org/sheet", "enter")
+        await pilot.pause()
+        await pilot.press("c", "enter", "enter")  # ... and a consent for it
+        await pilot.pause()
+        await pilot.press("C", "enter")  # the one consent: revoke it
+        await pilot.pause()
+        assert app.pane.last_status.startswith("Consent revoked")
+        await pilot.press("x")
+        await settle(pilot)
+        assert app.pane.last_status.startswith("✗ FLOW_EXECUTION_CONSENT_REQUIRED")

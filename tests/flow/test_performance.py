@@ -176,6 +176,11 @@ def test_hot_queries_search_an_index_never_scan(ctx):
             ("r", "t"),
         ),
         (
+            "SELECT * FROM executions WHERE run_id = ? AND step_id = ? AND status = 'running'",
+            ("r", "s"),
+        ),
+        ("SELECT * FROM consents WHERE run_id = ? ORDER BY expires_at", ("r",)),
+        (
             "SELECT r.record FROM runs r WHERE r.scope IN ('personal') AND (r.scope != 'personal' "
             "OR r.actor_hash = ?) ORDER BY r.started DESC, r.run_id DESC LIMIT 51",
             ("a",),

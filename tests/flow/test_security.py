@@ -620,3 +620,261 @@ def test_a_key_candidate_left_by_a_killed_process_is_swept(tmp_path):
     key = load_actor_key(tmp_path)
     assert key != bytes.fromhex("ab" * 32)
     assert sorted(p.name for p in tmp_path.iterdir()) == [fresh.name, "actor.key"]
+
+
+def _weekly_at_review(ctx: FlowContext) -> str:
+    """A weekly-review run whose human_review step 3 is on the frontier with evidence."""
+    rid = started(ctx)["run_id"]
+    ok = [
+        advance_step(ctx, {"run_id": rid, "step_id": "flow_weekly_review#1", "to_status": s})
+        for s in ("in_progress",)
+    ]
+    record_evidence(
+        ctx,
+        {
+            "run_id": rid,
+            "step_id": "flow_weekly_review#1",
+            "evidence_ref": "op_1",
+            "pointer_kind": "artifact",
+        },
+    )
+    ok.append(
+        advance_step(ctx, {"run_id": rid, "step_id": "flow_weekly_review#1", "to_status": "done"})
+    )
+    ok.append(
+        advance_step(
+            ctx,
+            {
+                "run_id": rid,
+                "step_id": "flow_weekly_review#2",
+                "to_status": "skipped",
+                "skip_reason": "not_applicable",
+            },
+        )
+    )
+    ok.append(
+        record_evidence(
+            ctx,
+            {
+                "run_id": rid,
+                "step_id": "flow_weekly_review#3",
+                "evidence_ref": "a" * 64,
+                "pointer_kind": "hash",
+            },
+        )
+    )
+    assert all(isinstance(r, dict) for r in ok), ok
+    return rid
+
+
+def test_mcp_cannot_approve_a_human_review_step(tmp_path: Path) -> None:
+    from core.mcp.flow_tool import call
+
+    root = make_workspace(tmp_path / "ws")
+    ctx = open_ctx(root)
+    try:
+        rid = _weekly_at_review(ctx)
+        step3 = {"run_id": rid, "step_id": "flow_weekly_review#3", "to_status": "done"}
+        refused = call(root, "advance", {**step3, "approve": True})
+        assert refused == {
+            "ok": False,
+            "code": "FLOW_HUMAN_APPROVAL_REQUIRED",
+            "status": 403,
+            "error": "approving a human review is a human's act, not an agent's",
+        }
+        # also with the agent's own run id and any other spelling of approval
+        assert call(root, "advance", {**step3, "approve": 1})["code"] in (
+            "FLOW_HUMAN_APPROVAL_REQUIRED",
+            "BAD_REQUEST",
+        )
+        run = to_json(get_run(ctx, {"run_id": rid}))["run"]
+        assert run["step_states"][2] == {
+            "step_id": "flow_weekly_review#3",
+            "status": "pending",
+            "evidence_ref": "a" * 64,
+            "verified": False,
+        }
+        assert run["status"] == "in_progress"
+        # nor can an agent review the outcome proposal (review-before-write has a human reviewer)
+        assert call(root, "review", {"proposal_id": "prop_x", "approve": True})["code"] == (
+            "BAD_REQUEST"  # not an MCP action at all
+        )
+        # the human (CLI / pane actor) still approves
+        done = advance_step(ctx, {**step3, "approve": True})
+        assert isinstance(done, dict) and done["run"]["step_states"][2]["verified"] is True
+    finally:
+        ctx.close()
+
+
+def test_an_agent_actor_is_refused_approval_on_any_surface(ctx: FlowContext) -> None:
+    rid = _weekly_at_review(ctx)
+    agent = ctx.as_actor(ctx.actor.as_agent())
+    step3 = {"run_id": rid, "step_id": "flow_weekly_review#3", "to_status": "done"}
+    assert code(advance_step(agent, {**step3, "approve": True})) == "FLOW_HUMAN_APPROVAL_REQUIRED"
+    proposal = submit_review(ctx, {"run_id": rid, "intent": "x"})["proposal"]
+    from core.flow.proposals import review_proposal
+
+    pid = proposal["proposal_id"]
+    assert code(review_proposal(agent, {"proposal_id": pid, "approve": True})) == (
+        "FLOW_HUMAN_APPROVAL_REQUIRED"
+    )
+
+
+def test_two_consents_never_execute_one_step_twice(tmp_path: Path, clock: Any) -> None:
+    """Two consents for the same run, parallel executes of the same step: one lane call,
+    one execution row, and only the consent that started it is charged."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from core.flow.consent import consent_key
+
+    lane = FakeLane(cost=7, gate=threading.Event())
+    ctx = open_ctx(make_workspace(tmp_path / "ws"), lane)
+    try:
+        rid = started(ctx, "flow_lead_import")["run_id"]
+        consents = [consent_for(ctx, rid, cap=50) for _ in range(2)]
+        posts = [
+            {"run_id": rid, "step_id": "flow_lead_import#1", "consent_id": consents[i % 2]}
+            for i in range(8)
+        ]
+        with ThreadPoolExecutor(8) as pool:
+            futures = [pool.submit(execute_automatable, ctx, p) for p in posts]
+            early = [f.result(timeout=30) for f in futures[1:] if _done_within(f, 1.0)]
+            lane.gate.set()
+            results = [f.result(timeout=30) for f in futures]
+        assert len(lane.calls) == 1
+        named = {(r["execution"] or r["in_flight"])["execution_id"] for r in results}
+        assert len(named) == 1
+        for r in results:
+            assert r["execution"] is None or r["execution"]["status"] in (
+                "completed",
+                "failed",
+                "cost_capped",
+                "consent_denied",
+            )
+        assert all(r["execution"] is None and r["in_flight"] for r in early)
+        conn = ctx.store.connection()
+        assert conn.execute("SELECT COUNT(*) FROM executions").fetchone()[0] == 1
+        charged = {
+            row[0]: (row[1], row[2])
+            for row in conn.execute(
+                "SELECT consent_key, cost_consumed_units, cost_reserved_units FROM consents"
+            )
+        }
+        assert sorted(charged.values()) == [(0, 0), (7, 0)]
+        # after completion the step is done; the other consent cannot rerun it
+        other = execute_automatable(
+            ctx, {"run_id": rid, "step_id": "flow_lead_import#1", "consent_id": consents[1]}
+        )
+        if isinstance(other, FlowRefusal):
+            assert other.code == "FLOW_STEP_OUT_OF_ORDER"
+        else:
+            assert other["execution"]["execution_id"] in named
+        assert len(lane.calls) == 1
+        assert consent_key(consents[0]) in charged
+    finally:
+        ctx.close()
+
+
+def _done_within(future: Any, seconds: float) -> bool:
+    try:
+        future.result(timeout=seconds)
+    except TimeoutError:
+        return False
+    return True
+
+
+def test_an_in_flight_post_with_a_stranger_consent_is_refused(tmp_path: Path) -> None:
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    lane = FakeLane(gate=threading.Event())
+    ctx = open_ctx(make_workspace(tmp_path / "ws"), lane)
+    try:
+        rid = started(ctx, "flow_lead_import")["run_id"]
+        cid = consent_for(ctx, rid)
+        post = {"run_id": rid, "step_id": "flow_lead_import#1", "consent_id": cid}
+        with ThreadPoolExecutor(1) as pool:
+            first = pool.submit(execute_automatable, ctx, post)
+            while not lane.calls:
+                threading.Event().wait(0.01)
+            other = ctx.as_actor(ctx.actor_named(OTHER, ["personal"]))
+            assert code(execute_automatable(other, post)) == "unknown_run"
+            forged = {**post, "consent_id": "fcons_" + "9" * 32}
+            assert code(execute_automatable(ctx, forged)) == "FLOW_EXECUTION_CONSENT_REQUIRED"
+            lane.gate.set()
+            assert first.result(timeout=30)["execution"]["status"] == "completed"
+        assert len(lane.calls) == 1
+    finally:
+        ctx.close()
+
+
+def test_revoking_consent_mid_execution_gives_consent_denied(tmp_path: Path) -> None:
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from core.flow.consent import revoke_consent
+
+    lane = FakeLane(cost=4, gate=threading.Event())
+    ctx = open_ctx(make_workspace(tmp_path / "ws"), lane)
+    try:
+        rid = started(ctx, "flow_lead_import")["run_id"]
+        cid = consent_for(ctx, rid, cap=50)
+        post = {"run_id": rid, "step_id": "flow_lead_import#1", "consent_id": cid}
+        with ThreadPoolExecutor(1) as pool:
+            first = pool.submit(execute_automatable, ctx, post)
+            while not lane.calls:
+                threading.Event().wait(0.01)
+            revoked = revoke_consent(ctx, {"consent": cid})
+            assert revoked["consent"]["state"] == "revoked"
+            lane.gate.set()
+            result = first.result(timeout=30)
+        execution = result["execution"]
+        assert execution["status"] == "consent_denied" and execution["evidence_ref"] is None
+        state = result["run"]["step_states"][0]
+        assert state["status"] == "in_progress" and state["verified"] is False
+        assert state["evidence_ref"] is None
+        assert code(execute_automatable(ctx, post)) == "FLOW_EXECUTION_CONSENT_REQUIRED"
+    finally:
+        ctx.close()
+
+
+def test_execute_on_a_finished_run_is_not_in_progress_even_as_a_replay(
+    ctx: FlowContext, lane: FakeLane
+) -> None:
+    rid = started(ctx, "flow_lead_import")["run_id"]
+    cid = consent_for(ctx, rid)
+    post = {"run_id": rid, "step_id": "flow_lead_import#1", "consent_id": cid}
+    assert execute_automatable(ctx, post)["execution"]["status"] == "completed"
+    assert execute_automatable(ctx, post)["execution"]["status"] == "completed"  # replay
+    with ctx.store.write() as tx:  # the run ends (abandoned by its operator)
+        stored = tx.load_run(rid)
+        assert stored is not None
+        tx.update_run(stored, {**stored.record, "status": "abandoned"})
+    assert code(execute_automatable(ctx, post)) == "FLOW_RUN_NOT_IN_PROGRESS"
+    assert len(lane.calls) == 1
+
+
+def test_a_consent_that_expires_mid_execution_gives_consent_denied(
+    tmp_path: Path, clock: Any
+) -> None:
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    lane = FakeLane(cost=2, gate=threading.Event())
+    ctx = open_ctx(make_workspace(tmp_path / "ws"), lane)
+    try:
+        rid = started(ctx, "flow_lead_import")["run_id"]
+        cid = consent_for(ctx, rid, cap=50, ttl_seconds=60)
+        post = {"run_id": rid, "step_id": "flow_lead_import#1", "consent_id": cid}
+        with ThreadPoolExecutor(1) as pool:
+            first = pool.submit(execute_automatable, ctx, post)
+            while not lane.calls:
+                threading.Event().wait(0.01)
+            clock.advance(61)
+            lane.gate.set()
+            result = first.result(timeout=30)
+        assert result["execution"]["status"] == "consent_denied"
+        assert result["run"]["step_states"][0]["verified"] is False
+    finally:
+        ctx.close()

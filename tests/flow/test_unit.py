@@ -841,3 +841,53 @@ def test_every_starter_bundle_validates_as_it_is(name):
     b = parse_bundle_text(text, json_form=True)
     assert b.to_json() == json.loads(text)
     assert all(isinstance(s.when_not_to_run, str) for s in b.steps)
+
+
+def test_the_wal_switch_retries_a_locked_database_and_gives_up_on_other_errors():
+    import sqlite3
+
+    from core.flow import store as store_mod
+
+    class Conn:
+        def __init__(self, failures: list[str]) -> None:
+            self.failures = failures
+            self.calls = 0
+
+        def execute(self, sql: str) -> Any:
+            self.calls += 1
+            if self.failures:
+                raise sqlite3.OperationalError(self.failures.pop(0))
+
+            class Row:
+                def fetchone(self) -> tuple[str]:
+                    return ("wal",)
+
+            return Row()
+
+    busy = Conn(["database is locked", "database is busy", "database is locked"])
+    store_mod._enable_wal(busy)  # type: ignore[arg-type]
+    assert busy.calls == 4
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O"):
+        store_mod._enable_wal(Conn(["disk I/O error"]))  # type: ignore[arg-type]
+
+
+def test_execution_status_is_the_contracts_enum_only():
+    """`running` is store-internal: a wire record with it does not validate."""
+    from pydantic import ValidationError
+
+    base = {
+        "execution_id": "fexec_1",
+        "step_id": "flow_x#1",
+        "cost_units": 0,
+        "model_lane": "local_default",
+    }
+    for status in ("completed", "failed", "cost_capped", "consent_denied"):
+        assert Execution.model_validate({**base, "status": status}).status == status
+    with pytest.raises(ValidationError):
+        Execution.model_validate({**base, "status": "running"})
+
+
+def test_additive_codes_have_their_statuses():
+    assert STATUS["FLOW_HUMAN_APPROVAL_REQUIRED"] == 403
+    assert STATUS["unknown_consent"] == 404
+    assert "human" in MESSAGES["FLOW_HUMAN_APPROVAL_REQUIRED"]

@@ -240,3 +240,61 @@ async def test_timeout_reports_failed_with_timeout_error(sandbox: Sandbox) -> No
     assert out.status == "failed"
     assert out.error is not None and out.error.type == "TimeoutError"
     assert "0.5 s" in out.error.message
+
+
+# -------------------------------------------------------- workspace blob quota (issue 10.5)
+
+
+def _blob_files(root: Path) -> list[str]:
+    return sorted(p.name for p in root.iterdir())
+
+
+async def test_a_run_that_overflows_the_blob_quota_fails_and_leaves_nothing(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    from core.skills_runtime.blob_store import BlobStore
+
+    store = BlobStore(tmp_path / "blobs", quota_bytes=300_000)
+    kept = store.create("k" * 1000, "text/plain")
+    before_files, before_usage = _blob_files(store.root), store.usage()
+    # Two blobs fit; the third (written in several chunks) crosses the quota.
+    src = (
+        "from runtime import blobs\n"
+        "def main(args):\n"
+        "    ids = [blobs.write_text('a' * 100_000), blobs.write_text('b' * 100_000)]\n"
+        "    ids.append(blobs.write_text('c' * 600_000))\n"
+        "    return ids\n"
+    )
+    out = await sandbox.run(code(src), store)
+    assert out.status == "failed"
+    assert out.error is not None and out.error.type == "BlobQuotaExceeded"
+    assert "quota" in out.error.message
+    assert out.output_blobs == ()
+    await sandbox.idle()
+    assert _blob_files(store.root) == before_files
+    assert store.usage() == before_usage == store.disk_usage()
+    assert store.exists(kept.blob_id)
+    # A run that stays under the quota still writes its blob.
+    ok = await sandbox.run(
+        code("from runtime import blobs\ndef main(a):\n    return blobs.write_text('x')\n"),
+        store,
+    )
+    assert ok.status == "completed" and len(ok.output_blobs) == 1
+
+
+async def test_in_band_traces_show_sandbox_paths_only(sandbox: Sandbox, tmp_path: Path) -> None:
+    """On every tier (the degraded one copies skills under the host's scratch dir) a skill's
+    traceback names /skills/<name>/..., never the host folder it came from."""
+    tmp_path.chmod(0o755)
+    mount = _skill(
+        tmp_path,
+        "acme.boom",
+        {"code/main.py": "def main(args):\n    print(__file__)\n    raise ValueError('boom')\n"},
+    )
+    job = Job(mode="skill", mounts=(mount,), target="acme.boom", export="main")
+    out = await sandbox.run(job, None)
+    assert out.status == "failed" and out.error is not None
+    assert "/skills/acme.boom/code/main.py" in out.error.message, out.error.message
+    for text in (out.error.message, out.logs_preview):
+        assert str(tmp_path) not in text and "noma-sandbox-" not in text, text
+    assert "/skills/acme.boom/" in out.logs_preview

@@ -57,6 +57,24 @@ secrets = ["DEMO_TOKEN"]
 """
 
 
+OTHER_TOKEN = "other-token-3c9a"
+# The operator's grants: the server's environment is a secret source only where named here.
+WORKBENCH_TOML = """\
+[secrets.from_env]
+DEMO_TOKEN = "DEMO_TOKEN"
+NOMA_TEST_SERVER_SECRET = "NOMA_TEST_SERVER_SECRET"
+OTHER_TOKEN = "OTHER_TOKEN"
+
+[secrets.grants]
+# granted but only DEMO_TOKEN is declared by the skill: the server secret never reaches it
+"acme.secrets" = ["DEMO_TOKEN", "NOMA_TEST_SERVER_SECRET"]
+# an unpinned grant to an agent-created name never counts
+"user.evil.grab" = ["OTHER_TOKEN", "DEMO_TOKEN"]
+# a version-pinned grant to an agent-created skill counts for that version only
+"user.ops.tool@0.1.0" = ["OTHER_TOKEN"]
+"""
+
+
 def spec_text() -> str:
     if not SPEC.is_file():
         if os.environ.get("NOMA_REQUIRE_SHARED") == "1":
@@ -117,6 +135,7 @@ def build_workspace(ws: Path) -> None:
         {"resources/notes.md": "# notes\n", "resources/root-only.txt": "TOP-SECRET\n"},
     )
     (box / "resources" / "root-only.txt").chmod(0o600)
+    (ws / "noma-workbench.toml").write_text(WORKBENCH_TOML)
     os.symlink("/etc/passwd", box / "resources" / "passwd-link")
     os.symlink("/etc", box / "resources" / "etc-link")
     for path in [ws, *ws.rglob("*")]:
@@ -174,6 +193,7 @@ def start_server(workspace: Path, extra_env: dict[str, str] | None = None) -> Se
         {
             "NOMA_TEST_SERVER_SECRET": SERVER_SECRET,
             "DEMO_TOKEN": DEMO_TOKEN,
+            "OTHER_TOKEN": OTHER_TOKEN,
             "NOMA_SANDBOX_UID_BASE": str(UID_BASE),
             "NOMA_SANDBOX_LOCK_DIR": "/run/noma-sandbox-tests",
         }

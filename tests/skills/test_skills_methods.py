@@ -211,7 +211,9 @@ def test_create_skill_persists_and_runs(server: Server) -> None:
     assert created == {"name": "user.tester.double", "version": "0.1.0"}
     run = server.result("execute_skill", {"name": "user.tester.double", "args": {"n": 4}})
     assert run["output"] == 8
-    assert (server.workspace / "skills" / "user.tester.double@0.1.0" / "skill.toml").is_file()
+    created_dir = server.workspace / ".noma-workbench" / "created-skills"
+    assert (created_dir / "user.tester.double@0.1.0" / "skill.toml").is_file()
+    assert not (server.workspace / "skills" / "user.tester.double@0.1.0").exists()
     again = server.rpc(
         "create_skill",
         {
@@ -257,5 +259,5 @@ def test_create_skill_rejects_escaping_paths_and_bad_manifests(server: Server) -
     for params in cases:
         reply = server.rpc("create_skill", params)
         assert reply["error"]["code"] == -32602, params
-    assert not list(server.workspace.glob("skills/user.tester.evil*"))
+    assert not list(server.workspace.glob("**/user.tester.evil*"))
     assert not (server.workspace.parent / "evil.py").exists()

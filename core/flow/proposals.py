@@ -1,0 +1,87 @@
+"""Reviewing proposals: the reviewer for review-before-write (flow imports and run outcomes).
+
+`submit_review` routes a run's durable outcome to review as a ``flow_run_outcome`` proposal
+and `import_flow` files a ``flow_import`` one; here they are listed and decided. Deciding is
+a human's act (like approving a ``human_review`` step): an agent actor is refused. An
+import's decision goes through `review_import` (approval writes the bundle into
+``flows/``); an outcome's is recorded on the proposal.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from . import ids
+from .context import FlowContext
+from .enums import ProposalKind, ProposalStatus
+from .errors import FlowResult, Problem, Refused
+from .handlers import handler
+from .importing import review_import
+from .requests import Request, parse
+
+LIST_SCHEMA = "noma.flow_proposal_list/v0"
+REVIEW_SCHEMA = "noma.flow_review/v0"
+MAX_LISTED = 500
+
+
+class ListProposals(Request):
+    status: ProposalStatus | None = None
+    kind: ProposalKind | None = None
+    limit: Annotated[int, Field(ge=1, le=MAX_LISTED)] = 100
+
+
+class ReviewProposal(Request):
+    proposal_id: Annotated[str, Field(max_length=64)]
+    approve: bool
+
+
+@handler
+def list_proposals(ctx: FlowContext, request: Any) -> dict[str, Any]:
+    """Proposals the caller may see, oldest first, optionally by status and kind."""
+    req = parse(ListProposals, request or {})
+    kinds: tuple[ProposalKind, ...] = (
+        (req.kind,) if req.kind is not None else ("flow_import", "flow_run_outcome")
+    )
+    found: list[dict[str, Any]] = []
+    with ctx.store.read() as tx:
+        for kind in kinds:
+            for record, scope in tx.list_proposals(kind, req.status):
+                if ctx.actor.can_see(scope, record.get("actor_hash")):
+                    found.append(record)
+    found.sort(key=lambda r: (r["created"], r["proposal_id"]))
+    return {"schema": LIST_SCHEMA, "proposals": found[: req.limit]}
+
+
+def review_proposal(ctx: FlowContext, request: Any) -> FlowResult:
+    """Approve or reject a pending proposal of either kind."""
+    try:
+        if not ctx.actor.human:
+            raise Refused("FLOW_HUMAN_APPROVAL_REQUIRED")
+        req = parse(ReviewProposal, request)
+        if not ids.PROPOSAL_ID.match(req.proposal_id):
+            raise Refused("BAD_REQUEST", (Problem("proposal_id", "not a proposal id"),))
+        with ctx.store.read() as tx:
+            found = tx.load_proposal(req.proposal_id)
+        if found is None or not ctx.actor.can_see(found[1], found[0].get("actor_hash")):
+            raise Refused("unknown_proposal")
+    except Refused as exc:
+        return exc.refusal
+    if found[0]["kind"] == "flow_import":
+        return review_import(ctx, req.proposal_id, req.approve)
+    return _review_outcome(ctx, req)
+
+
+@handler
+def _review_outcome(ctx: FlowContext, req: ReviewProposal) -> dict[str, Any]:
+    with ctx.store.write() as tx:
+        found = tx.load_proposal(req.proposal_id)
+        if found is None or found[0]["kind"] != "flow_run_outcome":
+            raise Refused("unknown_proposal")
+        record = found[0]
+        if record["status"] != "pending":
+            raise Refused("BAD_REQUEST", (Problem("proposal_id", "already reviewed"),))
+        updated = {**record, "status": "approved" if req.approve else "rejected"}
+        tx.set_proposal_status(req.proposal_id, updated["status"], updated)
+    return {"schema": REVIEW_SCHEMA, "proposal": updated, "active": False}

@@ -1,0 +1,115 @@
+"""Reviewing outcome/import proposals and listing/revoking consents from the flow pane.
+
+The logic is here, over the one handler family (`run_action` "proposals", "review",
+"consents", "revoke_consent"), so the pane only binds a key and calls in. The pane passes
+its own choice dialog class, so this module does not depend on where the pane lives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from textual.screen import ModalScreen
+
+from core.flow import FlowContext, FlowRefusal
+from core.flow.actions import run_action
+
+ChoiceFactory = Callable[[str, list[tuple[str, str]]], ModalScreen[str | None]]
+
+
+class FlowPaneLike(Protocol):
+    ctx: FlowContext | None
+    run: dict[str, Any] | None
+    app: Any
+
+    def say(self, text: str, *, refused: bool = False, ok: bool = False) -> None: ...
+
+
+def _refused(pane: FlowPaneLike, result: FlowRefusal) -> None:
+    pane.say(f"✗ {result.code} ({result.status}) {result.message}", refused=True)
+
+
+def _printable(text: str, limit: int = 48) -> str:
+    clean = "".join(ch if ch.isprintable() else "?" for ch in text)
+    return clean if len(clean) <= limit else clean[: limit - 1] + "…"
+
+
+def review_proposals(pane: FlowPaneLike, choice: ChoiceFactory) -> None:
+    """Pick a pending proposal (run outcome or import), then approve or reject it."""
+    ctx = pane.ctx
+    if ctx is None:
+        return
+    result = run_action(ctx, "proposals", {"status": "pending"})
+    if isinstance(result, FlowRefusal):
+        _refused(pane, result)
+        return
+    pending = result["proposals"]
+    if not pending:
+        pane.say("No proposals are pending review.", ok=True)
+        return
+    options = [
+        (
+            p["proposal_id"],
+            f"{p['kind'].removeprefix('flow_')}  {p['flow_id']}@{p['flow_version']}  "
+            f"{_printable(p.get('intent') or '')}",
+        )
+        for p in pending
+    ]
+
+    def decide(proposal_id: str) -> None:
+        def decided(answer: str | None) -> None:
+            if answer is None or pane.ctx is None:
+                return
+            request = {"proposal_id": proposal_id, "approve": answer == "approve"}
+            reviewed = run_action(pane.ctx, "review", request)
+            if isinstance(reviewed, FlowRefusal):
+                _refused(pane, reviewed)
+            else:
+                pane.say(f"Proposal {proposal_id} {reviewed['proposal']['status']}", ok=True)
+
+        pane.app.push_screen(
+            choice(f"Review {proposal_id}", [("approve", "Approve"), ("reject", "Reject")]),
+            decided,
+        )
+
+    def chosen(key: str | None) -> None:
+        if key is not None:
+            decide(key)
+
+    pane.app.push_screen(choice("Pending proposals", options), chosen)
+
+
+def manage_consents(pane: FlowPaneLike, choice: ChoiceFactory) -> None:
+    """List the selected run's consents (yours only); pick an active one to revoke it."""
+    ctx, run = pane.ctx, pane.run
+    if ctx is None or run is None:
+        pane.say("No run selected: press n to start one.")
+        return
+    result = run_action(ctx, "consents", {"run_id": run["run_id"]})
+    if isinstance(result, FlowRefusal):
+        _refused(pane, result)
+        return
+    consents = result["consents"]
+    if not consents:
+        pane.say(f"No consents for {run['run_id']}: press c to give one.", ok=True)
+        return
+    options = [
+        (
+            c["consent_ref"],
+            f"{c['state']:<8} {c['cost_consumed_units']}/{c['cost_cap_units']} units  "
+            f"until {c['expires_at']}",
+        )
+        for c in consents
+    ]
+
+    def chosen(ref: str | None) -> None:
+        if ref is None or pane.ctx is None:
+            return
+        revoked = run_action(pane.ctx, "revoke_consent", {"consent": ref})
+        if isinstance(revoked, FlowRefusal):
+            _refused(pane, revoked)
+        else:
+            pane.say(f"Consent revoked (was {revoked['consent']['cost_cap_units']} units)", ok=True)
+
+    pane.app.push_screen(choice(f"Consents for {run['run_id']} (Enter revokes)", options), chosen)
