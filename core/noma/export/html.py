@@ -209,7 +209,8 @@ def _grid(grid: Grid, ctx: Context) -> str:
     def cell(tag: str, col: int, text: str) -> str:
         align = grid.align[col] if col < len(grid.align) else None
         cls = f' class="align-{align}"' if align in ("left", "right", "center") else ""
-        inner = escape(text) if grid.literal else inline_html(text, ctx)
+        # GFM cell semantics: `\|` is a pipe, inside code spans too.
+        inner = escape(text) if grid.literal else inline_html(text.replace("\\|", "|"), ctx)
         return f"<{tag}{cls}>{inner}</{tag}>"
 
     head = "".join(cell("th", c, t) for c, t in enumerate(grid.header))

@@ -42,6 +42,7 @@ from .common import (
 from .inline import anchor, escape_markdown, inline_markdown
 
 _BACKTICK_RUN = re.compile(r"`+")
+_UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 
 
 def render_markdown(doc: Document) -> str:
@@ -146,7 +147,8 @@ def grid_markdown(grid: Grid, ctx: Context) -> str:
     def cell(text: str) -> str:
         if grid.literal:
             return escape_markdown(text)
-        return inline_markdown(text, ctx).replace("\n", " ")
+        # Noma keeps `|` inside code spans in one cell; GFM splits there unless escaped.
+        return _UNESCAPED_PIPE.sub(r"\\|", inline_markdown(text, ctx)).replace("\n", " ")
 
     width = max(len(grid.header), 1)
     seps = []
