@@ -237,3 +237,19 @@ def test_safe_urls(url: str) -> None:
 @pytest.mark.parametrize("url", [*BAD_URLS[:4], "data:x", "vbscript:x", "file:///x", "x-y:z"])
 def test_unsafe_urls(url: str) -> None:
     assert not safe_url(url)
+
+
+def _body(text: str) -> str:
+    return export(parse(text), "html").split("<main>\n", 1)[1].split("\n</main>", 1)[0]
+
+
+def test_nested_list_items_and_quotes_become_nested_elements() -> None:
+    body = _body("- a\n  - b <i>x</i>\n    - c\n- d\n\n> q\n>\n> > inner\n")
+    assert body.count("<ul>") == 3 and "<li>c</li>" in body
+    assert "&lt;i&gt;x&lt;/i&gt;" in body
+    assert body.count("<blockquote>") == 2 and "<p>inner</p>" in body
+
+
+def test_pipes_in_table_cells_follow_gfm() -> None:
+    body = _body("| a | b |\n| --- | --- |\n| `x\\|y` | p \\| q |\n")
+    assert "<td><code>x|y</code></td>" in body and "<td>p | q</td>" in body

@@ -11,6 +11,7 @@ follows the reader's light/dark preference.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from html import escape
 
@@ -143,13 +144,9 @@ def _block(node: Node, ctx: Context) -> str:
     if isinstance(node, Code):
         return _pre(node.content, node.lang)
     if isinstance(node, ListNode):
-        tag = "ol" if node.ordered else "ul"
-        items = "\n".join(f"<li>{inline_html(i.content, ctx)}</li>" for i in node.items)
-        return f"<{tag}>\n{items}\n</{tag}>"
+        return _list([item.content for item in node.items], node.ordered, ctx)
     if isinstance(node, Quote):
-        paragraphs = [p for p in node.content.split("\n\n") if p.strip()]
-        inner = "\n".join(f"<p>{inline_html(p, ctx)}</p>" for p in paragraphs)
-        return f"<blockquote>\n{inner}\n</blockquote>"
+        return _quote(node.content, ctx)
     if isinstance(node, Table):
         return _grid(Grid(node.header, node.align, node.rows), ctx)
     if isinstance(node, ThematicBreak):
@@ -160,6 +157,53 @@ def _block(node: Node, ctx: Context) -> str:
             f"<pre><code>{escape(node.raw)}</code></pre>\n</details>"
         )
     return ""
+
+
+# A nested list item inside a list item's continuation lines: indented marker, then text.
+_NESTED_ITEM = re.compile(r"([ \t]+)([-*+]|\d{1,9}[.)])[ \t]+(.*)\Z")
+
+
+def _list(items: list[str], ordered: bool, ctx: Context, depth: int = 0) -> str:
+    tag = "ol" if ordered else "ul"
+    rendered = "\n".join(f"<li>{_item(text, ctx, depth)}</li>" for text in items)
+    return f"<{tag}>\n{rendered}\n</{tag}>"
+
+
+def _item(content: str, ctx: Context, depth: int) -> str:
+    """An item's text, then any indented sub-items (Noma keeps them as continuation lines;
+    Markdown readers show them as a nested list, and so does the page)."""
+    lines = content.split("\n")
+    cut = next((k for k, line in enumerate(lines) if k and _NESTED_ITEM.match(line)), None)
+    if cut is None or depth >= 8:
+        return inline_html(content, ctx)
+    head = inline_html("\n".join(lines[:cut]), ctx)
+    first = _NESTED_ITEM.match(lines[cut])
+    assert first is not None
+    indent = len(first.group(1))
+    strip = re.compile(r"[ \t]{0," + str(indent) + "}")
+    subs: list[list[str]] = []
+    for line in lines[cut:]:
+        match = _NESTED_ITEM.match(line)
+        if match is not None and len(match.group(1)) <= indent:
+            subs.append([match.group(3)])
+        else:
+            lead = strip.match(line)
+            subs[-1].append(line[lead.end() if lead else 0 :])
+    ordered = first.group(2)[0].isdigit()
+    return head + "\n" + _list(["\n".join(s) for s in subs], ordered, ctx, depth + 1)
+
+
+def _quote(content: str, ctx: Context, depth: int = 0) -> str:
+    """Paragraphs split at blank lines; a paragraph of ``>`` lines is a nested quote."""
+    parts = []
+    for para in (p for p in content.split("\n\n") if p.strip()):
+        lines = para.split("\n")
+        if depth < 8 and all(line.startswith(">") for line in lines):
+            inner = "\n".join(line[2:] if line[1:2] == " " else line[1:] for line in lines)
+            parts.append(_quote(inner, ctx, depth + 1))
+        else:
+            parts.append(f"<p>{inline_html(para, ctx)}</p>")
+    return "<blockquote>\n" + "\n".join(parts) + "\n</blockquote>"
 
 
 def _pre(content: str, lang: str | None = None) -> str:
