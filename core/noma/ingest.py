@@ -20,7 +20,10 @@ rewritten visibly and reported as a note, never dropped:
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from markdown_it import MarkdownIt
@@ -47,6 +50,9 @@ class Ingested:
 def _markdown_it() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": True, "linkify": False, "typographer": False})
     md.enable(["table", "strikethrough"])
+    # Only the blocks and their source lines are used (inline text is copied as written),
+    # so the inline pass -- two thirds of the parse time -- is skipped.
+    md.disable("inline")
     return md
 
 
@@ -60,7 +66,8 @@ def ingest_markdown(text: str) -> Ingested:
     out = Ingested("")
     front, start = _front_matter(lines, out)
     rest = lines[start:]
-    tokens = _MD.parse("\n".join(rest))
+    with _gc_paused():  # ~10^5 short-lived token objects and no cycles: GC passes are waste
+        tokens = _MD.parse("\n".join(rest))
     blocks = _Blocks(rest, out).convert(tokens)
     if front is None and blocks and blocks[0] == "---":
         blocks[0] = "***"  # a leading `---` would open frontmatter
@@ -68,6 +75,17 @@ def ingest_markdown(text: str) -> Ingested:
     body = "\n\n".join(parts)
     out.text = body + "\n" if body else ""
     return out
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _front_matter(lines: list[str], out: Ingested) -> tuple[str | None, int]:
