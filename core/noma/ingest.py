@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import html
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -32,7 +33,9 @@ from markdown_it.token import Token
 from .attrs import split_trailing_group
 from .frontmatter import load_frontmatter
 from .parser import BULLET, CLOSER, FENCE, HEADING, OPENER, ORDERED, THEMATIC
+from .slug import slugify
 
+_ANCHOR = re.compile(r'<a id="([^"<>]*)"></a>')
 _LIST_MARKER = re.compile(r"[ \t]{0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|\Z)")
 _QUOTE_MARKER = re.compile(r"[ \t]{0,3}>[ ]?")
 _LANG_ALIASES = {"c++": "cpp", "c#": "csharp", "f#": "fsharp", "objective-c": "objc"}
@@ -241,8 +244,15 @@ class _Blocks:
         if not title:
             self.out.notes.append("an empty heading was dropped (Noma headings need a title)")
             return None
+        ident = None
+        anchor = _ANCHOR.match(title)
+        if anchor is not None:  # `<a id="x"></a>Title`, as `render --to markdown` writes
+            ident = html.unescape(anchor.group(1))
+            title = title[anchor.end() :].strip() or title
         if split_trailing_group(title)[1] is not None:
             title += " {}"  # the braces are title text, not attributes
+        if ident and ident != slugify(title) and '"' not in ident:
+            title += f' {{id="{ident}"}}'
         return "#" * level + " " + title
 
     def _list(self, group: list[Token], *, ordered: bool) -> str:

@@ -20,6 +20,7 @@ from core.noma.export import export
 from core.noma.ingest import ingest_markdown
 from core.noma.nodes import Code, Directive, ListNode, Quote, Section, Table
 from core.noma.validate import validate
+from noma_tui.demo import DEMO_SOURCE
 
 SAMPLE = Path(__file__).parent / "data" / "commonmark-sample.md"
 READER = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
@@ -152,3 +153,18 @@ def test_cli_never_overwrites_its_input(tmp_path: Path) -> None:
     src.write_text("# T\n")
     result = noma("ingest", str(src), "--out", str(src), "--force")
     assert result.returncode == 2 and src.read_text() == "# T\n"
+
+
+def test_our_own_markdown_export_ingests_back_with_the_same_heading_ids() -> None:
+    from bench.generate import generate
+
+    sources = [generate(30), "## Notes\n\nA\n\n## Notes\n\nB\n"]
+    sources += [p.read_text() for p in sorted(DEMO_SOURCE.glob("*.noma"))]
+    for source in sources:
+        doc = parse(source)
+        back = parse(ingest_markdown(export(doc, "markdown")).text)
+        assert [d for d in validate(back) if d.severity == "error"] == []
+        ids = [n.id for n, _ in doc.walk() if isinstance(n, Section)]
+        assert [n.id for n, _ in back.walk() if isinstance(n, Section)] == ids
+        titles = [n.title for n, _ in back.walk() if isinstance(n, Section)]
+        assert not any("<a" in t for t in titles)
