@@ -131,3 +131,19 @@ def test_escape_hatch_blocks_are_shown_as_code() -> None:
 def test_thematic_break_never_becomes_a_setext_underline() -> None:
     out = md("Para\n\n---\n\nMore\n")
     assert [t.type for t in READER.parse(out)].count("hr") == 1
+
+
+def test_datasets_in_every_shape_become_tables_or_code() -> None:
+    text = (
+        '::dataset{id="csv" format=csv}\nmonth,orders\n"2025-01","8,120"\n::\n\n'
+        '::dataset{id="rec"}\n[{"m": "x", "n": 1}, {"m": "y|z", "k": true}]\n::\n\n'
+        '::dataset{id="yaml" columns="a, b"}\nrows:\n  - [1, "<b>"]\n::\n\n'
+        '::dataset{id="odd"}\njust some text\n::\n'
+    )
+    out = md(text)
+    tables = [t for t in READER.parse(out) if t.type == "table_open"]
+    assert len(tables) == 3
+    assert "| 2025-01 | 8,120 |" in out
+    assert "| m | n | k |" in out and "| y\\|z |  | true |" in out
+    assert "| a | b |" in out and "| 1 | \\<b> |" in out
+    assert "```yaml\n> just some text\n> ```" in out

@@ -8,6 +8,7 @@ the HTML page also works in the Markdown file.
 
 from __future__ import annotations
 
+import csv
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -194,32 +195,73 @@ def directive_table(node: Directive) -> Grid | None:
 
 
 def dataset_grid(node: Directive) -> Grid | None:
-    """A YAML ``::dataset`` with ``rows:`` as a grid (columns from ``schema:`` or the
-    ``columns=`` attribute); None when the body is another shape (shown as code)."""
+    """A ``::dataset`` as a grid, for the shapes the validator reads: CSV/TSV (``format=``
+    or a comma/tab first line; the first row is the header), YAML or JSON with ``rows:``
+    (or ``data:``/``records:``) of lists or mappings, or a list of records. Columns come
+    from ``columns=``, ``schema:``/``columns:`` or the record keys. None for another shape
+    (shown as code)."""
     from ..frontmatter import load_yaml
 
+    body = node.body
+    if not body.strip():
+        return None
+    fmt = str(node.attrs.get("format", "")).strip().lower()
+    first = body.lstrip().split("\n", 1)[0]
+    if fmt in ("csv", "tsv"):
+        return _csv_grid(body, "\t" if fmt == "tsv" else ",", node)
     try:
-        data: Any = load_yaml(node.body)
-    except Exception:  # any YAML error: the body is shown as code instead
+        data: Any = load_yaml(body)
+    except Exception:  # any loader failure: not YAML/JSON (maybe CSV, else shown as code)
+        data = None
+    columns: list[str] = []
+    rows_in: Any = None
+    if isinstance(data, dict):
+        rows_in = next((data[k] for k in ("rows", "data", "records") if k in data), None)
+        schema = data.get("schema", data.get("columns"))
+        if isinstance(schema, dict):
+            columns = [str(k) for k in schema]
+        elif isinstance(schema, list):
+            columns = [str(c.get("name", "")) if isinstance(c, dict) else str(c) for c in schema]
+    elif isinstance(data, list):
+        rows_in = data
+    elif "," in first or "\t" in first:
+        return _csv_grid(body, "\t" if "\t" in first else ",", node)
+    if not isinstance(rows_in, list) or not rows_in:
         return None
-    if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
-        return None
-    rows_in: list[Any] = data["rows"]
-    if not all(isinstance(r, list) for r in rows_in):
-        return None
-    schema = data.get("schema")
-    columns: list[str]
-    if isinstance(schema, dict):
-        columns = [str(k) for k in schema]
+    if all(isinstance(r, dict) for r in rows_in):
+        keys = list(dict.fromkeys(str(k) for r in rows_in for k in r))
+        columns = columns or keys
+        rows = [[_cell(r.get(c)) for c in columns] for r in rows_in]
+    elif all(isinstance(r, list) for r in rows_in):
+        rows = [[_cell(v) for v in r] for r in rows_in]
     else:
-        attr = node.attrs.get("columns")
-        columns = [c.strip() for c in str(attr).split(",")] if isinstance(attr, str) else []
-    width = max([len(columns), *(len(r) for r in rows_in)])
+        return None
+    return _padded(_declared(node) or columns, rows)
+
+
+def _declared(node: Directive) -> list[str]:
+    attr = node.raw_attrs.get("columns")
+    return [c.strip() for c in attr.split(",")] if attr and attr.strip() else []
+
+
+def _csv_grid(body: str, delimiter: str, node: Directive) -> Grid | None:
+    lines = [line for line in body.split("\n") if line.strip()]
+    rows = [[c.strip() for c in row] for row in csv.reader(lines, delimiter=delimiter)]
+    if not rows:
+        return None
+    declared = _declared(node)
+    header = declared or rows.pop(0)
+    return _padded(header, rows)
+
+
+def _padded(header: list[str], rows: list[list[str]]) -> Grid | None:
+    width = max([len(header), *(len(r) for r in rows)])
     if width == 0:
         return None
-    header = (columns + [""] * width)[:width]
-    rows = [([_cell(v) for v in r] + [""] * width)[:width] for r in rows_in]
-    return Grid(header, [None] * width, rows, literal=True)
+    pad = [""] * width
+    return Grid(
+        (header + pad)[:width], [None] * width, [(r + pad)[:width] for r in rows], literal=True
+    )
 
 
 def _cell(value: Any) -> str:
