@@ -145,5 +145,5 @@ def test_datasets_in_every_shape_become_tables_or_code() -> None:
     assert len(tables) == 3
     assert "| 2025-01 | 8,120 |" in out
     assert "| m | n | k |" in out and "| y\\|z |  | true |" in out
-    assert "| a | b |" in out and "| 1 | \\<b> |" in out
+    assert "| a | b |" in out and "| 1 | \\<b\\> |" in out
     assert "```yaml\n> just some text\n> ```" in out
