@@ -28,12 +28,12 @@ def run(sizes: tuple[int, ...] = (1000, 5000), repeat: int = 5) -> list[dict[str
         rows.append(
             {
                 "sections": n,
-                "markdown": median_ms(lambda: export(doc, "markdown"), repeat),
-                "html": median_ms(lambda: export(doc, "html"), repeat),
-                "llm": median_ms(lambda: export(doc, "llm"), repeat),
-                "llm 2k": median_ms(lambda: export(doc, "llm", budget=2000), repeat),
-                "ingest": median_ms(lambda: ingest_markdown(markdown), repeat),
-                "fmt": median_ms(lambda: format_source(from_text(text)), repeat),
+                "markdown": median_ms(lambda d=doc: export(d, "markdown"), repeat),
+                "html": median_ms(lambda d=doc: export(d, "html"), repeat),
+                "llm": median_ms(lambda d=doc: export(d, "llm"), repeat),
+                "llm 2k": median_ms(lambda d=doc: export(d, "llm", budget=2000), repeat),
+                "ingest": median_ms(lambda m=markdown: ingest_markdown(m), repeat),
+                "fmt": median_ms(lambda t=text: format_source(from_text(t)), repeat),
             }
         )
     return rows
