@@ -61,3 +61,18 @@ def test_the_patch_op_schema_describes_every_extended_op() -> None:
     text = schema_bytes("patch-op").decode()
     for op in ("replace_block", "move_block", "update_dataset_cell", "add_change_request"):
         assert op in text
+
+
+def test_cli_does_not_need_the_shared_folder(tmp_path: Path) -> None:
+    import os
+
+    env = dict(os.environ, NOMA_SHARED_DIR=str(tmp_path / "absent"))
+    env.pop("NOMA_SCHEMAS_DIR", None)
+    result = subprocess.run(
+        [sys.executable, "-m", "core.cli", "schema", "transcript"],
+        capture_output=True,
+        timeout=120,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert result.returncode == 0 and result.stdout == schema_bytes("transcript")
