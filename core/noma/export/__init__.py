@@ -6,6 +6,7 @@ produce the same bytes for the same document.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Sequence
 
 from ..diagnostics import Diagnostic
@@ -29,6 +30,22 @@ def export(
     ``diagnostics`` is used by HTML only (the optional summary); ``budget`` and
     ``source_name`` by the LLM context only.
     """
+    enabled = gc.isenabled()
+    gc.disable()  # ~10^5 short-lived tokens and strings, no cycles: GC passes are waste
+    try:
+        return _export(doc, fmt, source_name, budget, diagnostics)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _export(
+    doc: Document,
+    fmt: str,
+    source_name: str,
+    budget: int | None,
+    diagnostics: Sequence[Diagnostic] | None,
+) -> str:
     if fmt == "markdown":
         from .markdown import render_markdown
 

@@ -55,6 +55,9 @@ def _markdown_it() -> MarkdownIt:
 
 
 _MD = _markdown_it()
+# Text with none of the characters that start inline syntax (emphasis, code, links,
+# wikilinks, autolinks, entities, escapes, strikethrough).
+_PLAIN = re.compile(r"[^\\`*_\[\]<&~!]*")
 
 
 def anchor(ident: str) -> str:
@@ -66,6 +69,8 @@ def inline_html(text: str, ctx: Context) -> str:
     """One block's inline text as safe HTML."""
     if not text:
         return ""
+    if _PLAIN.fullmatch(text) and "  \n" not in text:
+        return escape(text)  # no inline syntax at all: the tokenizer would only escape it
     blocks = _MD.parseInline(text, {})
     children = blocks[0].children if blocks else None
     return _tokens_html(children or [], ctx)
