@@ -15,6 +15,8 @@ rewritten visibly and reported as a note, never dropped:
 - a heading whose title ends in ``{...}`` gets an empty ``{}`` so it stays the title;
 - a one-column table gets an empty second column (Noma tables need two);
 - link reference definitions are kept as text where they stood;
+- a ``[[wikilink]]`` that names no block of the result (an Obsidian page link) gets its
+  second bracket escaped, so it reads the same but is not a broken reference;
 - YAML front matter is kept; front matter that is not a YAML mapping becomes a code block.
 """
 
@@ -31,9 +33,12 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from .attrs import split_trailing_group
+from .export.common import code_segments
 from .frontmatter import load_frontmatter
-from .parser import BULLET, CLOSER, FENCE, HEADING, OPENER, ORDERED, THEMATIC
+from .ids import IdIndex, index
+from .parser import BULLET, CLOSER, FENCE, HEADING, OPENER, ORDERED, THEMATIC, parse
 from .slug import slugify
+from .validate.references import WIKILINK
 
 _ANCHOR = re.compile(r'<a id="([^"<>]*)"></a>')
 _LIST_MARKER = re.compile(r"[ \t]{0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|\Z)")
@@ -71,13 +76,38 @@ def ingest_markdown(text: str) -> Ingested:
     rest = lines[start:]
     with _gc_paused():  # ~10^5 short-lived token objects and no cycles: GC passes are waste
         tokens = _MD.parse("\n".join(rest))
-    blocks = _Blocks(rest, out).convert(tokens)
+    converted = _Blocks(rest, out).convert(tokens)
+    blocks = [text for text, _code in converted]
     if front is None and blocks and blocks[0] == "---":
         blocks[0] = "***"  # a leading `---` would open frontmatter
-    parts = ([front] if front is not None else []) + blocks
-    body = "\n\n".join(parts)
+    head = [front] if front is not None else []
+    body = "\n\n".join(head + blocks)
+    if "[[" in body:
+        known = index(parse(body))
+        blocks = [
+            text if code else _unlinked(text, known, out)
+            for text, (_t, code) in zip(blocks, converted, strict=True)
+        ]
+        body = "\n\n".join(head + blocks)
     out.text = body + "\n" if body else ""
     return out
+
+
+def _unlinked(text: str, known: IdIndex, out: Ingested) -> str:
+    """``[[x]]`` that names no heading of the result (an Obsidian page link, say) would be a
+    ``broken-reference``; its second bracket is escaped so it reads as the same text."""
+
+    def fix(match: re.Match[str]) -> str:
+        target = match.group(1).strip()
+        if not target or known.known(target):
+            return match.group(0)
+        out.notes.append(f"[[{target}]] names no block here; kept as text, not a link")
+        return "[\\[" + match.group(0)[2:]
+
+    parts = []
+    for is_code, segment in code_segments(text):
+        parts.append(segment if is_code else WIKILINK.sub(fix, segment))
+    return "".join(parts)
 
 
 @contextlib.contextmanager
@@ -164,8 +194,9 @@ class _Blocks:
         self.lines = lines
         self.out = out
 
-    def convert(self, tokens: list[Token]) -> list[str]:
-        placed: list[tuple[int, str]] = []
+    def convert(self, tokens: list[Token]) -> list[tuple[str, bool]]:
+        """The blocks in source order, each with whether it is code (never rewritten)."""
+        placed: list[tuple[int, str, bool]] = []
         covered = [False] * len(self.lines)
         i = 0
         while i < len(tokens):
@@ -176,11 +207,12 @@ class _Blocks:
                     covered[k] = True
                 text = self._block(tokens[i : end + 1])
                 if text is not None:
-                    placed.append((token.map[0], text))
+                    code = token.type in ("fence", "code_block", "html_block")
+                    placed.append((token.map[0], text, code))
             i = end + 1
-        placed.extend(self._uncovered(covered))
+        placed.extend((line, text, False) for line, text in self._uncovered(covered))
         placed.sort(key=lambda p: p[0])
-        return [text for _line, text in placed]
+        return [(text, code) for _line, text, code in placed]
 
     @staticmethod
     def _close_index(tokens: list[Token], i: int) -> int:

@@ -168,3 +168,14 @@ def test_our_own_markdown_export_ingests_back_with_the_same_heading_ids() -> Non
         assert [n.id for n, _ in back.walk() if isinstance(n, Section)] == ids
         titles = [n.title for n, _ in back.walk() if isinstance(n, Section)]
         assert not any("<a" in t for t in titles)
+
+
+def test_wikilinks_to_nothing_become_text_so_the_result_validates() -> None:
+    source = "# Home\n\nSee [[Other Page]] and [[home]] and `[[code]]`.\n\n```\n[[in code]]\n```\n"
+    result = ingest_markdown(source)
+    doc = parse(result.text)
+    assert validate(doc) == []
+    assert "[\\[Other Page]] and [[home]] and `[[code]]`" in result.text
+    assert "```\n[[in code]]\n```" in result.text
+    assert any("[[Other Page]]" in n for n in result.notes)
+    assert visible_text(export(doc, "markdown")) == visible_text(source.replace("[[home]]", "home"))
