@@ -61,7 +61,13 @@ BAD_URLS = [
 
 def _document() -> str:
     """Every payload in every place a document can carry text."""
-    lines = ["---", "title: \"</title><script>alert('fm')</script>\"", "---", ""]
+    lines = [
+        "---",
+        "title: \"</title><script>alert('fm')</script>\"",
+        "lang: '\"><script>alert(\"lang\")</script>'",
+        "---",
+        "",
+    ]
     for k, p in enumerate(PAYLOADS):
         single = p.replace('"', "&quot;")
         source = f"source='{p}'" if "'" not in p else f'source="{p}"'
