@@ -85,3 +85,15 @@ def test_invalid_utf8_becomes_replacement_characters_in_exports(tmp_path: Path) 
     )
     assert result.returncode == 0
     assert "bad \ufffd byte" in result.stdout.decode("utf-8")  # strict decode: valid UTF-8
+
+
+def test_help_lists_the_new_commands_and_an_unknown_format_is_refused() -> None:
+    from core.noma import parse
+    from core.noma.export import export
+
+    listing = noma("--help").stdout
+    for command in ("render", "export", "ingest", "fmt", "schema"):
+        assert command in listing
+    with pytest.raises(ValueError, match="unknown export format"):
+        export(parse("x\n"), "docx")
+    assert noma("render", str(MEMO), "--to", "docx").returncode == 2

@@ -64,7 +64,7 @@ def _document() -> str:
     lines = [
         "---",
         "title: \"</title><script>alert('fm')</script>\"",
-        "lang: '\"><script>alert(\"lang\")</script>'",
+        'lang: \'"><script>alert("lang")</script>\'',
         "---",
         "",
     ]
