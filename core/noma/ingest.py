@@ -15,6 +15,7 @@ rewritten visibly and reported as a note, never dropped:
 - a heading whose title ends in ``{...}`` gets an empty ``{}`` so it stays the title;
 - a one-column table gets an empty second column (Noma tables need two);
 - link reference definitions are kept as text where they stood;
+- ``[label](#id)`` naming a heading becomes the wikilink ``[[id|label]]``;
 - a ``[[wikilink]]`` that names no block of the result (an Obsidian page link) gets its
   second bracket escaped, so it reads the same but is not a broken reference;
 - YAML front matter is kept; front matter that is not a YAML mapping becomes a code block.
@@ -28,6 +29,7 @@ import html
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -40,6 +42,8 @@ from .parser import BULLET, CLOSER, FENCE, HEADING, OPENER, ORDERED, THEMATIC, p
 from .slug import slugify
 from .validate.references import WIKILINK
 
+# `[label](#fragment)` (not an image): a link to a block of the same document.
+_FRAGMENT_LINK = re.compile(r"(?<![!\\\]])\[([^\[\]\n]+)\]\(#([^()\s]+)\)")
 _ANCHOR = re.compile(r'<a id="([^"<>]*)"></a>')
 _LIST_MARKER = re.compile(r"[ \t]{0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|\Z)")
 _QUOTE_MARKER = re.compile(r"[ \t]{0,3}>[ ]?")
@@ -82,10 +86,10 @@ def ingest_markdown(text: str) -> Ingested:
         blocks[0] = "***"  # a leading `---` would open frontmatter
     head = [front] if front is not None else []
     body = "\n\n".join(head + blocks)
-    if "[[" in body:
+    if "[[" in body or "](#" in body:
         known = index(parse(body))
         blocks = [
-            text if code else _unlinked(text, known, out)
+            text if code else _links(text, known, out)
             for text, (_t, code) in zip(blocks, converted, strict=True)
         ]
         body = "\n\n".join(head + blocks)
@@ -93,20 +97,33 @@ def ingest_markdown(text: str) -> Ingested:
     return out
 
 
-def _unlinked(text: str, known: IdIndex, out: Ingested) -> str:
-    """``[[x]]`` that names no heading of the result (an Obsidian page link, say) would be a
-    ``broken-reference``; its second bracket is escaped so it reads as the same text."""
+def _links(text: str, known: IdIndex, out: Ingested) -> str:
+    """Links between blocks, the Noma way (outside code spans only).
 
-    def fix(match: re.Match[str]) -> str:
+    ``[label](#id)`` naming a heading of the result becomes ``[[id|label]]``: a checked
+    reference that ``rename_id`` retargets (and what ``render --to markdown`` writes back).
+    ``[[x]]`` naming no block (an Obsidian page link, say) would be a ``broken-reference``;
+    its second bracket is escaped so it reads as the same text.
+    """
+
+    def unlink(match: re.Match[str]) -> str:
         target = match.group(1).strip()
         if not target or known.known(target):
             return match.group(0)
         out.notes.append(f"[[{target}]] names no block here; kept as text, not a link")
         return "[\\[" + match.group(0)[2:]
 
+    def link(match: re.Match[str]) -> str:
+        label, fragment = match.group(1), unquote(match.group(2))
+        if not known.known(fragment) or "|" in label or not label.strip():
+            return match.group(0)
+        return f"[[{fragment}]]" if label == fragment else f"[[{fragment}|{label}]]"
+
     parts = []
     for is_code, segment in code_segments(text):
-        parts.append(segment if is_code else WIKILINK.sub(fix, segment))
+        if not is_code:
+            segment = _FRAGMENT_LINK.sub(link, WIKILINK.sub(unlink, segment))
+        parts.append(segment)
     return "".join(parts)
 
 

@@ -77,7 +77,7 @@ def test_the_ingested_sample_is_valid_and_has_the_blocks_it_should() -> None:
         "Lists",
         "Setext second level",
         "Use {braces} in a title",
-        "Last heading with `code` and [a link](#sample-document)",
+        "Last heading with `code` and [[sample-document|a link]]",
     ]
     table = next(n for n, _ in doc.walk() if isinstance(n, Table))
     assert table.header == ["Name", "Value", "Note"] and table.align == ["left", "right", "center"]
@@ -179,3 +179,18 @@ def test_wikilinks_to_nothing_become_text_so_the_result_validates() -> None:
     assert "```\n[[in code]]\n```" in result.text
     assert any("[[Other Page]]" in n for n in result.notes)
     assert visible_text(export(doc, "markdown")) == visible_text(source.replace("[[home]]", "home"))
+
+
+def test_links_to_headings_become_wikilinks() -> None:
+    source = (
+        "# Home\n\n[back](#home), [Home](#home), [home](#home), ![img](#home), "
+        "[out](#nowhere), `[c](#home)`.\n"
+    )
+    result = ingest_markdown(source)
+    assert (
+        "[[home|back]], [[home|Home]], [[home]], ![img](#home), [out](#nowhere), `[c](#home)`"
+        in result.text
+    )
+    doc = parse(result.text)
+    assert validate(doc) == []
+    assert visible_text(export(doc, "markdown")) == visible_text(source)
