@@ -147,3 +147,19 @@ def test_datasets_in_every_shape_become_tables_or_code() -> None:
     assert "| m | n | k |" in out and "| y\\|z |  | true |" in out
     assert "| a | b |" in out and "| 1 | \\<b\\> |" in out
     assert "```yaml\n> just some text\n> ```" in out
+
+
+def test_a_noma_paragraph_stays_one_markdown_paragraph() -> None:
+    lines = ["\t\tindented", "Title", "=====", " ---", "~~~", "+ plus", "1) paren", "| a |"]
+    lines += ["| - |", "last"]
+    out = md("\n".join(lines) + "\n")
+    tokens = READER.parse(out)
+    assert [t.type for t in tokens] == ["paragraph_open", "inline", "paragraph_close"]
+    text = tokens[1].content
+    for line in ["=====", "---", "~~~", "+ plus", "1) paren", "| a |", "last"]:
+        assert line in text.replace("\\", "")
+    quoted = READER.parse(md("> Title\n> =====\n"))
+    assert [t.type for t in quoted if t.type.endswith("_open")] == [
+        "blockquote_open",
+        "paragraph_open",
+    ]

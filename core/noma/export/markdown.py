@@ -42,6 +42,8 @@ from .common import (
 from .inline import anchor, escape_markdown, inline_markdown
 
 _BACKTICK_RUN = re.compile(r"`+")
+# Line starts that Markdown reads as a block (the group is where the backslash goes).
+_BLOCK_START = re.compile(r"[ \t]{0,3}(?:(=+|-+)[ \t]*\Z|(~{3,})|(\+)[ \t]|\d{1,9}(\))[ \t]|(\|))")
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 
 
@@ -54,7 +56,7 @@ def render_markdown(doc: Document) -> str:
 
 def _block(node: Node, ctx: Context) -> str:
     if isinstance(node, Paragraph):
-        return inline_markdown(node.content, ctx)
+        return stays_paragraph(inline_markdown(node.content, ctx))
     if isinstance(node, Section):
         head = "#" * node.level + " " + _anchor_tag(node.id) + inline_markdown(node.title, ctx)
         parts = [head, *(_block(c, ctx) for c in node.children)]
@@ -69,7 +71,7 @@ def _block(node: Node, ctx: Context) -> str:
             for k, item in enumerate(node.items, 1)
         )
     if isinstance(node, Quote):
-        return _quoted(inline_markdown(node.content, ctx))
+        return _quoted(stays_paragraph(inline_markdown(node.content, ctx)))
     if isinstance(node, Table):
         return grid_markdown(Grid(node.header, node.align, node.rows), ctx)
     if isinstance(node, ThematicBreak):
@@ -77,6 +79,23 @@ def _block(node: Node, ctx: Context) -> str:
     if isinstance(node, Frontmatter):
         return f"---\n{node.raw}\n---"
     return ""
+
+
+def stays_paragraph(text: str) -> str:
+    """Paragraph text whose lines Markdown would read as something else, made literal.
+
+    Noma reads these as plain paragraph lines, so the export must too: a first line
+    indented by four (indented code), a ``===``/``---`` line (setext underline), ``~~~``
+    (a fence), ``+ x`` or ``1) x`` (list items) and ``| a |`` rows (a GFM table).
+    """
+    lines = text.split("\n")
+    lines[0] = lines[0].lstrip(" \t")
+    for k, line in enumerate(lines):
+        match = _BLOCK_START.match(line)
+        if match is not None:
+            at = next(match.start(g) for g in range(1, 6) if match.group(g) is not None)
+            lines[k] = line[:at] + "\\" + line[at:]
+    return "\n".join(lines)
 
 
 def _anchor_tag(ident: str | None) -> str:
