@@ -163,3 +163,8 @@ def test_a_noma_paragraph_stays_one_markdown_paragraph() -> None:
         "blockquote_open",
         "paragraph_open",
     ]
+
+
+def test_a_title_ending_in_hashes_keeps_them() -> None:
+    html = READER.render(md("## C# ##\n"))
+    assert "C# ##</h2>" in html

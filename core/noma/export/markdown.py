@@ -58,7 +58,10 @@ def _block(node: Node, ctx: Context) -> str:
     if isinstance(node, Paragraph):
         return stays_paragraph(inline_markdown(node.content, ctx))
     if isinstance(node, Section):
-        head = "#" * node.level + " " + _anchor_tag(node.id) + inline_markdown(node.title, ctx)
+        title = inline_markdown(node.title, ctx)
+        if title.endswith("#"):
+            title = title[:-1] + "\\#"  # a trailing `#` run would be read as a closing sequence
+        head = "#" * node.level + " " + _anchor_tag(node.id) + title
         parts = [head, *(_block(c, ctx) for c in node.children)]
         return "\n\n".join(p for p in parts if p)
     if isinstance(node, Directive):
