@@ -168,7 +168,8 @@ def _heading(node: Section) -> str:
     if node.id is not None:
         attrs["id"] = node.id
     attrs.update((k, v) for k, v in node.attrs.items() if k != "id")
-    return "#" * node.level + " " + node.title + " " + format_attrs(attrs)
+    group = format_attrs(attrs)
+    return "#" * node.level + " " + node.title + (" " + group if group else "")
 
 
 def _text(node: Node) -> str | None:
