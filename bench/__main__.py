@@ -11,6 +11,7 @@ SUITES = {
     "skills": "bench.skills_bench",
     "tui": "bench.tui_bench",
     "flow": "bench.flow_bench",
+    "formats": "bench.formats_bench",
 }
 
 

@@ -37,14 +37,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--profile", help="validate against this profile instead of the frontmatter's")
     p.set_defaults(func=docs.cmd_check)
 
-    p = sub.add_parser("render", help="render the document as normalised noma or JSON")
-    p.add_argument("file")
-    p.add_argument("--to", choices=("noma", "json"), default="noma")
-    p.set_defaults(func=docs.cmd_render)
+    from .commands import formats
+
+    formats.add_render_parser(sub, "render")
+    formats.add_render_parser(sub, "export")
 
     p = sub.add_parser("verify", help="run a conformance corpus (Annex C)")
     p.add_argument("dir", nargs="?")
     p.set_defaults(func=docs.cmd_verify)
+
+    formats.register(sub)
 
     from .commands import patching
 

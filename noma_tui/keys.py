@@ -83,6 +83,8 @@ NAVIGATION_ACTIONS: tuple[ActionSpec, ...] = (
                "shown in a notification)", NAVIGATE, footer=False),
     ActionSpec("doc.reload", "reload", "ctrl+r", "Reload", "Re-read the document from disk",
                NAVIGATE, footer=False),
+    ActionSpec("doc.export", "export_document", "ctrl+e", "Export", "Export as Markdown, HTML "
+               "or an LLM context, beside the document", NAVIGATE, footer=False),
 )  # fmt: skip
 
 APP_ACTIONS: tuple[ActionSpec, ...] = (

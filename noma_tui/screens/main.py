@@ -612,3 +612,9 @@ class MainScreen(Screen[None]):
     @guarded
     def action_reload(self) -> None:
         self.workbench.reload()
+
+    @guarded
+    def action_export_document(self) -> None:
+        from ..export import start_export
+
+        start_export(self)

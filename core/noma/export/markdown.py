@@ -1,0 +1,183 @@
+"""``render --to markdown``: CommonMark with GFM tables, for wikis and reviewers.
+
+Headings stay headings; every directive becomes a titled blockquote (``> **Claim** ·
+`id` · confidence: 0.8``) holding its rendered body, nested directives nested quotes.
+Every canonical id is kept as an ``<a id>`` anchor on its heading or directive title, so
+``[[wikilinks]]`` (rewritten to ``[label](#id)``) and reference attributes (``for:`` and
+the like) are working links in any renderer that keeps raw anchors (GitHub, GitLab,
+CommonMark). Bodies are not re-flowed: paragraph text is passed through as written.
+"""
+
+from __future__ import annotations
+
+import re
+from html import escape
+
+from ..nodes import (
+    Code,
+    Directive,
+    Document,
+    Frontmatter,
+    ListNode,
+    Node,
+    Paragraph,
+    Quote,
+    Section,
+    Table,
+    ThematicBreak,
+)
+from .common import (
+    ESCAPE_HATCHES,
+    LITERAL_DIRECTIVES,
+    REFERENCE_KEYS,
+    Context,
+    Grid,
+    dataset_grid,
+    dataset_lang,
+    directive_table,
+    directive_title,
+    shown_attrs,
+    value_text,
+)
+from .inline import anchor, escape_markdown, inline_markdown
+
+_BACKTICK_RUN = re.compile(r"`+")
+# Line starts that Markdown reads as a block (the group is where the backslash goes).
+_BLOCK_START = re.compile(r"[ \t]{0,3}(?:(=+|-+)[ \t]*\Z|(~{3,})|(\+)[ \t]|\d{1,9}(\))[ \t]|(\|))")
+_UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+
+
+def render_markdown(doc: Document) -> str:
+    """The whole document as Markdown text (ends with one newline; empty for an empty doc)."""
+    ctx = Context(doc)
+    text = "\n\n".join(b for b in (_block(n, ctx) for n in doc.children) if b)
+    return text + "\n" if text else ""
+
+
+def _block(node: Node, ctx: Context) -> str:
+    if isinstance(node, Paragraph):
+        return stays_paragraph(inline_markdown(node.content, ctx))
+    if isinstance(node, Section):
+        title = inline_markdown(node.title, ctx)
+        if title.endswith("#"):
+            title = title[:-1] + "\\#"  # a trailing `#` run would be read as a closing sequence
+        head = "#" * node.level + " " + _anchor_tag(node.id) + title
+        parts = [head, *(_block(c, ctx) for c in node.children)]
+        return "\n\n".join(p for p in parts if p)
+    if isinstance(node, Directive):
+        return _directive(node, ctx)
+    if isinstance(node, Code):
+        return fenced(node.content, node.lang or "")
+    if isinstance(node, ListNode):
+        return "\n".join(
+            (f"{k}. " if node.ordered else "- ") + inline_markdown(item.content, ctx)
+            for k, item in enumerate(node.items, 1)
+        )
+    if isinstance(node, Quote):
+        return _quoted(stays_paragraph(inline_markdown(node.content, ctx)))
+    if isinstance(node, Table):
+        return grid_markdown(Grid(node.header, node.align, node.rows), ctx)
+    if isinstance(node, ThematicBreak):
+        return "***"  # never `---`: after text it would make a setext heading
+    if isinstance(node, Frontmatter):
+        return f"---\n{node.raw}\n---"
+    return ""
+
+
+def stays_paragraph(text: str) -> str:
+    """Paragraph text whose lines Markdown would read as something else, made literal.
+
+    Noma reads these as plain paragraph lines, so the export must too: a first line
+    indented by four (indented code), a ``===``/``---`` line (setext underline), ``~~~``
+    (a fence), ``+ x`` or ``1) x`` (list items) and ``| a |`` rows (a GFM table).
+    """
+    lines = text.split("\n")
+    lines[0] = lines[0].lstrip(" \t")
+    for k, line in enumerate(lines):
+        match = _BLOCK_START.match(line)
+        if match is not None:
+            at = next(match.start(g) for g in range(1, 6) if match.group(g) is not None)
+            lines[k] = line[:at] + "\\" + line[at:]
+    return "\n".join(lines)
+
+
+def _anchor_tag(ident: str | None) -> str:
+    return f'<a id="{escape(ident)}"></a>' if ident else ""
+
+
+def _directive(node: Directive, ctx: Context) -> str:
+    head = [_anchor_tag(node.id) + f"**{escape_markdown(directive_title(node.name))}**"]
+    if node.id:
+        head.append(code_span(node.id))
+    for key, value in shown_attrs(node):
+        head.append(f"{escape_markdown(key)}: {_attr_value(key, value_text(value), ctx)}")
+    body = _directive_body(node, ctx)
+    text = " · ".join(head) + ("\n\n" + body if body else "")
+    return _quoted(text)
+
+
+def _attr_value(key: str, text: str, ctx: Context) -> str:
+    if key in REFERENCE_KEYS:
+        ident = ctx.resolve(text)
+        if ident is not None:
+            return f"[{escape_markdown(text)}](#{anchor(ident)})"
+    return escape_markdown(text)
+
+
+def _directive_body(node: Directive, ctx: Context) -> str:
+    name = node.name
+    if name == "table":
+        grid = directive_table(node)
+        return grid_markdown(grid, ctx) if grid is not None else ""
+    if name == "dataset":
+        grid = dataset_grid(node)
+        if grid is not None:
+            return grid_markdown(grid, ctx)
+        return fenced(node.body, dataset_lang(node.body)) if node.body.strip() else ""
+    if name in ESCAPE_HATCHES:
+        note = f"*Raw {escape_markdown(name)} source, shown as text (never run):*"
+        return note + "\n\n" + fenced(node.body, name)
+    if name in LITERAL_DIRECTIVES:
+        lang = node.attrs.get("lang", node.attrs.get("language", "math" if name == "math" else ""))
+        return fenced(node.body, str(lang)) if node.body.strip() else ""
+    return "\n\n".join(b for b in (_block(c, ctx) for c in node.children) if b)
+
+
+def _quoted(text: str) -> str:
+    return "\n".join(f"> {line}" if line.strip() else ">" for line in text.split("\n"))
+
+
+def fenced(content: str, lang: str = "") -> str:
+    """A backtick fence longer than any backtick run inside, so the content cannot end it."""
+    longest = max((len(m.group(0)) for m in _BACKTICK_RUN.finditer(content)), default=0)
+    fence = "`" * max(3, longest + 1)
+    info = lang if re.fullmatch(r"[A-Za-z0-9_+.\-]*", lang) else ""
+    return f"{fence}{info}\n{content}\n{fence}" if content else f"{fence}{info}\n{fence}"
+
+
+def code_span(text: str) -> str:
+    """Literal text as an inline code span (a longer fence when the text has backticks)."""
+    longest = max((len(m.group(0)) for m in _BACKTICK_RUN.finditer(text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text.replace(chr(10), ' ')}{pad}{fence}"
+
+
+def grid_markdown(grid: Grid, ctx: Context) -> str:
+    """A GFM pipe table (the header row may be empty cells: GFM requires one)."""
+
+    def cell(text: str) -> str:
+        if grid.literal:
+            return escape_markdown(text)
+        # Noma keeps `|` inside code spans in one cell; GFM splits there unless escaped.
+        return _UNESCAPED_PIPE.sub(r"\\|", inline_markdown(text, ctx)).replace("\n", " ")
+
+    width = max(len(grid.header), 1)
+    seps = []
+    for col in range(width):
+        align = grid.align[col] if col < len(grid.align) else None
+        seps.append({"left": ":---", "right": "---:", "center": ":---:"}.get(align or "", "---"))
+    lines = ["| " + " | ".join(cell(c) for c in grid.header) + " |"]
+    lines.append("| " + " | ".join(seps) + " |")
+    lines.extend("| " + " | ".join(cell(c) for c in row) + " |" for row in grid.rows)
+    return "\n".join(lines)
