@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .attrs import Attrs, format_attrs
+from .attrs import Attrs, format_attrs, split_trailing_group
 from .nodes import (
     Code,
     Directive,
@@ -92,6 +92,8 @@ def _heading_line(section: Section) -> str:
     if not title:
         # "# " alone is a paragraph; "# {}" reads back as a heading with an empty title
         return "#" * section.level + " " + (group or "{}")
+    if not group and split_trailing_group(title)[1] is not None:
+        group = "{}"  # a title ending in {...} keeps it as text only before an empty group
     return "#" * section.level + " " + title + (" " + group if group else "")
 
 

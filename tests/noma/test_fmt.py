@@ -87,19 +87,20 @@ drops the empty group, so it would re-read as a ``braces`` attribute."""
 
 
 def test_a_rewrite_that_would_change_the_tree_is_refused_and_writes_nothing(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert parse(render_noma(parse(ROUND_TRIP_BREAKER))).children[0].title == "Use"  # type: ignore[attr-defined]
+    # The renderer keeps every tree the property tests throw at it, so a faulty one is
+    # simulated: it drops the empty group that keeps "{braces}" in the title.
+    import core.noma.fmt as fmt_module
+
+    assert parse(render_noma(parse(ROUND_TRIP_BREAKER))).children[0].title == "Use {braces}"  # type: ignore[attr-defined]
+    monkeypatch.setattr(fmt_module, "render_noma", lambda doc: render_noma(doc).replace(" {}", ""))
     doc = tmp_path / "d.noma"
     doc.write_text(ROUND_TRIP_BREAKER)
     stamp = doc.stat().st_mtime_ns
     with pytest.raises(FormatError) as info:
         format_in_place(doc)
     assert info.value.code == "not_roundtrip" and "would become" in info.value.message
-    for args in (("--inplace",), ("--check",), ()):
-        result = noma("fmt", str(doc), *args)
-        assert result.returncode == 1 and "not_roundtrip" in result.stderr
-        assert result.stdout == ""
     assert doc.read_text() == ROUND_TRIP_BREAKER and doc.stat().st_mtime_ns == stamp
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.noma"]  # no temp file left
 

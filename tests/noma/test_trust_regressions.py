@@ -54,6 +54,7 @@ def test_alias_expansion_is_bounded() -> None:
         "text\r more\n",  # a CR inside a line stays text
         '# {""}\n\nbody\n',  # an empty heading title
         "# {}\n",
+        "# Use {braces} {}\n",  # a title ending in {...}, kept as text by an empty group
         "| a | b |\n| --- | --- |\n| ` | x |\n",  # a lone backtick in a table cell
         "| a | b |\n| --- | --- |\n| `x|y` | z |\n",  # a real code span keeps its pipe
     ],
