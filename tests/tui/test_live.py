@@ -16,6 +16,7 @@ from core.noma.patch.pipeline import Actor, PatchRequest, patch_file
 from noma_tui.screens.conflict import ConflictScreen
 from noma_tui.screens.proof import ProofScreen
 from noma_tui.screens.source_editor import SourceEditorScreen
+from tests.noma.trust_testlib import record_validator, schema_errors
 
 RISK = '::risk{id="risk-stale-prices" severity="high"}'
 RISK_OWNED = '::risk{id="risk-stale-prices" severity="high" owner="ops"}'
@@ -149,6 +150,8 @@ async def test_conflict_at_apply_is_recorded_and_keep_editing_overwrites_with_dr
         rejected = records(path)[-1]
         assert rejected["patch_result"] == "rejected"
         assert "sha_mismatch" in [d["code"] for d in rejected["diagnostics"]]
+        validator = record_validator()  # the app's rejected record is schema-valid too
+        assert all(schema_errors(validator, r) == [] for r in records(path))
         await pilot.press("k")
         await until(pilot, lambda: app.screen is editor and editor.session.drift, "keep editing")
         assert editor.query_one("#source", TextArea).text == "My version of the note."
