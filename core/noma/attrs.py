@@ -46,9 +46,13 @@ def parse_attrs(group: str) -> tuple[Attrs, dict[str, str]]:
     Returns the coerced values and, beside them, the raw strings as written (the patch
     engine and ``aliases=`` need the text, not the coerced value).
     """
+    return _collect(_ATTR.findall(group))
+
+
+def _collect(found: list[tuple[str, str, str, str, str]]) -> tuple[Attrs, dict[str, str]]:
     values: Attrs = {}
     raw: dict[str, str] = {}
-    for key, eq, dq, sq, bare in _ATTR.findall(group):
+    for key, eq, dq, sq, bare in found:
         if not eq:
             values[key] = True
             raw[key] = ""
@@ -101,16 +105,7 @@ def read_attrs(group: str) -> tuple[Attrs, dict[str, str], bool]:
     """`parse_attrs` for the parser, plus whether the group was clean (no skipped text, no
     repeated key): one extra C-level match per group; `attr_problem` says why later."""
     found = _ATTR.findall(group)
-    values: Attrs = {}
-    raw: dict[str, str] = {}
-    for key, eq, dq, sq, bare in found:
-        if not eq:
-            values[key] = True
-            raw[key] = ""
-            continue
-        text = dq or sq or bare
-        raw[key] = text
-        values[key] = text if key in RAW_KEYS else coerce(text)
+    values, raw = _collect(found)
     clean = len(raw) == len(found) and _STRICT_GROUP.match(group) is not None
     return values, raw, clean
 

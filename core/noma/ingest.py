@@ -23,11 +23,8 @@ rewritten visibly and reported as a note, never dropped:
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import html
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
@@ -38,7 +35,7 @@ from .attrs import split_trailing_group
 from .export.common import code_segments
 from .frontmatter import load_frontmatter
 from .ids import IdIndex, index
-from .parser import BULLET, CLOSER, FENCE, HEADING, OPENER, ORDERED, THEMATIC, parse
+from .parser import BULLET, CLOSER, FENCE, HEADING, OPENER, ORDERED, THEMATIC, gc_paused, parse
 from .slug import slugify
 from .validate.references import WIKILINK
 
@@ -78,7 +75,7 @@ def ingest_markdown(text: str) -> Ingested:
     out = Ingested("")
     front, start = _front_matter(lines, out)
     rest = lines[start:]
-    with _gc_paused():  # ~10^5 short-lived token objects and no cycles: GC passes are waste
+    with gc_paused():  # ~10^5 short-lived token objects and no cycles: GC passes are waste
         tokens = _MD.parse("\n".join(rest))
     converted = _Blocks(rest, out).convert(tokens)
     blocks = [text for text, _code in converted]
@@ -125,17 +122,6 @@ def _links(text: str, known: IdIndex, out: Ingested) -> str:
             segment = _FRAGMENT_LINK.sub(link, WIKILINK.sub(unlink, segment))
         parts.append(segment)
     return "".join(parts)
-
-
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _front_matter(lines: list[str], out: Ingested) -> tuple[str | None, int]:
