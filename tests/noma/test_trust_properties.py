@@ -360,7 +360,7 @@ def test_random_op_lists_apply_cleanly_or_change_nothing(which: int) -> None:
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
-    run("op-lists", prop, which, examples=max(EXAMPLES // 2, 20))
+    run("op-lists", prop, which, examples=EXAMPLES * 2)
 
 
 @pytest.mark.parametrize("which", SEEDS)
