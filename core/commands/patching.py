@@ -34,6 +34,11 @@ def add_request_arguments(p: argparse.ArgumentParser) -> None:
         "--expected-sha", metavar="HEX", help="refuse unless the file hash starts with this"
     )
     p.add_argument("--base-sha256", metavar="HEX", help="the hash you read; drift is recorded")
+    p.add_argument(
+        "--base-hash",
+        metavar="HEX",
+        help="refuse unless the first op's target block hash starts with this (like baseHash)",
+    )
     p.add_argument("--parent-op-id", metavar="UUID", help="a causally prior transcript record")
 
 
@@ -83,6 +88,7 @@ def _request(args: argparse.Namespace) -> PatchRequest | None:
         base_sha256=args.base_sha256,
         parent_op_id=args.parent_op_id,
         strict=args.strict,
+        base_hash=args.base_hash,
     )
 
 

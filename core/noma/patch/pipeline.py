@@ -35,7 +35,7 @@ from ..transcript import (
     new_op_id,
     now_iso,
 )
-from .catalog import TARGET_FIELD, canonical_op, check_op, op_name
+from .catalog import BASE_HASH, TARGET_FIELD, canonical_op, check_op, op_name
 from .engine import ListFailure, OpStep, apply_list
 from .errors import (
     INVALID_OP,
@@ -46,6 +46,7 @@ from .errors import (
     PatchError,
 )
 from .guard import check_structure
+from .limits import check_request_size
 
 ActorKind = Literal["human", "agent", "tool"]
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z")
@@ -90,6 +91,9 @@ class PatchRequest:
     base_sha256: str | None = None
     parent_op_id: str | None = None
     strict: bool = False
+    # Annex B.6's top-level ``base_hash``: the first op's target block precondition, the
+    # same check as the op's own ``baseHash`` (both must hold when both are given).
+    base_hash: str | None = None
 
 
 @dataclass(slots=True)
@@ -168,6 +172,10 @@ def _check_request(request: PatchRequest) -> None:
         r"[0-9a-fA-F]{8,64}", request.expected_sha
     ):
         raise PatchError(INVALID_OP, "expected_sha must be 8 to 64 hex characters.")
+    if request.base_hash is not None and not (
+        isinstance(request.base_hash, str) and BASE_HASH.match(request.base_hash)
+    ):
+        raise PatchError(INVALID_OP, "base_hash must be 8 to 64 hex characters.")
 
 
 def patch_file(
@@ -233,7 +241,7 @@ def _patch_locked(
     ctx = _Context(doc_path, target, request, pre_sha256, pre, started)
     ctx.recovery = recovered
 
-    wire = _wire_error(ops)
+    wire = _wire_error(ops, request)
     if wire is not None:
         # Never reached the engine: no transcript record (an op that fails the wire schema
         # cannot be carried by a schema-valid record), a clear error to the caller.
@@ -264,7 +272,7 @@ def _patch_locked(
         return ctx.finish(outcome, record and write)
 
     try:
-        steps = apply_list(source.text, ops, state.doc)
+        steps = apply_list(source.text, ops, state.doc, base_hash=request.base_hash)
     except ListFailure as failure:
         outcome = ctx.rejected_list(ops, failure, state)
         return ctx.finish(outcome, record and write)
@@ -299,8 +307,13 @@ def _patch_locked(
     return outcome
 
 
-def _wire_error(ops: list[Any]) -> PatchError | None:
-    """The first op that does not match the wire schema (checked before anything runs)."""
+def _wire_error(ops: list[Any], request: PatchRequest) -> PatchError | None:
+    """The first op that does not match the wire schema, or a request over the size caps
+    (`limits`), checked before anything runs."""
+    try:
+        check_request_size(ops, request.reason, request.actor.to_json())
+    except PatchError as exc:
+        return exc
     for i, op in enumerate(ops):
         try:
             check_op(op)
