@@ -219,6 +219,9 @@ def cmd_transcript_verify(args: argparse.Namespace) -> int:
         return 2
     if recovery is not None:
         error(f"{document}: {recovery.describe()}")
+    if not args.json:
+        for number, warning in report.warnings:
+            error(f"warning: {args.transcript}:{number}: {warning}")
     chain_ok = not report.problems
     if args.json:
         write_json(
@@ -227,6 +230,7 @@ def cmd_transcript_verify(args: argparse.Namespace) -> int:
                 "lines": report.lines,
                 "first_broken_line": report.first_broken_line,
                 "problems": [{"line": n, "problem": p} for n, p in report.problems],
+                "warnings": [{"line": n, "warning": w} for n, w in report.warnings],
                 "chain_intact": chain_ok,
                 "document_matches_chain": report.outside_change is None,
                 "outside_change": report.outside_change,
