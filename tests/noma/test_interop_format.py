@@ -47,3 +47,61 @@ def test_a_lone_name_or_a_trailing_double_colon_is_not_namespaced() -> None:
     assert [n.name for n, _ in plain.walk() if isinstance(n, Directive)] == ["note"]
     text = parse("::acme::\nx\n")  # no name after the second "::": not an opener
     assert not any(isinstance(n, Directive) for n, _ in text.walk())
+
+
+# -- blank lines on delete_block / move_block inside a directive parent ---------------
+
+PARENTS = (
+    '::section{id="p"}\n'
+    ':::claim{id="a"}\nA.\n:::\n\n'
+    ':::claim{id="b"}\nB.\n:::\n'
+    "::\n\n"
+    '::section{id="q"}\n::\n'
+)
+
+
+def test_deleting_a_directive_parents_first_child_keeps_the_blank_line_after_it() -> None:
+    out = apply_ops_to_text(PARENTS, [{"op": "delete_block", "id": "a"}])
+    assert out.startswith('::section{id="p"}\n\n:::claim{id="b"}\n')
+
+
+def test_moving_a_directive_parents_first_child_keeps_the_blank_line_after_it() -> None:
+    out = apply_ops_to_text(PARENTS, [{"op": "move_block", "id": "a", "parent": "q"}])
+    assert out.startswith('::section{id="p"}\n\n:::claim{id="b"}\n')
+    assert out.endswith('::section{id="q"}\n:::claim{id="a"}\nA.\n:::\n::\n')
+
+
+def test_deleting_a_later_child_or_the_files_first_block_leaves_no_stray_blank() -> None:
+    out = apply_ops_to_text(PARENTS, [{"op": "delete_block", "id": "b"}])
+    assert out.startswith('::section{id="p"}\n:::claim{id="a"}\nA.\n:::\n::\n')
+    first = '::claim{id="a"}\nA.\n::\n\n# H\n'
+    assert apply_ops_to_text(first, [{"op": "delete_block", "id": "a"}]) == "# H\n"
+    # Under a heading section the block after the heading is tidied as before.
+    section = '# H\n\n::claim{id="a"}\nA.\n::\n\nText.\n'
+    assert apply_ops_to_text(section, [{"op": "delete_block", "id": "a"}]) == "# H\n\nText.\n"
+
+
+# -- render normal form ----------------------------------------------------------------
+
+
+def test_render_writes_aliases_comma_separated() -> None:
+    src = '# Memo {aliases="a, b c"}\n\n::note{id="n" aliases="x  y,z"}\nBody.\n::\n'
+    out = render_noma(parse(src))
+    assert '# Memo {aliases="a,b,c"}' in out and '::note{id="n" aliases="x,y,z"}' in out
+    assert index(parse(out)).alias_owner == index(parse(src)).alias_owner
+    tidy = '# Memo {aliases="a,b"}\n'
+    assert render_noma(parse(tidy)) == tidy  # already normal: unchanged
+
+
+def test_a_stray_backslash_quote_ends_the_value_and_leaves_bare_flags() -> None:
+    src = '::note{id="n" title="say \\"hi\\" now" k=1}\nBody.\n::\n'
+    note = next(n for n, _ in parse(src).walk() if isinstance(n, Directive))
+    assert note.attrs == {"id": "n", "title": "say \\", "hi": True, "now": True, "k": 1}
+    out = render_noma(parse(src))
+    assert out.startswith('::note{id="n" title="say \\" hi now k=1}\n')
+    assert render_noma(parse(out)) == out  # stable
+    clean = '::note{id="n" title="say hi"}\nBody.\n::\n'
+    assert next(n for n, _ in parse(clean).walk() if isinstance(n, Directive)).attrs == {
+        "id": "n",
+        "title": "say hi",
+    }
