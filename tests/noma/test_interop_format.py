@@ -5,6 +5,8 @@ backslash-quotes. Each has a case that triggers it and one that does not."""
 
 from __future__ import annotations
 
+import json
+
 from core.noma.ids import index
 from core.noma.nodes import Directive
 from core.noma.parser import parse
@@ -105,3 +107,74 @@ def test_a_stray_backslash_quote_ends_the_value_and_leaves_bare_flags() -> None:
         "id": "n",
         "title": "say hi",
     }
+
+
+# -- ::dataset JSON bodies in any array layout -----------------------------------------
+
+
+def ds(body: str) -> str:
+    return '::dataset{id="j"}\n' + body + "\n::\n"
+
+
+def one(doc: str, op: str, **fields: object) -> str:
+    return apply_ops_to_text(doc, [{"op": op, "id": "j", **fields}])
+
+
+def test_json_array_on_one_line_is_editable_by_every_dataset_op() -> None:
+    doc = ds('[["a", 1], ["b", 2]]')
+    assert one(doc, "update_dataset_cell", row=1, column=1, value="5") == ds('[["a", 1], ["b",5]]')
+    assert one(doc, "insert_dataset_row", row=2, cells=["c", "3"]) == ds(
+        '[["a", 1], ["b", 2], ["c",3]]'
+    )
+    assert one(doc, "insert_dataset_row", row=0, cells=["z", "0"]) == ds(
+        '[["z",0], ["a", 1], ["b", 2]]'
+    )
+    assert one(doc, "delete_dataset_row", row=0) == ds('[["b", 2]]')
+    assert one(doc, "delete_dataset_row", row=1) == ds('[["a", 1]]')
+    assert one(doc, "insert_dataset_column", column=1, header="x", cells=["9", "8"]) == ds(
+        '[["a",9,1], ["b",8,2]]'
+    )
+    assert one(doc, "delete_dataset_column", column=0) == ds("[[1], [2]]")
+
+
+def test_json_brackets_sharing_lines_with_rows() -> None:
+    doc = ds('[["a", 1],\n ["b", 2]]')
+    assert one(doc, "update_dataset_cell", row=0, column=0, value="q") == ds(
+        '[["q",1],\n ["b", 2]]'
+    )
+    # A new row takes the body's own separator: a line break and the indentation.
+    assert one(doc, "insert_dataset_row", row=2, cells=["c", "3"]) == ds(
+        '[["a", 1],\n ["b", 2],\n ["c",3]]'
+    )
+    assert one(doc, "delete_dataset_row", row=1) == ds('[["a", 1]]')
+    empty = ds("[]")
+    assert one(empty, "insert_dataset_row", row=0, cells=["a"]) == ds(
+        '[\n  ["a"]\n]'
+    )  # an empty one-line array grows one row per line, as before
+
+
+def test_rewritten_records_keep_their_spacing_style() -> None:
+    spaced = ds('[{ "a": 1, "b": 2 }, { "a": 3, "b": 4 }]')
+    assert one(spaced, "update_dataset_cell", row=0, column="b", value="7") == ds(
+        '[{ "a": 1, "b": 7 }, { "a": 3, "b": 4 }]'
+    )
+    assert one(spaced, "insert_dataset_row", row=2, cells=["5", "6"]) == ds(
+        '[{ "a": 1, "b": 2 }, { "a": 3, "b": 4 }, { "a": 5, "b": 6 }]'
+    )
+    compact = ds('[{"a":1},\n{"a":2}\n]')
+    assert one(compact, "update_dataset_cell", row=1, column="a", value="9") == ds(
+        '[{"a":1},\n{"a":9}\n]'
+    )
+    # One record per line, spaced: the touched line stays spaced, the other is untouched.
+    lines = ds('[\n  { "a": 1, "b": 2 },\n  {"a":3,"b":4}\n]')
+    out = one(lines, "update_dataset_cell", row=0, column="a", value="0")
+    assert out == ds('[\n  { "a": 0, "b": 2 },\n  {"a":3,"b":4}\n]')
+    out = one(lines, "update_dataset_cell", row=1, column="a", value="0")
+    assert out == ds('[\n  { "a": 1, "b": 2 },\n  {"a":0,"b":4}\n]')
+
+
+def test_inline_json_edits_parse_back_to_the_same_rows() -> None:
+    doc = ds('[{ "k": "a", "n": 1 }, { "k": "b", "n": 2 }]')
+    out = one(doc, "insert_dataset_column", column=1, header="x", cells=["9", "8"])
+    body = out.split("\n")[1]
+    assert json.loads(body) == [{"k": "a", "x": 9, "n": 1}, {"k": "b", "x": 8, "n": 2}]
