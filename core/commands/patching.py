@@ -251,20 +251,8 @@ def cmd_transcript_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_capabilities(args: argparse.Namespace) -> int:
-    from ..noma.capabilities import load_descriptor
+    from ..noma.capabilities import describe, load_descriptor
 
     descriptor = load_descriptor(args.file)
-    payload = {
-        "sidecar": str(descriptor.path),
-        "exists": descriptor.exists,
-        "valid": descriptor.exists and not descriptor.problems,
-        "problems": descriptor.problems,
-        "grants": {
-            name: (policy or {}).get("ops", []) if isinstance(policy, dict) else []
-            for name, policy in descriptor.blocks.items()
-        },
-        "rename": descriptor.rename_allowed,
-        "note": "advisory only: v1.0 never enforces capability descriptors (Annex A.4)",
-    }
-    write_json(payload)
+    write_json(describe(descriptor))
     return 0 if not descriptor.problems else 1

@@ -15,7 +15,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 
 from .. import __version__
-from . import flow_tool, tools
+from . import flow_tool, tools, v11_tools
 from .tools import SystemFault, ToolContext
 
 INSTRUCTIONS = (
@@ -100,8 +100,80 @@ def build_server(root: Path | None = None) -> MCPServer:
             base_hash=base_hash,
         )
 
+    _register_v11(server, ctx)
     flow_tool.register(server, root)
     return server
+
+
+def _register_v11(server: MCPServer, ctx: ToolContext) -> None:
+    """The additive tools of Annex B.8's v1.1 directions (the v1.0 four are unchanged)."""
+
+    @server.tool(
+        name="patch_block_list",
+        description="Additive (v1.1 direction): apply an atomic list of patch ops in one call "
+        "(all or nothing); one transcript record per op, chained by parent_op_id.",
+        structured_output=False,
+    )
+    def patch_block_list(
+        file: str,
+        ops: list[dict[str, Any]],
+        reason: str | None = None,
+        expected_sha: str | None = None,
+        actor: dict[str, Any] | None = None,
+        base_sha256: str | None = None,
+        parent_op_id: str | None = None,
+    ) -> CallToolResult:
+        return _run(
+            v11_tools.patch_block_list,
+            ctx,
+            file,
+            ops,
+            reason=reason,
+            expected_sha=expected_sha,
+            actor=actor,
+            base_sha256=base_sha256,
+            parent_op_id=parent_op_id,
+        )
+
+    @server.tool(
+        name="transcript_read",
+        description="Additive (v1.1 direction): read <file>.patches records, paged (offset, "
+        "limit) and filtered by actor name, actor_kind, op, result and time (since, until).",
+        structured_output=False,
+    )
+    def transcript_read(
+        file: str,
+        offset: int = 0,
+        limit: int = v11_tools.DEFAULT_PAGE,
+        actor: str | None = None,
+        actor_kind: str | None = None,
+        op: str | None = None,
+        result: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+    ) -> CallToolResult:
+        return _run(
+            v11_tools.transcript_read,
+            ctx,
+            file,
+            offset=offset,
+            limit=limit,
+            actor=actor,
+            actor_kind=actor_kind,
+            op=op,
+            result=result,
+            since=since,
+            until=until,
+        )
+
+    @server.tool(
+        name="describe_capabilities",
+        description="Additive (v1.1 direction): the document's capability sidecar (Annex A) "
+        "and, for a proposed op, its advisories. Advisory only; never enforced in v1.0.",
+        structured_output=False,
+    )
+    def describe_capabilities(file: str, op: dict[str, Any] | None = None) -> CallToolResult:
+        return _run(v11_tools.describe_capabilities, ctx, file, op=op)
 
 
 def serve(root: Path | None = None) -> int:

@@ -14,6 +14,7 @@ from tests.conftest import REPO
 
 TABLE = REPO / "docs" / "mcp-fields.md"
 TOOLS = ("read_doc", "list_ids", "validate_doc", "patch_block")
+ADDITIVE_TOOLS = ("patch_block_list", "transcript_read", "describe_capabilities")
 
 
 @dataclass(frozen=True)
@@ -119,13 +120,27 @@ def test_system_error_body_matches_the_table(typed_run: TypedRun) -> None:
 
 def test_input_fields_match_the_servers_input_schemas(typed_run: TypedRun) -> None:
     tables = load_table()
-    for tool in TOOLS:
+    for tool in TOOLS + ADDITIVE_TOOLS:
         schema = typed_run.schemas[tool]
         rows = {p: r for p, r in tables[f"{tool} input"].items() if "." not in p}
         assert set(rows) == set(schema["properties"]), tool
         for name, prop in schema["properties"].items():
             options = prop.get("anyOf", [prop])
             types = {o["type"] for o in options if "type" in o} - {"null"}
-            assert types <= rows[name].types, f"{tool}.{name}: {types} vs {rows[name].types}"
             required = name in schema.get("required", [])
+            if not required:
+                assert rows[name].presence == "optional", f"{tool}.{name} presence"
+            assert types <= rows[name].types, f"{tool}.{name}: {types} vs {rows[name].types}"
             assert required == (rows[name].presence == "always"), f"{tool}.{name} required"
+
+
+def check_response(tool: str, body: dict[str, Any]) -> set[str]:
+    """One body of ``tool`` against its output table (used by the additive tools' tests)."""
+    rows = load_table()[f"{tool} output"]
+    seen: set[str] = set()
+    check(body, "", rows, seen, f"{tool} response")
+    for name, row in rows.items():
+        if row.presence in ("ok", "error"):
+            wanted = (row.presence == "ok") == body["ok"]
+            assert (name in body) == wanted, f"{tool}: {name} presence"
+    return seen

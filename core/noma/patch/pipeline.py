@@ -114,6 +114,8 @@ class PatchOutcome:
     transcript_error: str | None = None
     advisories: list[str] = field(default_factory=list)
     new_text: str | None = None
+    # The op of the list that failed (None when the request as a whole was refused).
+    failed_index: int | None = None
 
     @property
     def drift(self) -> bool:
@@ -245,7 +247,9 @@ def _patch_locked(
     if wire is not None:
         # Never reached the engine: no transcript record (an op that fails the wire schema
         # cannot be carried by a schema-valid record), a clear error to the caller.
-        return ctx._outcome(False, [], _phase(state.diagnostics, "post"), error=wire)
+        bounced = ctx._outcome(False, [], _phase(state.diagnostics, "post"), error=wire[1])
+        bounced.failed_index = wire[0]
+        return bounced
     ops = [canonical_op(op) for op in ops]
     request.ops = ops
 
@@ -307,20 +311,20 @@ def _patch_locked(
     return outcome
 
 
-def _wire_error(ops: list[Any], request: PatchRequest) -> PatchError | None:
-    """The first op that does not match the wire schema, or a request over the size caps
-    (`limits`), checked before anything runs."""
+def _wire_error(ops: list[Any], request: PatchRequest) -> tuple[int | None, PatchError] | None:
+    """The first op that does not match the wire schema (with its index), or a request
+    over the size caps (`limits`, index None), checked before anything runs."""
     try:
         check_request_size(ops, request.reason, request.actor.to_json())
     except PatchError as exc:
-        return exc
+        return None, exc
     for i, op in enumerate(ops):
         try:
             check_op(op)
         except PatchError as exc:
             if len(ops) > 1:
                 exc = PatchError(exc.code, f"op {i + 1} of {len(ops)}: {exc.message}")
-            return exc
+            return i, exc
     return None
 
 
@@ -351,12 +355,18 @@ def _current_sha256(path: Path) -> str | None:
 def _advisories(doc_path: Path, request: PatchRequest, doc: Document) -> list[str]:
     if request.actor.kind != "agent":
         return []
+    return op_advisories(doc_path, request.ops, doc)
+
+
+def op_advisories(doc_path: Path, ops: list[Any], doc: Document) -> list[str]:
+    """The capability-descriptor advisories an agent's ``ops`` would get (A.4: never a
+    reason to refuse), looked up on each op's target block in ``doc``."""
     from ..ids import index
 
     descriptor = load_descriptor(doc_path)
     idx = index(doc)
     notes: list[str] = []
-    for op in request.ops:
+    for op in ops:
         if not isinstance(op, dict):
             continue
         name = op_name(op)
@@ -478,7 +488,9 @@ class _Context:
             )
             parent = rec["op_id"]
             records.append(rec)
-        return self._outcome(False, records, post, error=failure.error)
+        outcome = self._outcome(False, records, post, error=failure.error)
+        outcome.failed_index = failure.index
+        return outcome
 
     def applied(
         self, steps: list[OpStep], post_state: DocumentState, post_sha256: str, written: bool
