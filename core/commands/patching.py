@@ -256,3 +256,27 @@ def cmd_capabilities(args: argparse.Namespace) -> int:
     descriptor = load_descriptor(args.file)
     write_json(describe(descriptor))
     return 0 if not descriptor.problems else 1
+
+
+def cmd_ops(args: argparse.Namespace) -> int:
+    """``noma ops FILE [ID]``: the ops that can address a block, as JSON."""
+    from ..noma.files import read_document
+    from ..noma.ids import index
+    from ..noma.patch.applicable import applicable_ops
+
+    try:
+        _source, doc = read_document(args.file)
+    except DocumentIOError as exc:
+        return _system_fault(exc)
+    idx = index(doc)
+    if args.id is None:
+        write_json({ident: applicable_ops(doc, node) for ident, node in idx.first.items()})
+        return 0
+    node = idx.first.get(args.id)
+    if node is None:
+        owner = idx.alias_owner.get(args.id)
+        hint = f" (an alias of '{owner}'; ops address canonical ids)" if owner else ""
+        error(f"target_missing: no block with id '{args.id}'{hint}")
+        return 1
+    write_json({"id": args.id, "ops": applicable_ops(doc, node)})
+    return 0

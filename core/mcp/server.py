@@ -168,12 +168,15 @@ def _register_v11(server: MCPServer, ctx: ToolContext) -> None:
 
     @server.tool(
         name="describe_capabilities",
-        description="Additive (v1.1 direction): the document's capability sidecar (Annex A) "
-        "and, for a proposed op, its advisories. Advisory only; never enforced in v1.0.",
+        description="Additive (v1.1 direction): the document's capability sidecar (Annex A); "
+        "for a proposed op, its advisories; for a block id, the ops that apply to it. "
+        "Advisory only; never enforced in v1.0.",
         structured_output=False,
     )
-    def describe_capabilities(file: str, op: dict[str, Any] | None = None) -> CallToolResult:
-        return _run(v11_tools.describe_capabilities, ctx, file, op=op)
+    def describe_capabilities(
+        file: str, op: dict[str, Any] | None = None, id: str | None = None
+    ) -> CallToolResult:
+        return _run(v11_tools.describe_capabilities, ctx, file, op=op, id=id)
 
 
 def serve(root: Path | None = None) -> int:

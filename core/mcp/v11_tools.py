@@ -168,14 +168,27 @@ def transcript_read(
     }
 
 
-def describe_capabilities(ctx: ToolContext, file: str, op: Any = None) -> dict[str, Any]:
-    """The document's capability sidecar (Annex A) and, for a proposed ``op``, the
-    advisories ``patch_block`` would give an agent. Advisory only: v1.0 never enforces."""
+def describe_capabilities(
+    ctx: ToolContext, file: str, op: Any = None, id: str | None = None
+) -> dict[str, Any]:
+    """The document's capability sidecar (Annex A); for a proposed ``op``, the advisories
+    ``patch_block`` would give an agent; for a block ``id``, the ops that apply to it
+    (`applicable_ops`). Advisory only: v1.0 never enforces a descriptor."""
+    from ..noma.ids import index
+    from ..noma.patch.applicable import applicable_ops
+
     path = ctx.resolve(file)
     out: dict[str, Any] = {"ok": True, **describe(load_descriptor(path))}
+    if op is not None and not isinstance(op, dict):
+        return _bad("op must be one patch op object", "invalid_op")
+    if op is None and id is None:
+        return out
+    _path, doc, _lines = ctx.load(file)
     if op is not None:
-        if not isinstance(op, dict):
-            return _bad("op must be one patch op object", "invalid_op")
-        _path, doc, _lines = ctx.load(file)
         out["advisories"] = op_advisories(path, [op], doc)
+    if id is not None:
+        node = index(doc).first.get(id)
+        if node is None:
+            return _bad(f"no block with the canonical id '{id}'", "target_missing")
+        out["applicable_ops"] = applicable_ops(doc, node)
     return out

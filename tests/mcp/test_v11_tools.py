@@ -118,8 +118,13 @@ def test_describe_capabilities_with_and_without_a_sidecar(doc: Path) -> None:
     # Every body matches the field table, and together they cover every row.
     from test_field_table import check_response, load_table
 
+    ops_for = describe_capabilities(ctx, str(doc), id="c1")
+    assert "update_attribute" in ops_for["applicable_ops"]
+    assert "update_heading" not in ops_for["applicable_ops"]
+    ghost = describe_capabilities(ctx, str(doc), id="ghost")
+    assert ghost["ok"] is False and ghost["code"] == "target_missing"
     seen: set[str] = set()
-    for body in (bare, granted, denied, broken):
+    for body in (bare, granted, denied, broken, ops_for, ghost):
         seen |= check_response("describe_capabilities", body)
     assert seen == set(load_table()["describe_capabilities output"])
 
