@@ -36,6 +36,12 @@ def applicable_ops(doc: Document, node: Node) -> list[str]:
         return []
     if index(doc).count.get(node.id, 1) > 1:
         return []  # ambiguous: fix the duplicate-id first
+    return ops_for_kind(node)
+
+
+def ops_for_kind(node: Node) -> list[str]:
+    """The ops that fit what ``node`` is, whether or not it can be addressed now (the app
+    shows those as blocked, with the reason, rather than hiding them)."""
     fits: set[str] = set(ANY_BLOCK)
     if isinstance(node, Section):
         fits.add("update_heading")
