@@ -64,7 +64,8 @@ Cells = list[Text]
 class Op(BaseModel):
     """Fields every op may carry; ``wire()`` is the op as JSON sends it."""
 
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+    # defer_build: a one-shot CLI pays for the one model it validates, not all 25.
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True, defer_build=True)
 
     baseHash: BaseHash | None = None  # the wire name (§3.4)
 
@@ -336,13 +337,25 @@ PatchOp = Annotated[
     | MoveBlock,
     Field(discriminator="op"),
 ]
-PATCH_OP: TypeAdapter[Any] = TypeAdapter(PatchOp)
+_ADAPTER: list[TypeAdapter[Any]] = []
+
+
+def patch_op_adapter() -> TypeAdapter[Any]:
+    """The union as one validator (and its JSON schema); built on first use."""
+    if not _ADAPTER:
+        _ADAPTER.append(TypeAdapter(PatchOp))
+    return _ADAPTER[0]
 
 
 def parse_op(data: Any) -> Op:
     """The typed op for ``data``; raises `ValidationError` (see `catalog.check_op` for the
-    §3.5 codes the wire gives it)."""
-    op: Op = PATCH_OP.validate_python(data)
+    §3.5 codes the wire gives it). An op with a known ``op`` name is validated by its own
+    model alone (the union's discriminator would pick the same one)."""
+    name = data.get("op") if isinstance(data, dict) else None
+    model = MODELS.get(name) if isinstance(name, str) else None
+    if model is not None:
+        return model.model_validate(data)
+    op: Op = patch_op_adapter().validate_python(data)
     return op
 
 
