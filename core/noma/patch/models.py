@@ -362,7 +362,10 @@ def parse_op(data: Any) -> Op:
 def first_problem(error: ValidationError) -> tuple[str, str]:
     """(field, message) of a validation error, in the words ``invalid_op`` uses."""
     detail = error.errors(include_url=False)[0]
-    loc = [str(part) for part in detail["loc"][1:] if not isinstance(part, int)]
+    parts = list(detail["loc"])
+    if parts and parts[0] in MODELS and len(parts) > 1:
+        parts = parts[1:]  # the union's tag (the op name), not a field
+    loc = [str(part) for part in parts if not isinstance(part, int)]
     field = loc[0] if loc else ""
     kind = detail["type"]
     if kind == "missing":
@@ -371,5 +374,5 @@ def first_problem(error: ValidationError) -> tuple[str, str]:
         return field, "is not a field of this op (unknown field)"
     message = str(detail["msg"])
     if message.startswith("Value error, "):
-        message = message[len("Value error, ") :]
-    return field, message
+        return field, message[len("Value error, ") :]
+    return field, "is invalid: " + message[:1].lower() + message[1:]
