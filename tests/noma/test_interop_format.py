@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import json
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from core.noma.ids import index
 from core.noma.nodes import Directive
 from core.noma.parser import parse
@@ -178,3 +181,59 @@ def test_inline_json_edits_parse_back_to_the_same_rows() -> None:
     out = one(doc, "insert_dataset_column", column=1, header="x", cells=["9", "8"])
     body = out.split("\n")[1]
     assert json.loads(body) == [{"k": "a", "x": 9, "n": 1}, {"k": "b", "x": 8, "n": 2}]
+
+
+def _cell(text: str) -> object:
+    return int(text) if text.isdigit() else text
+
+
+@given(
+    rows=st.lists(
+        st.lists(st.sampled_from(["a", "bb", "7", "12"]), min_size=2, max_size=2),
+        min_size=1,
+        max_size=4,
+    ),
+    seps=st.lists(st.sampled_from([", ", ",", ",\n ", " ,  "]), min_size=3, max_size=3),
+    head=st.sampled_from(["[", "[ ", "[\n  "]),
+    tail=st.sampled_from(["]", " ]", "\n]"]),
+    edit=st.sampled_from(["update", "insert", "delete", "insert_col", "delete_col"]),
+    where=st.integers(0, 5),
+    text=st.sampled_from(["z", "42"]),
+)
+@settings(max_examples=150, deadline=None, database=None)
+def test_inline_json_edits_match_the_same_edit_on_the_rows(
+    rows: list[list[str]],
+    seps: list[str],
+    head: str,
+    tail: str,
+    edit: str,
+    where: int,
+    text: str,
+) -> None:
+    """Any layout, any op: the body still parses, to exactly the rows the op means."""
+    values = [[_cell(c) for c in row] for row in rows]
+    body = head
+    for i, row in enumerate(values):
+        body += (seps[i % 3] if i else "") + json.dumps(row)
+    body += tail
+    expected = [list(r) for r in values]
+    row = min(where, len(values) - 1)
+    if edit == "update":
+        op = {"op": "update_dataset_cell", "row": row, "column": 1, "value": text}
+        expected[row][1] = _cell(text)
+    elif edit == "insert":
+        at = min(where, len(values))
+        op = {"op": "insert_dataset_row", "row": at, "cells": [text, text]}
+        expected.insert(at, [_cell(text), _cell(text)])
+    elif edit == "delete":
+        op = {"op": "delete_dataset_row", "row": row}
+        expected.pop(row)
+    elif edit == "insert_col":
+        op = {"op": "insert_dataset_column", "column": 1, "header": "h", "cells": [text]}
+        expected = [[r[0], _cell(text) if i == 0 else "", r[1]] for i, r in enumerate(expected)]
+    else:
+        op = {"op": "delete_dataset_column", "column": 0}
+        expected = [r[1:] for r in expected]
+    out = apply_ops_to_text(ds(body), [{**op, "id": "j"}])
+    inner = out[len('::dataset{id="j"}\n') : -len("\n::\n")]
+    assert json.loads(inner) == expected, (body, op, inner)
