@@ -82,6 +82,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file")
     p.set_defaults(func=patching.cmd_capabilities)
 
+    p = sub.add_parser("ops", help="which patch ops apply to a block (or to every block)")
+    p.add_argument("file")
+    p.add_argument("id", nargs="?", help="a canonical id; omit for every block with an id")
+    p.set_defaults(func=patching.cmd_ops)
+
     from .commands import flow
     from .skills_runtime import cli as skills_cli
 

@@ -1,8 +1,9 @@
 """Patch ops built from what the user typed: one function per editing action.
 
-The op shapes are the engine's (`core.noma.patch.catalog.OP_FIELDS`); these helpers only
-turn form input into those dicts. Whether an op is valid is for the engine to say: the
-proof preview runs it before anything is written.
+A thin shim over the typed op catalog (`core.noma.patch.models`): each helper builds the
+op's model from form input, unvalidated, and returns its wire form. Whether an op is valid
+is for the engine to say: the proof preview runs it before anything is written, so a bad
+value becomes a coded refusal there, never an exception here.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import re
 from typing import Any
 
 from core.noma.ids import IdIndex
+from core.noma.patch import models as m
 
 AttrValue = str | int | float | bool
 
@@ -62,60 +64,58 @@ def with_base_hash(op: dict[str, Any], base_hash: str | None) -> dict[str, Any]:
     return op
 
 
+def _op(model: type[m.Op], **fields: Any) -> dict[str, Any]:
+    """The wire dict of ``model`` built from ``fields`` (field names; ``from_`` is "from")."""
+    return model.model_construct(op=model.op_name(), **fields).wire()
+
+
 def replace_body(ident: str, content: str) -> dict[str, Any]:
-    return {"op": "replace_body", "id": ident, "content": content}
+    return _op(m.ReplaceBody, id=ident, content=content)
 
 
 def replace_block(ident: str, content: str) -> dict[str, Any]:
-    return {"op": "replace_block", "id": ident, "content": content}
+    return _op(m.ReplaceBlock, id=ident, content=content)
 
 
 def update_attribute(ident: str, key: str, value: AttrValue) -> dict[str, Any]:
-    return {"op": "update_attribute", "id": ident, "key": key, "value": value}
+    return _op(m.UpdateAttribute, id=ident, key=key, value=value)
 
 
 def remove_attribute(ident: str, key: str) -> dict[str, Any]:
-    return {"op": "remove_attribute", "id": ident, "key": key}
+    return _op(m.RemoveAttribute, id=ident, key=key)
 
 
 def rename_id(old: str, new: str) -> dict[str, Any]:
-    return {"op": "rename_id", "from": old, "to": new}
+    return _op(m.RenameId, from_=old, to=new)
 
 
 def update_heading(ident: str, title: str) -> dict[str, Any]:
-    return {"op": "update_heading", "id": ident, "title": title}
+    return _op(m.UpdateHeading, id=ident, title=title)
 
 
 def add_block(parent: str, content: str, position: int | None = None) -> dict[str, Any]:
-    op: dict[str, Any] = {"op": "add_block", "parent": parent, "content": content}
-    if position is not None:
-        op["position"] = position
-    return op
+    return _op(m.AddBlock, parent=parent, content=content, position=position)
 
 
 def delete_block(ident: str) -> dict[str, Any]:
-    return {"op": "delete_block", "id": ident}
+    return _op(m.DeleteBlock, id=ident)
 
 
 def move_block(ident: str, parent: str, position: int | None = None) -> dict[str, Any]:
-    op: dict[str, Any] = {"op": "move_block", "id": ident, "parent": parent}
-    if position is not None:
-        op["position"] = position
-    return op
+    return _op(m.MoveBlock, id=ident, parent=parent, position=position)
 
 
 def add_comment(ident: str, target: str, content: str, author: str) -> dict[str, Any]:
-    return {"op": "add_comment", "id": ident, "target": target, "content": content,
-            "author": author}  # fmt: skip
+    return _op(m.AddComment, id=ident, target=target, content=content, author=author)
 
 
 def resolve_comment(ident: str, resolved_by: str) -> dict[str, Any]:
-    return {"op": "resolve_comment", "id": ident, "resolved_by": resolved_by}
+    return _op(m.ResolveComment, id=ident, resolved_by=resolved_by)
 
 
 def update_table_cell(ident: str, row: int, column: int, value: str) -> dict[str, Any]:
-    return {"op": "update_table_cell", "id": ident, "row": row, "column": column, "value": value}
+    return _op(m.UpdateTableCell, id=ident, row=row, column=column, value=value)
 
 
 def update_table_header_cell(ident: str, column: int, value: str) -> dict[str, Any]:
-    return {"op": "update_table_header_cell", "id": ident, "column": column, "value": value}
+    return _op(m.UpdateTableHeaderCell, id=ident, column=column, value=value)

@@ -34,6 +34,11 @@ def add_request_arguments(p: argparse.ArgumentParser) -> None:
         "--expected-sha", metavar="HEX", help="refuse unless the file hash starts with this"
     )
     p.add_argument("--base-sha256", metavar="HEX", help="the hash you read; drift is recorded")
+    p.add_argument(
+        "--base-hash",
+        metavar="HEX",
+        help="refuse unless the first op's target block hash starts with this (like baseHash)",
+    )
     p.add_argument("--parent-op-id", metavar="UUID", help="a causally prior transcript record")
 
 
@@ -83,6 +88,7 @@ def _request(args: argparse.Namespace) -> PatchRequest | None:
         base_sha256=args.base_sha256,
         parent_op_id=args.parent_op_id,
         strict=args.strict,
+        base_hash=args.base_hash,
     )
 
 
@@ -213,6 +219,9 @@ def cmd_transcript_verify(args: argparse.Namespace) -> int:
         return 2
     if recovery is not None:
         error(f"{document}: {recovery.describe()}")
+    if not args.json:
+        for number, warning in report.warnings:
+            error(f"warning: {args.transcript}:{number}: {warning}")
     chain_ok = not report.problems
     if args.json:
         write_json(
@@ -221,6 +230,7 @@ def cmd_transcript_verify(args: argparse.Namespace) -> int:
                 "lines": report.lines,
                 "first_broken_line": report.first_broken_line,
                 "problems": [{"line": n, "problem": p} for n, p in report.problems],
+                "warnings": [{"line": n, "warning": w} for n, w in report.warnings],
                 "chain_intact": chain_ok,
                 "document_matches_chain": report.outside_change is None,
                 "outside_change": report.outside_change,
@@ -241,20 +251,32 @@ def cmd_transcript_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_capabilities(args: argparse.Namespace) -> int:
-    from ..noma.capabilities import load_descriptor
+    from ..noma.capabilities import describe, load_descriptor
 
     descriptor = load_descriptor(args.file)
-    payload = {
-        "sidecar": str(descriptor.path),
-        "exists": descriptor.exists,
-        "valid": descriptor.exists and not descriptor.problems,
-        "problems": descriptor.problems,
-        "grants": {
-            name: (policy or {}).get("ops", []) if isinstance(policy, dict) else []
-            for name, policy in descriptor.blocks.items()
-        },
-        "rename": descriptor.rename_allowed,
-        "note": "advisory only: v1.0 never enforces capability descriptors (Annex A.4)",
-    }
-    write_json(payload)
+    write_json(describe(descriptor))
     return 0 if not descriptor.problems else 1
+
+
+def cmd_ops(args: argparse.Namespace) -> int:
+    """``noma ops FILE [ID]``: the ops that can address a block, as JSON."""
+    from ..noma.files import read_document
+    from ..noma.ids import index
+    from ..noma.patch.applicable import applicable_ops
+
+    try:
+        _source, doc = read_document(args.file)
+    except DocumentIOError as exc:
+        return _system_fault(exc)
+    idx = index(doc)
+    if args.id is None:
+        write_json({ident: applicable_ops(doc, node) for ident, node in idx.first.items()})
+        return 0
+    node = idx.first.get(args.id)
+    if node is None:
+        owner = idx.alias_owner.get(args.id)
+        hint = f" (an alias of '{owner}'; ops address canonical ids)" if owner else ""
+        error(f"target_missing: no block with id '{args.id}'{hint}")
+        return 1
+    write_json({"id": args.id, "ops": applicable_ops(doc, node)})
+    return 0

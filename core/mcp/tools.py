@@ -19,7 +19,15 @@ from ..noma.patch.text import SourceLines
 
 
 class SystemFault(Exception):
-    """Filesystem errors, book manifests, paths outside the root, unexpected exceptions."""
+    """Filesystem errors, book manifests, paths outside the root, unexpected exceptions.
+
+    ``body`` is the JSON body the reference sends with ``isError`` for the cases it types
+    (a book manifest: ``{ok: false, code: "unsupported_op", error}``); others are plain text.
+    """
+
+    def __init__(self, message: str, body: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.body = body
 
 
 class ToolContext:
@@ -37,12 +45,16 @@ class ToolContext:
             path = self.root / path
         path = path.resolve()
         if self.root is not None and not path.is_relative_to(self.root):
-            raise SystemFault(f"{file}: outside the server's root {self.root}")
-        if is_book_manifest(path):
             raise SystemFault(
-                f"{path.name} is a book manifest, not a valid target (unsupported_op, §2.3); "
+                f"{file}: outside the server's root {self.root}; start the server with "
+                "`noma mcp --root DIR` where DIR contains this file to widen it"
+            )
+        if is_book_manifest(path):
+            message = (
+                f"{path.name} is a book manifest, not a valid target (§2.3); "
                 "address a chapter's .noma file"
             )
+            raise SystemFault(message, {"ok": False, "code": "unsupported_op", "error": message})
         return path
 
     def load(self, file: str) -> tuple[Path, Document, SourceLines]:
@@ -106,6 +118,7 @@ def patch_block(
     actor: Any = None,
     base_sha256: str | None = None,
     parent_op_id: str | None = None,
+    base_hash: str | None = None,
 ) -> dict[str, Any]:
     path = ctx.resolve(file)
     if not isinstance(op, dict):
@@ -121,6 +134,7 @@ def patch_block(
         expected_sha=expected_sha,
         base_sha256=base_sha256,
         parent_op_id=parent_op_id,
+        base_hash=base_hash,
     )
     try:
         outcome = patch_file(path, request, cache=ctx.cache)

@@ -53,6 +53,10 @@ def _collect(found: list[tuple[str, str, str, str, str]]) -> tuple[Attrs, dict[s
     values: Attrs = {}
     raw: dict[str, str] = {}
     for key, eq, dq, sq, bare in found:
+        if "\\" in key:
+            key = _stray_key(key)
+            if not key:
+                continue
         if not eq:
             values[key] = True
             raw[key] = ""
@@ -61,6 +65,13 @@ def _collect(found: list[tuple[str, str, str, str, str]]) -> tuple[Attrs, dict[s
         raw[key] = text
         values[key] = text if key in RAW_KEYS else coerce(text)
     return values, raw
+
+
+def _stray_key(key: str) -> str:
+    """A key holding a backslash comes from a stray ``\\"`` inside a quoted value: the value
+    ended at that quote and the words after it are bare flags. The reference reads them
+    without the backslash (``title="say \\"hi\\" now"`` gives ``hi`` and ``now``)."""
+    return key.replace("\\", "")
 
 
 # A well-formed group: tokens separated by whitespace, every quote closed, every value
@@ -154,12 +165,22 @@ def format_value(key: str, value: AttrValue) -> str | None:
     return None
 
 
+def normal_attrs(attrs: Attrs) -> Attrs:
+    """The render normal form of attribute values: ``aliases="a, b c"`` is ``"a,b,c"``
+    (the reference writes the list comma-separated; both read as the same aliases)."""
+    value = attrs.get("aliases")
+    if not isinstance(value, str):
+        return attrs
+    joined = ",".join(split_aliases(value))
+    return attrs if joined == value else {**attrs, "aliases": joined}
+
+
 def format_attrs(attrs: Attrs) -> str:
-    """``{k="v" n=1 flag}``, or the empty string for no attributes."""
+    """``{k="v" n=1 flag}`` in normal form (`normal_attrs`), or ``""`` for no attributes."""
     if not attrs:
         return ""
     parts = []
-    for key, value in attrs.items():
+    for key, value in normal_attrs(attrs).items():
         text = format_value(key, value)
         parts.append(text if text is not None else f'{key}="{value}"')
     return "{" + " ".join(parts) + "}"

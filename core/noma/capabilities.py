@@ -196,3 +196,27 @@ def _attr_violations(rule: dict[str, Any], key: Any, value: Any) -> list[str]:
     if isinstance(rule.get("enum"), list) and value not in rule["enum"]:
         out.append(f"'{key}' = {value!r} is not one of {rule['enum']}")
     return out
+
+
+def describe(descriptor: Descriptor) -> dict[str, Any]:
+    """The descriptor as callers see it (``noma capabilities``, MCP
+    ``describe_capabilities``): where it is, whether it is usable, what it grants."""
+    agent = descriptor.data.get("nomaAgent", {}) if descriptor.usable else {}
+    validation = agent.get("validation") if isinstance(agent, dict) else None
+    return {
+        "sidecar": str(descriptor.path),
+        "exists": descriptor.exists,
+        "valid": descriptor.exists and not descriptor.problems,
+        "problems": list(descriptor.problems),
+        "grants": {
+            name: (policy or {}).get("ops", []) if isinstance(policy, dict) else []
+            for name, policy in descriptor.blocks.items()
+        },
+        "rename": descriptor.rename_allowed,
+        "note": "advisory only: v1.0 never enforces capability descriptors (Annex A.4)",
+        "version": agent.get("version") if isinstance(agent, dict) else None,
+        "profile": agent.get("profile") if isinstance(agent, dict) else None,
+        "validation_required": bool(
+            isinstance(validation, dict) and validation.get("required") is True
+        ),
+    }

@@ -36,7 +36,10 @@ from .source import Source, decode, from_text, split_lines
 
 FENCE = re.compile(r"```([A-Za-z0-9_]*)[ \t]*\Z")
 CLOSER = re.compile(r"(:{2,})[ \t]*\Z")
-OPENER = re.compile(r"(:{2,})([A-Za-z][\w.-]*)(?:\{(" + GROUP_BODY + r")\})?[ \t]*\Z")
+# A name may be namespaced (``::acme::widget{…}``): segments joined by ``::``.
+OPENER = re.compile(
+    r"(:{2,})([A-Za-z][\w.-]*(?:::[A-Za-z][\w.-]*)*)(?:\{(" + GROUP_BODY + r")\})?[ \t]*\Z"
+)
 LOOKS_LIKE_OPENER = re.compile(r":{2,}[A-Za-z]")
 HEADING = re.compile(r"(#{1,6})[ \t]+(\S.*)\Z")
 THEMATIC = re.compile(r"(?:-{3,}|\*{3,}|_{3,})[ \t]*\Z")

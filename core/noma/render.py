@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .attrs import Attrs, format_attrs, split_trailing_group
+from .attrs import Attrs, format_attrs, normal_attrs, split_trailing_group
 from .nodes import (
     Code,
     Directive,
@@ -138,10 +138,10 @@ def structure(node: Node) -> Any:
         out["data"] = node.data
     elif isinstance(node, Section):
         out.update(level=node.level, title=node.title)
-        out["attrs"] = {k: v for k, v in node.attrs.items() if k != "id"}
+        out["attrs"] = {k: v for k, v in normal_attrs(node.attrs).items() if k != "id"}
         out["children"] = [structure(c) for c in node.children]
     elif isinstance(node, Directive):
-        out.update(name=node.name, attrs=node.attrs)
+        out.update(name=node.name, attrs=normal_attrs(node.attrs))
         out["children"] = [structure(c) for c in node.children]
     elif isinstance(node, Paragraph | Quote):
         out["content"] = node.content

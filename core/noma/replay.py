@@ -1,6 +1,8 @@
 """Replay (§5.5): rebuild a document from its base and the applied records of a transcript.
 
-Rejected and noop records are audit-only and skipped. The result must hash to the last
+Rejected and noop records are audit-only and skipped, whatever their summary fields say
+(another implementation's summaries may not derive from its diagnostics: a warning, not a
+stop). The result must hash to the last
 applied record's ``post_sha256``; each applied record's own hashes are checked on the way
 so a divergence is reported at the record where it starts.
 """
@@ -35,15 +37,17 @@ class ReplayResult:
 
 def replay(transcript: Path, base: bytes) -> ReplayResult:
     records = []
+    warnings: list[str] = []
     for line in read_lines(transcript):
         if line.problem:
             raise ReplayError(f"{transcript}:{line.number}: {line.problem}")
+        warnings += [f"line {line.number}: {w}" for w in line.warnings]
         records.append((line.number, line.record))
     data = base
     applied = skipped = 0
     expected: str | None = None
-    warnings: list[str] = []
     current = hashlib.sha256(data).hexdigest()
+    drifted = False
     for number, record in records:
         assert record is not None
         if record["patch_result"] != "applied":
@@ -54,7 +58,8 @@ def replay(transcript: Path, base: bytes) -> ReplayResult:
                 f"{transcript}:{number}: the base file's sha256 {current[:12]}… is not the "
                 f"first applied record's pre_sha256 {record['pre_sha256'][:12]}…"
             )
-        if applied and record["pre_sha256"] != current and not warnings:
+        if applied and record["pre_sha256"] != current and not drifted:
+            drifted = True
             warnings.append(
                 f"line {number}: pre_sha256 differs from the state after the previous "
                 "applied record (records written per op list, or an edit outside the log)"

@@ -139,12 +139,15 @@ class TranscriptLine:
     raw: bytes
     record: dict[str, Any] | None
     problem: str | None = None
+    # Inconsistencies that do not touch integrity (see `record_warnings`).
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
 class AuditReport:
     lines: int = 0
     problems: list[tuple[int, str]] = field(default_factory=list)
+    warnings: list[tuple[int, str]] = field(default_factory=list)
     chain_tip: str | None = None  # post_sha256 of the last valid record
     # Set when the document's bytes are not the chain tip: changed outside the log.
     outside_change: str | None = None
@@ -173,7 +176,9 @@ def read_lines(path: Path) -> list[TranscriptLine]:
         if not isinstance(record, dict):
             out.append(TranscriptLine(number, raw, None, "not a JSON object"))
             continue
-        out.append(TranscriptLine(number, raw, record, record_problem(record)))
+        problem = record_problem(record)
+        warnings = record_warnings(record) if problem is None else []
+        out.append(TranscriptLine(number, raw, record, problem, warnings))
     return out
 
 
@@ -182,7 +187,13 @@ def is_phase0(record: dict[str, Any]) -> bool:
 
 
 def record_problem(record: dict[str, Any]) -> str | None:
-    """Why a record is not a valid v1.0 record, or None (§5.2, §5.6, §5.7)."""
+    """Why a record cannot be read as a v1.0 record, or None (§5.2, §5.6, §5.7).
+
+    Only what integrity and replay depend on is a problem: the version, the required
+    fields, the hashes (the display ones must agree with the full ones) and the result.
+    Everything else another implementation may write differently (summaries, actor shape)
+    is a warning (`record_warnings`), so its transcripts replay and verify here.
+    """
     if is_phase0(record):
         return "a Phase 0 record (v: 1): not a v1.0 transcript record and cannot be upgraded (§5.7)"
     if record.get("protocol_version") != PROTOCOL_VERSION:
@@ -196,25 +207,50 @@ def record_problem(record: dict[str, Any]) -> str | None:
             return f"{key} is not a 64-character lowercase sha256"
     for short, full in (("pre_sha", "pre_sha256"), ("post_sha", "post_sha256")):
         if record[short] != record[full][:8]:
+            # Display only, but a record whose two hashes disagree was altered.
             return f"{short} is not the first 8 characters of {full}"
     if record["patch_result"] not in RESULTS:
         return f"patch_result {record['patch_result']!r} is not applied, rejected or noop"
-    if record["patch_result"] != "applied" and record["pre_sha256"] != record["post_sha256"]:
-        return f"a {record['patch_result']} record must have post_sha256 equal to pre_sha256"
+    if record["patch_result"] == "applied" and not isinstance(record["op"], dict):
+        return "an applied record's op is not an op object"
+    return None
+
+
+def record_warnings(record: dict[str, Any]) -> list[str]:
+    """Inconsistencies in a readable record that do not change what it did (§5.6 readers
+    use only the full hashes for integrity): summaries that do not derive from the
+    diagnostics (the reference writes ``pre_validation: "warn"`` beside an error-severity
+    pre diagnostic on a rejected op), a non-applied record whose hashes differ, the actor's
+    shape, a non-null signature."""
+    out: list[str] = []
+    result = record["patch_result"]
+    if result != "applied" and record["pre_sha256"] != record["post_sha256"]:
+        out.append(
+            f"a {result} record should have post_sha256 equal to pre_sha256 (§5.4); "
+            "read as no change"
+        )
+    diagnostics = record.get("diagnostics")
     for phase, key in (("pre", "pre_validation"), ("post", "post_validation")):
         if record[key] not in SUMMARIES:
-            return f"{key} {record[key]!r} is not ok, warn or error"
-        diagnostics = record.get("diagnostics")
-        if isinstance(diagnostics, list):
+            out.append(f"{key} {record[key]!r} is not ok, warn or error")
+        elif isinstance(diagnostics, list):
             derived = _derive(diagnostics, phase)
             if derived != record[key]:
-                return f"{key} is {record[key]!r} but its diagnostics derive {derived!r} (§4.2)"
+                out.append(
+                    f"{key} is {record[key]!r} but its diagnostics derive {derived!r} (§4.2)"
+                )
     actor = record["actor"]
     if not isinstance(actor, dict) or actor.get("kind") not in ("human", "agent", "tool"):
-        return "actor must be an object with kind human, agent or tool"
+        out.append("actor should be an object with kind human, agent or tool")
     if "signature" in record and record["signature"] is not None:
-        return "signature is reserved and must be null in v1.0"
-    return None
+        out.append("signature is reserved and should be null in v1.0")
+    return out
+
+
+def state_after(record: dict[str, Any]) -> str:
+    """The document's sha256 after a readable record: ``post_sha256`` for an applied op,
+    ``pre_sha256`` for a rejected or noop one (it changed nothing, whatever it says)."""
+    return str(record["post_sha256" if record["patch_result"] == "applied" else "pre_sha256"])
 
 
 def _is_hex(value: str) -> bool:
@@ -257,7 +293,8 @@ def audit(path: Path) -> AuditReport:
         if line.problem:
             report.problems.append((line.number, line.problem))
         elif line.record is not None:
-            report.chain_tip = line.record.get("post_sha256")
+            report.warnings += [(line.number, w) for w in line.warnings]
+            report.chain_tip = state_after(line.record)
             want = line.record.get("prev_entry_sha256")
             if want is not None:
                 chained = True

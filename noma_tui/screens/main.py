@@ -20,6 +20,7 @@ from textual.widgets import Footer, Header, Tree
 
 from core.noma.ids import index
 from core.noma.nodes import Directive, Section
+from core.noma.patch.applicable import ops_for_kind
 from core.noma.patch.errors import PatchError
 
 from .. import ops
@@ -208,22 +209,12 @@ class MainScreen(Screen[None]):
         if loaded is None or block is None:
             return None if op in GENERAL_OPS else False
         node = loaded.blocks[block]
-        if op in ("update_heading",):
-            fits = isinstance(node, Section)
-        elif op == "add_block":
+        if op == "add_block":  # the app adds beside the selected block, in its parent
             fits = self._add_parent(loaded, block) is not None or isinstance(node, Section)
         elif op == "add_comment":
             fits = True
-        elif not isinstance(node, Directive):
-            fits = False
-        elif op == "resolve_comment":
-            fits = node.name == "comment" and node.attrs.get("status") != "resolved"
-        elif op == "update_table_cell":
-            fits = node.name == "table"
-        elif op == "remove_attribute":
-            fits = any(k != "id" for k in node.attrs)
-        else:
-            fits = True
+        else:  # which ops fit which block is core's rule (`applicable_ops`)
+            fits = op in ops_for_kind(node)
         if not fits:
             return False
         if op == "add_block":

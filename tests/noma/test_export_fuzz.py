@@ -76,7 +76,9 @@ def test_fmt_refuses_or_is_idempotent_and_keeps_the_tree(seed: int) -> None:
 
 
 def test_the_seeds_reach_every_outcome() -> None:
-    """The corpus exercises formatting and both refusals, not only the easy path."""
+    """The corpus exercises formatting and the recovery refusal, not only the easy path.
+    (``not_roundtrip`` no longer occurs: the renderer keeps every tree these seeds make; that
+    refusal is tested with a faulty renderer in test_fmt.py.)"""
     outcomes = set()
     for seed in SEEDS:
         try:
@@ -84,7 +86,15 @@ def test_the_seeds_reach_every_outcome() -> None:
             outcomes.add("formatted")
         except FormatError as exc:
             outcomes.add(exc.code)
-    assert outcomes == {"formatted", "not_roundtrip", "needs_recovery"}
+    assert (
+        {"formatted", "needs_recovery"}
+        <= outcomes
+        <= {
+            "formatted",
+            "not_roundtrip",
+            "needs_recovery",
+        }
+    )
 
 
 class _Tags(HTMLParser):

@@ -485,11 +485,13 @@ def test_json_body_inside_a_code_fence_is_edited_inside_the_fence() -> None:
     assert out == '::dataset{id="j"}\n```json\n[\n]\n```\n::\n'
 
 
-def test_json_on_one_line_is_invalid_content() -> None:
-    doc = '::dataset{id="j"}\n[["a", 1], ["b", 2]]\n::\n'
-    err = refused(doc, "delete_dataset_row", id="j", row=0)
-    assert err.code == "invalid_content"
-    assert "replace_body" in err.message
+def test_json_that_is_not_an_array_of_rows_is_invalid_content() -> None:
+    # Any array layout is editable (tests/noma/test_interop_format.py); these are not rows.
+    for body in ('{"a": 1}', '[["a", 1] ["b", 2]]', '[["a", 1], 3]', '[["a", 1]'):
+        doc = '::dataset{id="j"}\n' + body + "\n::\n"
+        err = refused(doc, "delete_dataset_row", id="j", row=0)
+        assert err.code == "invalid_content"
+        assert "replace_body" in err.message
 
 
 def test_json_mixing_row_arrays_and_records_is_invalid_content() -> None:

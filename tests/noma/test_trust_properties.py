@@ -30,7 +30,8 @@ from trust_testlib import op_validator, record_validator, schema_errors, transcr
 
 from core.noma.parser import parse
 from core.noma.patch import PatchError
-from core.noma.patch.catalog import OP_FIELDS, check_op
+from core.noma.patch.catalog import check_op
+from core.noma.patch.models import ID_PATTERN, KEY_PATTERN, MODELS
 from core.noma.patch.pipeline import Actor, PatchRequest, patch_file
 from core.noma.render import render_noma, structure
 from core.noma.validate import validate
@@ -239,6 +240,43 @@ def _ids(text: bytes) -> dict[str, list[str]]:
     return {k: v or ["missing"] for k, v in kinds.items()}
 
 
+def _kind(prop: dict[str, Any]) -> str:
+    """A generator kind for one field of an op model's JSON schema."""
+    options = [o for o in prop.get("anyOf", [prop]) if o.get("type") != "null"]
+    types = {o.get("type") for o in options}
+    if len(options) > 2 or "boolean" in types:
+        return "attr"
+    if types == {"integer", "string"}:
+        return "col"
+    only = options[0]
+    if only.get("pattern") == ID_PATTERN:
+        return "id"
+    if only.get("pattern") == KEY_PATTERN:
+        return "key"
+    if "enum" in only:
+        return "action"
+    if only.get("type") == "array":
+        return "cells"
+    if only.get("type") == "integer":
+        return "int>=0"
+    return "str+" if only.get("minLength") == 1 else "str"
+
+
+def _op_fields() -> dict[str, tuple[dict[str, str], frozenset[str]]]:
+    """Each op's fields and their generator kinds, read from the typed models."""
+    out = {}
+    for name, model in MODELS.items():
+        schema = model.model_json_schema(by_alias=True)
+        fields = {
+            key: _kind(prop)
+            for key, prop in schema["properties"].items()
+            if key not in ("op", "baseHash")
+        }
+        out[name] = (fields, frozenset(schema.get("required", [])) - {"op"})
+    return out
+
+
+OP_FIELDS = _op_fields()
 NEW_ID_OPS = frozenset({"add_comment", "add_footnote", "add_endnote", "add_change_request"})
 
 

@@ -30,7 +30,30 @@ DATASET = '::dataset{id="d"}\nschema:\n  year: integer\n::\n\n'
 
 # code -> (severity, source, expected count, validate() keyword arguments)
 # Codes this implementation adds (§4.4: "New codes MAY be added in a minor version").
-ADDITIVE = frozenset({"malformed-attribute"})
+# The fifteen after the first are the reference's rules beyond §4.4 (issue 13).
+ADDITIVE = frozenset(
+    {
+        "malformed-attribute",
+        "citation-missing-source",
+        "claim-invalid-confidence",
+        "claim-missing-confidence",
+        "change-request-invalid-action",
+        "change-request-missing-revision-text",
+        "adr-missing-owner",
+        "adr-missing-date",
+        "adr-missing-decision",
+        "memory-missing-id",
+        "memory-missing-type",
+        "memory-invalid-type",
+        "memory-invalid-confidence",
+        "memory-invalid-last-seen",
+        "memory-wikilink-non-memory-target",
+    }
+)
+MEMO = "---\nprofile: research-memo\n---\n"
+ADR = "---\nprofile: adr\n---\n"
+MEM = "---\nprofile: agent-memory\n---\n"
+MEMORY = '::memory{id="m1" type="user"}\nLikes tea.\n::\n\n'
 
 TRIGGERS: dict[str, tuple[str, str, int, dict[str, Any]]] = {
     "duplicate-id": (
@@ -113,6 +136,65 @@ TRIGGERS: dict[str, tuple[str, str, int, dict[str, Any]]] = {
     "escape-hatch-untrusted": ("warning", "::script\nalert(1)\n::\n", 1, {}),
     "malformed-attribute": ("warning", '::note{id="n" x="1"y k=2}\ntext\n::\n', 1, {}),
     "unknown-ignore-rule": ("info", "# Fine\n", 1, {"ignore_rules": ["no-such-rule"]}),
+    "citation-missing-source": ("warning", '::citation{title="A paper"}\n::\n', 1, {}),
+    "claim-invalid-confidence": (
+        "warning",
+        '::claim{confidence="high"}\n::\n\n::claim{confidence=1.5}\n::\n',
+        2,
+        {},
+    ),
+    "claim-missing-confidence": ("warning", MEMO + "::claim\nX.\n::\n", 1, {}),
+    "change-request-invalid-action": (
+        "warning",
+        '::change_request{action="rewrite" to="x"}\n::\n\n::change_request{to="y"}\n::\n',
+        2,
+        {},
+    ),
+    "change-request-missing-revision-text": (
+        "warning",
+        '::change_request{action="replace" from="a"}\n::\n\n'
+        '::change_request{action="insert"}\n::\n\n'
+        '::change_request{action="delete" to="b"}\n::\n',
+        3,
+        {},
+    ),
+    "adr-missing-owner": (
+        "warning",
+        ADR + '::decision{status="accepted" date="2026-01-02"}\nUse Rust.\n::\n',
+        1,
+        {},
+    ),
+    "adr-missing-date": (
+        "warning",
+        ADR + '::adr{status="accepted" owner="kim"}\nUse Rust.\n::\n',
+        1,
+        {},
+    ),
+    "adr-missing-decision": ("warning", ADR + "# Context\n\nWhy.\n", 1, {}),
+    "memory-missing-id": ("error", '::memory{type="user"}\nLikes tea.\n::\n', 1, {}),
+    "memory-missing-type": ("error", '::memory{id="m1"}\nLikes tea.\n::\n', 1, {}),
+    "memory-invalid-type": ("error", '::memory{id="m1" type="opinion"}\nx\n::\n', 1, {}),
+    "memory-invalid-confidence": (
+        "error",
+        '::memory{id="m1" type="user" confidence="sure"}\nx\n::\n',
+        1,
+        {},
+    ),
+    "memory-invalid-last-seen": (
+        "error",
+        '::memory{id="m1" type="user" last_seen="yesterday"}\nx\n::\n',
+        1,
+        {},
+    ),
+    "memory-wikilink-non-memory-target": (
+        "warning",
+        MEM
+        + "# Notes\n\n"
+        + '::memory{id="m2" type="project"}\nSee [[notes]] and [[m1]].\n::\n\n'
+        + MEMORY,
+        1,
+        {},
+    ),
 }
 # code -> (source, validate() keyword arguments): as close as possible, but clean.
 NEAR_MISSES: dict[str, tuple[str, dict[str, Any]]] = {
@@ -175,10 +257,47 @@ NEAR_MISSES: dict[str, tuple[str, dict[str, Any]]] = {
     "escape-hatch-untrusted": ("::script{trusted}\nalert(1)\n::\n", {}),
     "malformed-attribute": ('::note{id="n" x="1" y k=2}\ntext\n::\n', {}),
     "unknown-ignore-rule": ("# Fine\n", {"ignore_rules": ["duplicate-id"]}),
+    "citation-missing-source": ('::citation{doi="10.1000/182"}\n::\n', {}),
+    "claim-invalid-confidence": (
+        '::claim{confidence="0.5"}\n::\n\n::claim{confidence=1}\n::\n',
+        {},
+    ),
+    "claim-missing-confidence": ("::claim\nX.\n::\n", {}),  # not required outside memos
+    "change-request-invalid-action": ('::change_request{action="insert" to="x"}\n::\n', {}),
+    "change-request-missing-revision-text": (
+        '::change_request{action="replace" from="a" to="b"}\n::\n\n'
+        '::change_request{action="insert"}\nNew words.\n::\n\n'
+        '::change_request{action="delete" text="old"}\n::\n',
+        {},
+    ),
+    "adr-missing-owner": (
+        ADR + '::decision{status="accepted" owner="kim" decided_at="2026-01-02"}\nX\n::\n',
+        {},
+    ),
+    "adr-missing-date": (
+        ADR + '::adr{status="accepted" owner="kim" decidedAt="2026-01-02"}\nX\n::\n',
+        {},
+    ),
+    "adr-missing-decision": ("# Context\n\nWhy.\n", {}),  # not under the adr profile
+    "memory-missing-id": (MEMORY, {}),
+    "memory-missing-type": (MEMORY, {}),
+    "memory-invalid-type": ('::memory{id="m1" type="reference"}\nx\n::\n', {}),
+    "memory-invalid-confidence": ('::memory{id="m1" type="user" confidence=0.7}\nx\n::\n', {}),
+    "memory-invalid-last-seen": (
+        '::memory{id="m1" type="user" last_seen="2026-03-01T10:00:00Z"}\nx\n::\n',
+        {},
+    ),
+    "memory-wikilink-non-memory-target": (
+        MEM + '::memory{id="m2" type="project"}\nSee [[m1]].\n::\n\n' + MEMORY,
+        {},
+    ),
 }
 
 
-def test_there_are_31_spec_rule_codes_plus_the_additive_one_each_with_its_severity() -> None:
+def test_there_are_31_spec_rule_codes_plus_the_additive_ones_each_with_its_severity() -> None:
+    from core.noma.validate.registry import ADDITIVE_CODES
+
+    assert ADDITIVE == ADDITIVE_CODES and len(ADDITIVE) == 15
     assert len(RULE_CODES - ADDITIVE) == 31
     assert ADDITIVE <= RULE_CODES
     assert "unknown-ignore-rule" in RULE_CODES

@@ -134,13 +134,16 @@ def add_block(state: OpState, op: dict[str, Any]) -> None:
 
 
 def remove_lines(state: OpState, node: Node) -> None:
-    """Delete ``node``'s lines and tidy one adjacent blank line (noma-interop)."""
+    """Delete ``node``'s lines and tidy one adjacent blank line (noma-interop).
+
+    Inside a directive parent, a first child's following blank line stays (the opener is
+    then followed by a blank line), as the reference leaves it; at the start of the file
+    no leading blank line remains.
+    """
     lines = state.lines
     start, end = node.line, node.end_line
     parent = state.parent_of(node)
-    opener_before = (
-        parent is not None and isinstance(parent, Directive | Section) and parent.line == start - 1
-    )
+    opener_before = isinstance(parent, Section) and parent.line == start - 1
     prev_blank = start == 1 or lines.is_blank(start - 1) or opener_before
     has_next = end < len(lines)
     if has_next and lines.is_blank(end + 1) and prev_blank:

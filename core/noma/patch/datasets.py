@@ -30,7 +30,7 @@ from ..nodes import Directive
 from ..parser import FENCE
 from .dataset_body import BodyLine, DatasetBody, Edits, unsupported
 from .dataset_csv import CsvBody
-from .dataset_json import JsonBody
+from .dataset_json import json_body
 from .dataset_values import check_one_line
 from .dataset_yaml import YamlBody, looks_like_yaml
 from .errors import INVALID_CONTENT, TARGET_MISSING, PatchError
@@ -150,7 +150,7 @@ def _shape(state: OpState, node: Directive, ident: str) -> DatasetBody:
     if fmt in ("csv", "tsv"):
         return CsvBody(ident, state.lines, body, "\t" if fmt == "tsv" else ",")
     if fmt == "json" or (fmt not in ("yaml", "yml") and text.lstrip()[:1] in ("[", "{")):
-        return JsonBody(ident, state.lines, body)
+        return json_body(ident, state.lines, body)
     if fmt in ("yaml", "yml") or looks_like_yaml([bl.text for bl in body]):
         return YamlBody(ident, state.lines, body)
     header = next(bl.text for bl in body if bl.text.strip())

@@ -42,23 +42,39 @@ class ListFailure(Exception):
 
 
 def block_hash(state: OpState, ident: str) -> str | None:
+    """The §6.3 span hash of block ``ident`` (what ``read_doc`` reports)."""
+    hashes = block_hashes(state, ident)
+    return hashes[0] if hashes else None
+
+
+def block_hashes(state: OpState, ident: str) -> tuple[str, ...]:
+    """The hashes a ``baseHash`` prefix may match: the §6.3 span's, and, when the span ends
+    in blank lines, the same lines without them (what the reference's tools hash for a
+    heading section). Empty for an unknown or ambiguous id."""
     node = state.idx.first.get(ident)
     if node is None or state.idx.count.get(ident, 1) > 1:
-        return None
-    return state.lines.block_hash(node.line, node.end_line)
+        return ()
+    start, end = node.line, node.end_line
+    span = state.lines.block_hash(start, end)
+    trimmed_end = end
+    while trimmed_end > start and state.lines.is_blank(trimmed_end):
+        trimmed_end -= 1
+    if trimmed_end == end:
+        return (span,)
+    return span, state.lines.block_hash(start, trimmed_end)
 
 
-def _check_base_hash(state: OpState, name: str, op: dict[str, Any]) -> None:
-    want = op.get("baseHash")
+def _check_base_hash(state: OpState, name: str, op: dict[str, Any], want: Any) -> None:
     if want is None:
         return
     ident = op.get(TARGET_FIELD[name])
-    got = block_hash(state, ident) if isinstance(ident, str) else None
-    if got is not None and not got.startswith(want.lower()):
+    got = block_hashes(state, ident) if isinstance(ident, str) else ()
+    prefix = str(want).lower()
+    if got and not any(h.startswith(prefix) for h in got):
         raise PatchError(
             SHA_MISMATCH,
-            f"Block '{ident}' changed since it was read: its source hash is {got[:12]}…, "
-            f"the op expected {want[:12]}…. Re-read the block and retry.",
+            f"Block '{ident}' changed since it was read: its source hash is {got[0][:12]}…, "
+            f"the op expected {prefix[:12]}…. Re-read the block and retry.",
         )
 
 
@@ -71,23 +87,32 @@ def apply_one(text: str, op: Any, doc: Document | None = None) -> str:
     return _apply(text, op, doc)[0]
 
 
-def _apply(text: str, op: Any, doc: Document | None) -> tuple[str, Document]:
+def _apply(
+    text: str, op: Any, doc: Document | None, base_hash: str | None = None
+) -> tuple[str, Document]:
     name = check_op(op)
     state = OpState(text, doc)
-    _check_base_hash(state, name, op)
+    _check_base_hash(state, name, op, op.get("baseHash"))
+    _check_base_hash(state, name, op, base_hash)
     before_doc = state.doc
     OPS[name](state, op)
     return state.lines.text(), before_doc
 
 
-def apply_list(text: str, ops: list[Any], doc: Document | None = None) -> list[OpStep]:
-    """Apply every op in order; raises `ListFailure` at the first that fails."""
+def apply_list(
+    text: str, ops: list[Any], doc: Document | None = None, *, base_hash: str | None = None
+) -> list[OpStep]:
+    """Apply every op in order; raises `ListFailure` at the first that fails.
+
+    ``base_hash`` (a request's top-level precondition, Annex B.6) is checked against the
+    first op's target block, in addition to that op's own ``baseHash``.
+    """
     steps: list[OpStep] = []
     current = text
     current_doc = doc
     for i, op in enumerate(ops):
         try:
-            after, before_doc = _apply(current, op, current_doc)
+            after, before_doc = _apply(current, op, current_doc, base_hash if i == 0 else None)
         except PatchError as exc:
             raise ListFailure(i, exc, steps) from exc
         steps.append(OpStep(op, current, after, before_doc))

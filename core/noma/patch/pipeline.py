@@ -35,7 +35,7 @@ from ..transcript import (
     new_op_id,
     now_iso,
 )
-from .catalog import TARGET_FIELD, canonical_op, check_op, op_name
+from .catalog import BASE_HASH, TARGET_FIELD, canonical_op, check_op, op_name
 from .engine import ListFailure, OpStep, apply_list
 from .errors import (
     INVALID_OP,
@@ -46,6 +46,7 @@ from .errors import (
     PatchError,
 )
 from .guard import check_structure
+from .limits import check_request_size
 
 ActorKind = Literal["human", "agent", "tool"]
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z")
@@ -90,6 +91,9 @@ class PatchRequest:
     base_sha256: str | None = None
     parent_op_id: str | None = None
     strict: bool = False
+    # Annex B.6's top-level ``base_hash``: the first op's target block precondition, the
+    # same check as the op's own ``baseHash`` (both must hold when both are given).
+    base_hash: str | None = None
 
 
 @dataclass(slots=True)
@@ -110,6 +114,8 @@ class PatchOutcome:
     transcript_error: str | None = None
     advisories: list[str] = field(default_factory=list)
     new_text: str | None = None
+    # The op of the list that failed (None when the request as a whole was refused).
+    failed_index: int | None = None
 
     @property
     def drift(self) -> bool:
@@ -168,6 +174,10 @@ def _check_request(request: PatchRequest) -> None:
         r"[0-9a-fA-F]{8,64}", request.expected_sha
     ):
         raise PatchError(INVALID_OP, "expected_sha must be 8 to 64 hex characters.")
+    if request.base_hash is not None and not (
+        isinstance(request.base_hash, str) and BASE_HASH.match(request.base_hash)
+    ):
+        raise PatchError(INVALID_OP, "base_hash must be 8 to 64 hex characters.")
 
 
 def patch_file(
@@ -233,11 +243,13 @@ def _patch_locked(
     ctx = _Context(doc_path, target, request, pre_sha256, pre, started)
     ctx.recovery = recovered
 
-    wire = _wire_error(ops)
+    wire = _wire_error(ops, request)
     if wire is not None:
         # Never reached the engine: no transcript record (an op that fails the wire schema
         # cannot be carried by a schema-valid record), a clear error to the caller.
-        return ctx._outcome(False, [], _phase(state.diagnostics, "post"), error=wire)
+        bounced = ctx._outcome(False, [], _phase(state.diagnostics, "post"), error=wire[1])
+        bounced.failed_index = wire[0]
+        return bounced
     ops = [canonical_op(op) for op in ops]
     request.ops = ops
 
@@ -264,7 +276,7 @@ def _patch_locked(
         return ctx.finish(outcome, record and write)
 
     try:
-        steps = apply_list(source.text, ops, state.doc)
+        steps = apply_list(source.text, ops, state.doc, base_hash=request.base_hash)
     except ListFailure as failure:
         outcome = ctx.rejected_list(ops, failure, state)
         return ctx.finish(outcome, record and write)
@@ -299,15 +311,20 @@ def _patch_locked(
     return outcome
 
 
-def _wire_error(ops: list[Any]) -> PatchError | None:
-    """The first op that does not match the wire schema (checked before anything runs)."""
+def _wire_error(ops: list[Any], request: PatchRequest) -> tuple[int | None, PatchError] | None:
+    """The first op that does not match the wire schema (with its index), or a request
+    over the size caps (`limits`, index None), checked before anything runs."""
+    try:
+        check_request_size(ops, request.reason, request.actor.to_json())
+    except PatchError as exc:
+        return None, exc
     for i, op in enumerate(ops):
         try:
             check_op(op)
         except PatchError as exc:
             if len(ops) > 1:
                 exc = PatchError(exc.code, f"op {i + 1} of {len(ops)}: {exc.message}")
-            return exc
+            return i, exc
     return None
 
 
@@ -338,12 +355,18 @@ def _current_sha256(path: Path) -> str | None:
 def _advisories(doc_path: Path, request: PatchRequest, doc: Document) -> list[str]:
     if request.actor.kind != "agent":
         return []
+    return op_advisories(doc_path, request.ops, doc)
+
+
+def op_advisories(doc_path: Path, ops: list[Any], doc: Document) -> list[str]:
+    """The capability-descriptor advisories an agent's ``ops`` would get (A.4: never a
+    reason to refuse), looked up on each op's target block in ``doc``."""
     from ..ids import index
 
     descriptor = load_descriptor(doc_path)
     idx = index(doc)
     notes: list[str] = []
-    for op in request.ops:
+    for op in ops:
         if not isinstance(op, dict):
             continue
         name = op_name(op)
@@ -465,7 +488,9 @@ class _Context:
             )
             parent = rec["op_id"]
             records.append(rec)
-        return self._outcome(False, records, post, error=failure.error)
+        outcome = self._outcome(False, records, post, error=failure.error)
+        outcome.failed_index = failure.index
+        return outcome
 
     def applied(
         self, steps: list[OpStep], post_state: DocumentState, post_sha256: str, written: bool

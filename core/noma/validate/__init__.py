@@ -8,7 +8,8 @@ would change a ``{code, severity}`` comparison against the conformance corpus.
 Module map: `registry` (codes and severities), `scan` (the walk, ``noverify`` scope),
 `references` (duplicate ids, broken references), `profiles`, `research` (claims, evidence,
 risks, decisions), `blocks` (single-block checks), `controls`, `formula` + `computed`,
-`citations`, `datasets` + `plots`.
+`citations`, `datasets` + `plots`, `reference_rules` (the additive codes the reference
+applies beyond §4.4).
 """
 
 from __future__ import annotations
@@ -33,7 +34,14 @@ from .computed import check_computed
 from .controls import check_controls
 from .datasets import check_dataset_sources
 from .plots import check_plots
-from .profiles import KNOWN_PROFILES, check_profiles
+from .profiles import KNOWN_PROFILES, check_profiles, declared_profiles
+from .reference_rules import (
+    check_adr,
+    check_change_requests,
+    check_citation_sources,
+    check_claim_confidence,
+    check_memories,
+)
 from .references import check_broken_references, check_duplicate_ids
 from .registry import RULE_CODES, diag
 from .research import check_claims, check_decisions, check_evidence, check_risks
@@ -79,6 +87,12 @@ def validate(
     check_dataset_sources(found, base_dir, out)
     check_escape_hatches(found, out)
     check_attribute_syntax(doc, found, out)
+    profiles = declared_profiles(found, profile)
+    check_citation_sources(found, out)
+    check_claim_confidence(found, profiles, out)
+    check_change_requests(found, out)
+    check_adr(found, profiles, out)
+    check_memories(found, profiles, out)
 
     if isinstance(ignore_rules, str):  # one code passed bare: not its characters
         ignore_rules = (ignore_rules,)

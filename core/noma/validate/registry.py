@@ -59,7 +59,44 @@ SEVERITIES: dict[str, Severity] = {
     # Additive (§4.4 allows new codes in a minor version): an attribute group the reader had
     # to skip text in (an unclosed quote, stray text, a repeated key).
     "malformed-attribute": "warning",
+    # Additive, as the reference applies them beyond §4.4 (it accepts them as --ignore-rule
+    # names), so a document gives the same diagnostics under both tools.
+    "citation-missing-source": "warning",
+    "claim-invalid-confidence": "warning",
+    "claim-missing-confidence": "warning",
+    "change-request-invalid-action": "warning",
+    "change-request-missing-revision-text": "warning",
+    "adr-missing-owner": "warning",
+    "adr-missing-date": "warning",
+    "adr-missing-decision": "warning",
+    "memory-missing-id": "error",
+    "memory-missing-type": "error",
+    "memory-invalid-type": "error",
+    "memory-invalid-confidence": "error",
+    "memory-invalid-last-seen": "error",
+    "memory-wikilink-non-memory-target": "warning",
 }
+
+# The codes above that are not in the §4.4 table.
+ADDITIVE_CODES: frozenset[str] = frozenset(
+    {
+        "malformed-attribute",
+        "citation-missing-source",
+        "claim-invalid-confidence",
+        "claim-missing-confidence",
+        "change-request-invalid-action",
+        "change-request-missing-revision-text",
+        "adr-missing-owner",
+        "adr-missing-date",
+        "adr-missing-decision",
+        "memory-missing-id",
+        "memory-missing-type",
+        "memory-invalid-type",
+        "memory-invalid-confidence",
+        "memory-invalid-last-seen",
+        "memory-wikilink-non-memory-target",
+    }
+)
 
 RULE_CODES: frozenset[str] = frozenset(SEVERITIES)
 
