@@ -244,6 +244,8 @@ def _dispatch(
         if extra:
             return _refusal("BAD_REQUEST", extra[0], "unknown query parameter")
         return get_flow(ctx, params["flow_id"], payload.get("version"))
+    if spec.action == "list" and "flow_id" not in params:
+        return run_action(ctx, "list", payload)
     if spec.action in ("list", "start"):
         merged = _merge_path(payload, params, ("flow_id",))
         if isinstance(merged, FlowRefusal):

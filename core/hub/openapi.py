@@ -73,6 +73,10 @@ def _operation(spec: RouteSpec, components: dict[str, Any]) -> dict[str, Any]:
     if body is not None:
         op["requestBody"] = body
     if spec.action == "list":
+        if "{flow_id}" not in spec.path:
+            op["parameters"].append(
+                {"name": "flow_id", "in": "query", "required": False, "schema": {"type": "string"}}
+            )
         op["parameters"] += [
             {"name": n, "in": "query", "required": False, "schema": {"type": t}}
             for n, t in (

@@ -115,4 +115,15 @@ ROUTES: tuple[RouteSpec, ...] = (
     RouteSpec(
         "GET", "/api/v1/flow-runs/{run_id}", "get", "none", "One run by id", None, wire.RunGet
     ),
+    # Additive: every visible run, with the CLI's filters (flow_id among them), so a client
+    # that does not know a run's flow can still find it.
+    RouteSpec(
+        "GET",
+        "/api/v1/flow-runs",
+        "list",
+        "none",
+        "List visible runs of every flow (query: flow_id, status, task_ref, limit, cursor)",
+        None,
+        wire.RunList,
+    ),
 )

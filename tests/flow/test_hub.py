@@ -84,6 +84,7 @@ def test_the_route_table_is_the_contracts(client: TestClient) -> None:
         ("POST", run + "/submit-review"),
         ("POST", run + "/consent"),
         ("GET", "/api/v1/flow-runs/{run_id}"),
+        ("GET", "/api/v1/flow-runs"),  # additive: every flow's runs
     }
 
 
