@@ -352,3 +352,39 @@ def test_parallel_execute_posts_return_one_execution(tmp_path: Path) -> None:
     assert isinstance(consents, dict)
     [consent] = consents["consents"]
     assert consent["cost_consumed_units"] == lane.cost  # charged exactly once
+
+
+# ------------------------------------------------------------------------------ README
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def readme_example() -> str:
+    text = README.read_text(encoding="utf-8")
+    section = text.split("## Running a team hub", 1)[1].split("\n## ", 1)[0]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_readme_example_starts_a_run_and_advances_it(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    root = make_workspace(tmp_path / "ws")
+    hub = Hub.open(root, require_tokens=True, lanes=lanes(FakeLane()))
+    token, _ = hub.tokens.create("ada@example.org", human=True)
+    try:
+        with serving(hub) as (url, _):
+            env = {**os.environ, "NOMA_HUB_URL": url, "NOMA_HUB_TOKEN": token}
+            proc = subprocess.run(
+                [sys.executable, "-c", readme_example()],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+    finally:
+        hub.close()
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == 'in_progress "r2"'
