@@ -58,6 +58,8 @@ def serving(hub: Hub) -> Iterator[tuple[str, Lines]]:
     """The hub on 127.0.0.1:<free port>, its uvicorn log lines captured."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Accepted sockets inherit this: without it each response waits on delayed ACKs.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     lines = Lines()
