@@ -160,7 +160,11 @@ def _serve(args: argparse.Namespace) -> int:
         )
         return 2
     loopback = is_loopback(args.host)
-    hub = Hub.open(workspace.root, require_tokens=args.require_token or not loopback)
+    try:
+        hub = Hub.open(workspace.root, require_tokens=args.require_token or not loopback)
+    except OSError as exc:  # the run store (e.g. PostgreSQL unreachable); never its URL
+        print(f"noma serve: {exc}", file=sys.stderr)
+        return 2
     if not loopback and hub.tokens.active_count() == 0:
         print(
             f"noma serve: refusing to bind {args.host} without tokens: anyone who can reach "

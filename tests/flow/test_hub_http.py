@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import uvicorn
 
 from core.flow import FlowContext
@@ -38,6 +39,8 @@ from .conftest import (
     starter_bundle,
     step,
 )
+
+pytestmark = pytest.mark.usefixtures("both_stores")
 
 WR = "/api/v1/flows/flow_weekly_review/runs"
 LEAD = "/api/v1/flows/flow_lead_import/runs"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -36,6 +37,8 @@ from .conftest import (
     share_actor_key,
     starter_dir,
 )
+
+pytestmark = pytest.mark.usefixtures("both_stores")
 
 REPO = Path(__file__).resolve().parents[2]
 Surface = Callable[[Path, str, dict[str, Any]], dict[str, Any]]
@@ -271,12 +274,15 @@ def script(surface: Surface, root: Path) -> list[dict[str, Any]]:
     return out
 
 
-def test_cli_mcp_rest_and_direct_calls_return_deep_equal_records(tmp_path, capsys, reset_ids):
+def test_cli_mcp_rest_and_direct_calls_return_deep_equal_records(
+    tmp_path, capsys, reset_ids, fresh_store
+):
     results = {}
     with RestSurface() as rest:
         surfaces = (("direct", direct), ("mcp", mcp), ("cli", make_cli(capsys)), ("rest", rest))
         for name, surface in surfaces:
             reset_ids()
+            fresh_store()
             root = make_workspace(tmp_path / name)
             share_actor_key(root)  # one person in four workspaces: the same keyed hash
             results[name] = script(surface, root)
@@ -372,7 +378,10 @@ async def _stdio_session(root: Path, calls: list[tuple[str, dict[str, Any]]]) ->
     from mcp.client.stdio import stdio_client
 
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "core.cli", "mcp", "--root", str(root)], cwd=str(REPO)
+        command=sys.executable,
+        args=["-m", "core.cli", "mcp", "--root", str(root)],
+        cwd=str(REPO),
+        env=dict(os.environ),  # the stdio client passes a bare environment otherwise
     )
     out: list[Any] = []
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
@@ -566,10 +575,11 @@ def test_cli_imports_every_starter_bundle_as_it_is_and_exports_it_back(tmp_path,
     assert len(listing["flows"]) == 6 and listing["invalid"] == []
 
 
-def test_cli_and_mcp_give_flow_inputs_at_start(tmp_path, capsys, reset_ids):
+def test_cli_and_mcp_give_flow_inputs_at_start(tmp_path, capsys, reset_ids, fresh_store):
     results = {}
     for name, surface in (("direct", direct), ("mcp", mcp), ("cli", make_cli(capsys))):
         reset_ids()
+        fresh_store()
         root = make_workspace(tmp_path / name)
         share_actor_key(root)
         payload = {
