@@ -5,7 +5,7 @@ through the same `core.flow` handlers every surface uses, in a fresh temporary
 workspace. Advance alternates in_progress -> done down all 100 steps of several runs, so
 the frontier walk covers every position. Tests assert bounded work; this reports time.
 
-    .venv/bin/python -m bench.flow_bench [--runs 50] [--http] [--json]
+    .venv/bin/python -m bench.flow_bench [--runs 50] [--http] [--store sqlite|postgresql|both]
 
 ``--http`` also times the same calls over the team hub's REST routes: a uvicorn server on
 127.0.0.1 (a free port) in this process, one keep-alive httpx client, a bearer token.
@@ -214,20 +214,49 @@ def run(runs: int) -> dict[str, Any]:
     }
 
 
+def _with_store(store: str, fn: Callable[[int], dict[str, Any]], runs: int) -> dict[str, Any]:
+    """Run ``fn`` on the SQLite store, or on a throw-away durable PostgreSQL cluster."""
+    import os
+
+    if store == "sqlite":
+        os.environ.pop("NOMA_RUN_STORE", None)
+        return fn(runs)
+    from core.flow.pg_cluster import EphemeralCluster
+
+    cluster = EphemeralCluster(durable=True)
+    cluster.start()
+    try:
+        os.environ["NOMA_RUN_STORE"] = cluster.new_schema_url()
+        return fn(runs)
+    finally:
+        os.environ.pop("NOMA_RUN_STORE", None)
+        cluster.stop()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=50, help="runs to start (default 50)")
     parser.add_argument("--http", action="store_true", help="also over the hub's REST routes")
+    parser.add_argument(
+        "--store",
+        choices=("sqlite", "postgresql", "both"),
+        default="sqlite",
+        help="run store (postgresql: a throw-away cluster, fsync on)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    reports = {"handlers": run(max(1, args.runs))}
-    if args.http:
-        reports["http"] = run_http(max(1, args.runs))
+    stores = ("sqlite", "postgresql") if args.store == "both" else (args.store,)
+    reports: dict[str, Any] = {}
+    for store in stores:
+        reports[f"{store}/handlers"] = _with_store(store, run, max(1, args.runs))
+        if args.http:
+            reports[f"{store}/http"] = _with_store(store, run_http, max(1, args.runs))
     if args.json:
-        print(json.dumps(reports if args.http else reports["handlers"], indent=2))
+        single = len(reports) == 1
+        print(json.dumps(next(iter(reports.values())) if single else reports, indent=2))
         return 0
     for where, report in reports.items():
-        print(f"flow bench ({where}): {STEPS}-step flow, SQLite WAL, synchronous=FULL")
+        print(f"flow bench ({where}): {STEPS}-step flow")
         for name in ("start", "advance", "consent_mint"):
             s = report[name]
             print(
