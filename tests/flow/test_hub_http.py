@@ -38,6 +38,7 @@ from .conftest import (
     make_workspace,
     starter_bundle,
     step,
+    store_bytes,
 )
 
 pytestmark = pytest.mark.usefixtures("both_stores")
@@ -207,16 +208,18 @@ def test_security_tier_over_http(tmp_path: Path) -> None:
     for s in [*secrets_, GRACE, cid, "grace"]:
         assert s not in log_text, s
     state = Workspace.open(root).state_dir
-    for db in state.glob("*.sqlite3"):
-        conn = sqlite3.connect(db)
-        try:
-            dump = "\n".join(conn.iterdump())
-        finally:
-            conn.close()
+    conn = sqlite3.connect(state / "hub.sqlite3")
+    try:
+        tokens_dump = "\n".join(conn.iterdump())
+    finally:
+        conn.close()
+    runs_dump = store_bytes(root).decode("utf-8", "replace")  # SQLite file or PG rows
+    assert rid in runs_dump  # the run store was really read
+    for dump in (tokens_dump, runs_dump):
         for s in [*secrets_, cid]:
             assert s not in dump
-        if db.name != "hub.sqlite3":  # only the token table names the actor a token is for
-            assert "grace" not in dump and "mallory" not in dump
+    # Only the token table names the actor a token is for; the run store never does.
+    assert "grace" not in runs_dump and "mallory" not in runs_dump
 
 
 # ------------------------------------------------------------------------------- stress
