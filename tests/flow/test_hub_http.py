@@ -396,3 +396,55 @@ def test_the_readme_example_starts_a_run_and_advances_it(tmp_path: Path) -> None
         hub.close()
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == 'in_progress "r2"'
+
+
+# ------------------------------------------------------------------- noma serve itself
+
+
+def test_noma_serve_serves_rest_and_rpc_on_one_port(tmp_path: Path) -> None:
+    """The real command: REST, the Skills /rpc and the docs from one process; a public
+    address with a token in the table starts and then asks every caller for one."""
+    import subprocess
+    import sys
+
+    root = make_workspace(tmp_path / "ws")
+    hub = Hub.open(root)
+    token, _ = hub.tokens.create("ada@example.org", human=True)
+    hub.close()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "core.cli", "serve", "--host", "0.0.0.0", "--port", str(port),
+         "--workspace", str(root), "--log-level", "warning"],
+        cwd=Path(__file__).resolve().parents[2],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{url}/openapi.json", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            assert time.monotonic() < deadline, "noma serve did not come up"
+            time.sleep(0.1)
+        assert httpx.get(f"{url}/api/v1/flows").status_code == 401  # not loopback-bound
+        with httpx.Client(base_url=url, headers=auth(token), timeout=30) as http:
+            assert http.get("/api/v1/flows").json()["schema"] == "noma.flow_list/v0"
+            started = http.post(WR, json={"flow_version": "1.0.0"})
+            assert started.status_code == 201
+            rpc = http.post("/rpc", json={"jsonrpc": "2.0", "id": 1, "method": "list_skills"})
+            assert rpc.status_code == 200 and "result" in rpc.json()
+            assert "Noma team hub" in http.get("/docs").text
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
