@@ -282,20 +282,44 @@ class TokenGate:
         if scope["type"] != "http" or scope["path"] in PUBLIC_PATHS:
             await self.app(scope, receive, send)
             return
-        header = None
-        for name, value in scope.get("headers", ()):
-            if name == b"authorization":
-                header = value.decode("latin-1")
-                break
+        headers = {name: value.decode("latin-1") for name, value in scope.get("headers", ())}
+        header = headers.get(b"authorization")
+        if header is None and not _safe_tokenless(scope["method"], headers):
+            await self._unauthorized(scope, receive, send)
+            return
         actor = await run_in_threadpool(self.hub.authenticate, header)
         if actor is None:
-            response = JSONResponse(
-                UNAUTHORIZED, status_code=401, headers={"WWW-Authenticate": "Bearer"}
-            )
-            await response(scope, receive, send)
+            await self._unauthorized(scope, receive, send)
             return
         scope.setdefault("state", {})["hub_actor"] = actor
         await self.app(scope, receive, send)
+
+    @staticmethod
+    async def _unauthorized(scope: Scope, receive: Receive, send: Send) -> None:
+        response = JSONResponse(
+            UNAUTHORIZED, status_code=401, headers={"WWW-Authenticate": "Bearer"}
+        )
+        await response(scope, receive, send)
+
+
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]", "::1"})
+
+
+def _safe_tokenless(method: str, headers: dict[bytes, str]) -> bool:
+    """A caller without a token is only ever served on loopback; a web page the user has
+    open must not be able to act as them. A page can send a "simple" cross-origin POST
+    (text/plain, no preflight) and, by DNS rebinding, make its own name point here; it
+    cannot set ``Content-Type: application/json`` without a preflight we never answer, nor
+    send a loopback ``Host`` for its own origin. So token-less requests need both."""
+    host = headers.get(b"host", "")
+    name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+    if name not in LOOPBACK_HOSTS:
+        return False
+    if method not in ("GET", "HEAD", "OPTIONS"):
+        ctype = headers.get(b"content-type", "")
+        if ctype.split(";", 1)[0].strip().lower() != "application/json":
+            return False
+    return True
 
 
 def hub_routes(hub: Hub) -> list[BaseRoute]:

@@ -28,6 +28,8 @@ from .conftest import ACTOR, OTHER, FakeLane, bundle, make_workspace, starter_bu
 
 pytestmark = pytest.mark.usefixtures("both_stores")
 
+LOCAL = "http://127.0.0.1:8765"  # a loopback Host: token-less callers need one
+JSON = {"Content-Type": "application/json"}
 WR = "/api/v1/flows/flow_weekly_review/runs"
 LEAD = "/api/v1/flows/flow_lead_import/runs"
 
@@ -52,7 +54,7 @@ def hub(root: Path) -> Iterator[Hub]:
 
 @pytest.fixture
 def client(hub: Hub) -> TestClient:
-    return TestClient(create_hub_app(hub))
+    return TestClient(create_hub_app(hub), base_url=LOCAL)
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -229,7 +231,7 @@ def test_malformed_bodies_are_bad_request_with_paths_never_values(
     client: TestClient, path_suffix: str, body: bytes, where: str
 ) -> None:
     rid = start(client)["run_id"]
-    r = client.post(f"{WR}/{rid}{path_suffix}", content=body)
+    r = client.post(f"{WR}/{rid}{path_suffix}", content=body, headers=JSON)
     out = r.json()
     assert (r.status_code, out["code"]) == (400, "BAD_REQUEST")
     assert any(p["path"] == where for p in out["problems"])
@@ -245,7 +247,9 @@ def test_query_parameters_are_checked(client: TestClient) -> None:
 
 def test_an_oversized_body_is_refused_without_reading_it_all(client: TestClient) -> None:
     rid = start(client)["run_id"]
-    r = client.post(f"{WR}/{rid}/submit-review", content=b'{"intent": "' + b"x" * 400_000 + b'"}')
+    r = client.post(
+        f"{WR}/{rid}/submit-review", content=b'{"intent": "' + b"x" * 400_000 + b'"}', headers=JSON
+    )
     assert (r.status_code, r.json()["code"]) == (400, "BAD_REQUEST")
 
 
@@ -255,13 +259,13 @@ def test_a_gate_off_answers_its_code_before_anything_else(
 ) -> None:
     root = make_workspace(tmp_path / "ws", writes=writes, automatable=automatable)
     hub = Hub.open(root, lanes=lanes())
-    client = TestClient(create_hub_app(hub))
+    client = TestClient(create_hub_app(hub), base_url=LOCAL)
     try:
         # Even a missing run and a body that is not JSON get the gate's code first.
-        r = client.post(f"{WR}/run_missing/advance", content=b"nope")
+        r = client.post(f"{WR}/run_missing/advance", content=b"nope", headers=JSON)
         if not writes:
             assert (r.status_code, r.json()["code"]) == (403, "FLOW_RUN_WRITES_DISABLED")
-        r = client.post(f"{LEAD}/run_missing/execute-automatable", content=b"nope")
+        r = client.post(f"{LEAD}/run_missing/execute-automatable", content=b"nope", headers=JSON)
         code = (
             "FLOW_AUTOMATABLE_EXECUTION_DISABLED"
             if not automatable
@@ -313,7 +317,7 @@ def test_tokens_are_stored_as_hashes_only(tmp_path: Path, root: Path, capsys) ->
 
 def test_no_wrong_revoked_or_malformed_token_is_one_bare_401(root: Path) -> None:
     hub = Hub.open(root, require_tokens=True, lanes=lanes())
-    client = TestClient(create_hub_app(hub))
+    client = TestClient(create_hub_app(hub), base_url=LOCAL)
     try:
         token, row = hub.tokens.create("ada", human=True)
         assert client.get(WR, headers=bearer(token)).status_code == 200
@@ -392,7 +396,7 @@ def test_token_scope_limits_what_it_sees(tmp_path: Path) -> None:
         policy={"scopes": ["personal", "project", "org"]},
     )
     hub = Hub.open(root, lanes=lanes())
-    client = TestClient(create_hub_app(hub))
+    client = TestClient(create_hub_app(hub), base_url=LOCAL)
     try:
         personal, _ = hub.tokens.create("pat", "personal", human=True)
         wide, _ = hub.tokens.create("olga", "org", human=True)
@@ -454,7 +458,7 @@ def test_one_app_serves_rest_and_the_skills_rpc(root: Path) -> None:
     hub = Hub.open(root, lanes=lanes())
     app = create_hub_app(hub, create_app(SkillsRuntime(root)))
     try:
-        with TestClient(app) as client:
+        with TestClient(app, base_url=LOCAL) as client:
             rpc = client.post("/rpc", json={"jsonrpc": "2.0", "id": 1, "method": "list_skills"})
             assert rpc.status_code == 200 and "result" in rpc.json(), rpc.text
             assert client.get(WR).json()["schema"] == "knowtation.flow_run_list/v0"
@@ -475,3 +479,26 @@ def test_sqlite_rows_hold_no_raw_actor(client: TestClient, hub: Hub, root: Path)
         assert token not in dump
         if db.name != "hub.sqlite3":  # the token table names its actor; the run store never
             assert "grace" not in dump and ACTOR not in dump
+
+
+def test_tokenless_callers_must_be_loopback_json_callers(client: TestClient, hub: Hub) -> None:
+    """A web page must not act as the local user: no simple (text/plain) cross-origin POST,
+    no DNS-rebound Host. A token-bearing caller is not affected (browsers preflight it)."""
+    body = b'{"flow_version": "1.0.0"}'
+    plain = client.post(WR, content=body, headers={"Content-Type": "text/plain"})
+    form = client.post(
+        WR, content=body, headers={"Content-Type": "application/x-www-form-urlencoded"}
+    )
+    rebound = client.post(WR, json={"flow_version": "1.0.0"}, headers={"Host": "evil.example:8765"})
+    rpc = client.post("/rpc", content=b'{"jsonrpc": "2.0", "id": 1, "method": "run_code"}')
+    read = client.get(WR, headers={"Host": "evil.example"})
+    for r in (plain, form, rebound, rpc, read):
+        assert r.status_code == 401, r.text
+    assert client.get(WR).json()["runs"] == []  # nothing was started
+    assert client.get(WR, headers={"Host": "localhost:8765"}).status_code == 200
+    assert client.get(WR, headers={"Host": "[::1]:8765"}).status_code == 200
+    token, _ = hub.tokens.create("ada@example.org", human=True)
+    ok = client.post(
+        WR, content=body, headers={"Authorization": f"Bearer {token}", "Host": "hub.example"}
+    )
+    assert ok.status_code == 201

@@ -127,7 +127,11 @@ class RestSurface:
         if root not in self.hubs:
             hub = Hub.open(root)
             token, _ = hub.tokens.create("ada@example.org", human=True)
-            self.hubs[root] = (hub, TestClient(create_hub_app(hub)), token)
+            self.hubs[root] = (
+                hub,
+                TestClient(create_hub_app(hub), base_url="http://127.0.0.1"),
+                token,
+            )
         _, client, token = self.hubs[root]
         return client, token
 
