@@ -68,10 +68,16 @@ def is_loopback(host: str) -> bool:
 def _tokens(args: argparse.Namespace) -> object:
     from pathlib import Path
 
+    from core.flow.context import looks_like_workspace
     from core.hub.tokens import TokenStore
-    from core.workspace import Workspace
+    from core.workspace import Workspace, WorkspaceError
 
-    return TokenStore.open(Workspace.open(Path(args.workspace)).state_dir)
+    workspace = Workspace.open(Path(args.workspace))
+    if not looks_like_workspace(workspace):  # write nothing into a folder that is not one
+        raise WorkspaceError(
+            f"{workspace.root}: not a workspace (no noma-workbench.toml and no flows/)"
+        )
+    return TokenStore.open(workspace.state_dir)
 
 
 def _token_create(args: argparse.Namespace) -> int:

@@ -313,6 +313,10 @@ def test_tokens_are_stored_as_hashes_only(tmp_path: Path, root: Path, capsys) ->
         cli.main(["hub", "token", "create", "--name", "bad name!", "--workspace", str(root)]) == 2
     )
     assert (state / "hub.sqlite3").stat().st_mode & 0o077 == 0
+    plain = tmp_path / "not-a-workspace"
+    plain.mkdir()
+    assert cli.main(["hub", "token", "list", "--workspace", str(plain)]) == 2
+    assert list(plain.iterdir()) == []  # nothing written there
 
 
 def test_no_wrong_revoked_or_malformed_token_is_one_bare_401(root: Path) -> None:
