@@ -149,3 +149,70 @@ async def test_an_agent_token_cannot_approve_from_the_pane(
                 assert states(app) == ["done", "skipped", "in_progress"]
     finally:
         hub.close()
+
+
+async def test_the_pane_and_the_cli_and_rest_write_the_same_records(
+    tmp_path: Path, clock, pinned_ids, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The pane's keyboard run, replayed request by request through the CLI and the REST
+    routes on fresh workspaces: the same run record and the same outcome proposal."""
+    from core.flow.evidence import pointer_kind_for
+
+    from .test_integration import RestSurface, make_cli
+    from .test_pane import OP_ID, POST
+
+    root, doc = workspace_with_document(tmp_path / "pane")
+    share_actor_key(root)
+    app = PaneApp(root, doc)
+    async with app.run_test(size=SIZE) as pilot:
+        await drive_manual_run(pilot)
+        await finish_manual_run(pilot)
+        pane_run = app.pane.run
+    assert pane_run is not None
+    ctx = FlowContext.open(Workspace.open(root))
+    try:
+        proposals = run_action(ctx, "proposals", {})
+    finally:
+        ctx.close()
+    assert isinstance(proposals, dict)
+    [pane_proposal] = proposals["proposals"]
+
+    def replay(surface: Any, where: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+        f = "flow_weekly_review"
+        rid = surface(where, "start", {"flow_id": f, "flow_version": "1.0.0"})["run"]["run_id"]
+        steps: list[tuple[str, dict[str, Any]]] = [
+            ("advance", {"step_id": f"{f}#1", "to_status": "in_progress"}),
+            ("advance", {"step_id": f"{f}#1", "to_status": "done"}),
+            ("evidence", {"step_id": f"{f}#1", "evidence_ref": OP_ID,
+                          "pointer_kind": pointer_kind_for(OP_ID)}),
+            ("advance", {"step_id": f"{f}#1", "to_status": "done"}),
+            ("advance", {"step_id": f"{f}#2", "to_status": "skipped",
+                         "skip_reason": "blocked_dependency"}),
+            ("evidence", {"step_id": f"{f}#3", "evidence_ref": POST,
+                          "pointer_kind": pointer_kind_for(POST)}),
+            ("advance", {"step_id": f"{f}#3", "to_status": "in_progress"}),
+            ("advance", {"step_id": f"{f}#3", "to_status": "done"}),
+            ("advance", {"step_id": f"{f}#3", "to_status": "done", "approve": True}),
+        ]  # fmt: skip
+        for action, body in steps:
+            surface(where, action, {"run_id": rid, **body})
+        out = surface(where, "submit_review", {"run_id": rid, "intent": "Weekly review outcome"})
+        run = surface(where, "get", {"run_id": rid})["run"]
+        return run, out["proposal"]
+
+    def same(a: dict[str, Any], b: dict[str, Any]) -> bool:
+        drop = ("run_id", "started", "proposal_id", "created", "external_ref")
+        return {k: v for k, v in a.items() if k not in drop} == {
+            k: v for k, v in b.items() if k not in drop
+        }
+
+    cli_root, _ = workspace_with_document(tmp_path / "cli")
+    share_actor_key(cli_root)
+    cli_run, cli_proposal = replay(make_cli(capsys), cli_root)
+    rest_root, _ = workspace_with_document(tmp_path / "rest")
+    share_actor_key(rest_root)
+    with RestSurface() as rest:
+        rest_run, rest_proposal = replay(rest, rest_root)
+    assert same(pane_run, cli_run) and same(pane_run, rest_run)
+    assert same(pane_proposal, cli_proposal) and same(pane_proposal, rest_proposal)
+    assert pane_run["status"] == "done" and pane_proposal["kind"] == "flow_run_outcome"
