@@ -88,10 +88,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=patching.cmd_ops)
 
     from .commands import flow
+    from .hub import cli as hub_cli
     from .skills_runtime import cli as skills_cli
 
     flow.register(sub)
     skills_cli.register(sub)
+    hub_cli.register(sub)
 
     p = sub.add_parser("mcp", help="serve the Annex B MCP tools over stdio")
     p.add_argument(
@@ -113,7 +115,7 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
 
 
 # Commands that keep running (servers): they keep Python's cyclic GC.
-LONG_RUNNING = frozenset({"mcp", "skills"})
+LONG_RUNNING = frozenset({"mcp", "skills", "serve"})
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -27,25 +27,28 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from core.flow import (
-    FlowContext,
-    FlowRefusal,
-    FlowResult,
+from core.flow import FlowContext, FlowRefusal, FlowResult
+from core.flow.definitions import problem_lines
+from core.flow.enums import FINISHED_STEP, SKIP_REASON_LABELS
+from core.flow.evidence import pointer_kind_for, transcript_offers
+from core.flow.models import FlowBundle
+from core.workspace import Workspace
+
+# The handler names, local or on a remote hub (`[hub] url`): see noma_tui/flow_hub.py.
+from noma_tui.flow_hub import (
+    HubContext,
     advance_step,
     execute_automatable,
     list_flows,
     list_runs,
     mint_consent,
+    open_flow_context,
+    pinned_bundle,
     record_evidence,
+    start_fields,
     start_run,
     submit_review,
 )
-from core.flow.definitions import problem_lines, start_fields
-from core.flow.enums import FINISHED_STEP, SKIP_REASON_LABELS
-from core.flow.evidence import pointer_kind_for, transcript_offers
-from core.flow.models import FlowBundle
-from core.flow.runs import pinned_bundle
-from core.workspace import Workspace
 from noma_tui.flow_review import manage_consents, review_proposals
 
 MARKS = {"done": "✓", "skipped": "↷", "in_progress": "●", "blocked": "■", "pending": "·"}
@@ -208,7 +211,7 @@ class FlowFrontierPane(Vertical):
     def __init__(self, workspace: Workspace, *, id: str | None = "flow-pane") -> None:
         super().__init__(id=id)
         self.workspace = workspace
-        self.ctx: FlowContext | None = None
+        self.ctx: FlowContext | HubContext | None = None
         self.open_document: Path | None = None
         self.runs: list[dict[str, Any]] = []
         self.run: dict[str, Any] | None = None
@@ -228,7 +231,7 @@ class FlowFrontierPane(Vertical):
         yield Static("", id="flow-status")
 
     def on_mount(self) -> None:
-        self.ctx = FlowContext.open(self.workspace)
+        self.ctx = open_flow_context(self.workspace)
         runs = self.query_one("#flow-runs", DataTable)
         runs.add_columns("Flow", "Status", "Done", "Started")
         steps = self.query_one("#flow-steps", DataTable)
@@ -248,7 +251,10 @@ class FlowFrontierPane(Vertical):
             header += f" · {len(problems)} flows/ problem(s), see noma flow list"
         self.query_one("#flow-header", Static).update(header)
         self.reload()
-        if problems:
+        if isinstance(listing, FlowRefusal):  # a remote hub that is down or refuses us
+            detail = "; ".join(f"{p.path}: {p.message}" for p in listing.problems)
+            self.say(f"✗ {listing.code} ({listing.status}) {detail}", refused=True)
+        elif problems:
             self.say(f"flows/ problem: {problems[0]}")
         elif not self.runs:
             self.say("No runs yet: press n to start one.")

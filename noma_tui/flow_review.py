@@ -13,13 +13,13 @@ from typing import Any, Protocol
 from textual.screen import ModalScreen
 
 from core.flow import FlowContext, FlowRefusal
-from core.flow.actions import run_action
+from noma_tui.flow_hub import HubContext, run_action
 
 ChoiceFactory = Callable[[str, list[tuple[str, str]]], ModalScreen[str | None]]
 
 
 class FlowPaneLike(Protocol):
-    ctx: FlowContext | None
+    ctx: FlowContext | HubContext | None
     run: dict[str, Any] | None
     app: Any
 

@@ -19,6 +19,7 @@ from .lanes import ExecutionLane, default_lanes
 from .posture import Actor, Posture, workspace_actor
 from .rekey import rekey_workspace_actor
 from .store import RunStore
+from .store_pg import open_run_store
 
 VAULT_ID = "default"
 
@@ -49,7 +50,7 @@ class FlowContext:
     ) -> FlowContext:
         posture = Posture.from_workspace(workspace)
         key = load_actor_key(workspace.state_dir)
-        store = RunStore.open(workspace.state_dir)
+        store = open_run_store(workspace.state_dir, workspace.section("store").get("url"))
         rekey_workspace_actor(store, workspace.actor_name, key)
         return cls(
             store=store,

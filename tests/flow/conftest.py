@@ -459,3 +459,101 @@ def run_by_hand(
     final = get_run(ctx, {"run_id": rid})["run"]
     assert final["status"] == "done"
     return final
+
+
+# ------------------------------------------------------------------ both run stores
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Any]:
+    """One throw-away PostgreSQL cluster for the session (a schema per test).
+
+    Skips with the reason where PostgreSQL is not installed, unless NOMA_REQUIRE_POSTGRES=1
+    (CI sets it when its install step succeeded): then a missing server fails."""
+    from core.flow.pg_cluster import ClusterUnavailable, EphemeralCluster
+
+    try:
+        cluster = EphemeralCluster()
+        cluster.start()
+    except ClusterUnavailable as exc:
+        if os.environ.get("NOMA_REQUIRE_POSTGRES") == "1":
+            pytest.fail(f"PostgreSQL is required here: {exc}")
+        pytest.skip(f"PostgreSQL run-store variant: {exc}")
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def both_stores(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run the test on the SQLite store and again on a fresh PostgreSQL schema."""
+    if request.param == "sqlite":
+        monkeypatch.delenv("NOMA_RUN_STORE", raising=False)
+        return "sqlite"
+    marker = request.node.get_closest_marker("sqlite_only")
+    if marker is not None:
+        pytest.skip(f"SQLite store mechanism, covered for PostgreSQL elsewhere: {marker.args[0]}")
+    cluster = request.getfixturevalue("pg_cluster")
+    monkeypatch.setenv("NOMA_RUN_STORE", cluster.new_schema_url())
+    return "postgresql"
+
+
+@pytest.fixture
+def fresh_store(
+    both_stores: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Any:
+    """Call before making another workspace that must not share the first one's store
+    (pinned ids would collide in one PostgreSQL schema; SQLite stores are per workspace)."""
+
+    def fresh() -> None:
+        if both_stores == "postgresql":
+            cluster = request.getfixturevalue("pg_cluster")
+            monkeypatch.setenv("NOMA_RUN_STORE", cluster.new_schema_url())
+
+    return fresh
+
+
+def store_bytes(root: Path) -> bytes:
+    """Everything the run store holds, as bytes: the SQLite file and its WAL, or on
+    PostgreSQL every row of every table of the store's schema."""
+    url = os.environ.get("NOMA_RUN_STORE")
+    if not url:
+        state = root / ".noma-workbench"
+        return b"".join(p.read_bytes() for p in sorted(state.glob("runs.sqlite3*")))
+    return "\n".join(pg_rows(url)).encode()
+
+
+def pg_rows(url: str) -> list[str]:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        tables = [
+            r[0]
+            for r in conn.execute(
+                "SELECT table_name FROM information_schema.tables "
+                "WHERE table_schema = current_schema() ORDER BY table_name"
+            )
+        ]
+        out = []
+        for table in tables:
+            if table == "schema_migrations":
+                continue  # applied_at is when the test ran, not data
+            for row in conn.execute(f"SELECT * FROM {table} ORDER BY 1"):
+                out.append(f"{table}: {row!r}")
+    return out
+
+
+def store_dump(store: Any) -> list[str]:
+    """Every row of ``store`` in a stable order (to compare before and after)."""
+    from core.flow.store_pg import PgRunStore
+
+    if isinstance(store, PgRunStore):
+        return pg_rows(store.url)
+    return list(store.connection().iterdump())
+
+
+def sqlite_only(reason: str) -> Any:
+    """Mark a test of the SQLite store's own mechanism (its file, WAL, locking, tracing):
+    its PostgreSQL variant is skipped with ``reason``."""
+    return pytest.mark.sqlite_only(reason)

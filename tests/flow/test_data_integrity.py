@@ -39,12 +39,16 @@ from .conftest import (
     consent_for,
     make_workspace,
     open_ctx,
+    sqlite_only,
     started,
     starter_dir,
     step,
+    store_dump,
     with_posture,
     write_bundle,
 )
+
+pytestmark = pytest.mark.usefixtures("both_stores")
 
 
 def code(result: object) -> str | None:
@@ -162,6 +166,7 @@ def test_sd2_task_ref_round_trips_with_its_reciprocal_link(ctx, clock):
     assert [tuple(r) for r in links] == [("task_abc123", run["run_id"])]
 
 
+@sqlite_only("injects a failure through SQLite's statement trace")
 def test_task_link_and_run_are_written_atomically(ctx, clock, monkeypatch):
     real = Tx.execute
 
@@ -214,6 +219,7 @@ def count_statements(ctx: Any, fn: Any) -> list[str]:
     return seen
 
 
+@sqlite_only("counts BEGIN IMMEDIATE through SQLite's statement trace")
 def test_every_write_is_exactly_one_transaction(ctx, clock, lane):
     rid = started(ctx, "flow_lead_import")["run_id"]
     writes = {
@@ -360,6 +366,7 @@ def test_a_crashed_execution_is_reaped_after_its_lease(ctx, clock, lane):
     assert tuple(row) == (30 + lane.cost, 0)
 
 
+@sqlite_only("the SQLite store's journal mode")
 def test_the_store_is_sqlite_wal(ctx):
     mode = ctx.store.connection().execute("PRAGMA journal_mode").fetchone()[0]
     assert mode == "wal"
@@ -370,10 +377,9 @@ def test_gated_off_writes_leave_the_database_untouched(ctx, clock, writes, autom
     rid = started(ctx, "flow_lead_import")["run_id"]
     cid = consent_for(ctx, rid)
     gated = with_posture(ctx, writes=writes, automatable=automatable)
-    conn = ctx.store.connection()
 
     def dump() -> list[str]:
-        return list(conn.iterdump())
+        return store_dump(ctx.store)
 
     before = dump()
     attempts: list[Any] = []

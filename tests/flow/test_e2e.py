@@ -46,10 +46,13 @@ from .conftest import (
     starter_bundle,
     starter_dir,
     step,
+    store_bytes,
     with_posture,
     write_bundle,
     write_config,
 )
+
+pytestmark = pytest.mark.usefixtures("both_stores")
 
 DEMO_FLOWS = Path(__file__).resolve().parents[2] / "noma_tui" / "demo_workspace" / "flows"
 
@@ -305,7 +308,7 @@ def test_demo_flows_run_for_real_through_the_skills_sandbox(tmp_path, clock):
             .fetchone()
         )
         assert tuple(consent_row) == (execution["cost_units"], 0)
-        db = (root / ".noma-workbench" / "runs.sqlite3").read_bytes()
+        db = store_bytes(root)
         assert b"Ada Lovelace" not in db and b"analytical.example" not in db
     finally:
         ctx.close()

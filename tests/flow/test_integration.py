@@ -1,8 +1,8 @@
-"""Tier 2 — integration: the CLI, the MCP ``flow_run`` tool and direct handler calls
-produce deep-equal records for start, get, list, advance, evidence, execute and submit;
-each sub-gate off gives the identical disabled code on every surface.
+"""Tier 2 — integration: the CLI, the MCP ``flow_run`` tool, the hub's REST routes and
+direct handler calls produce deep-equal records for start, get, list, advance, evidence,
+consent, execute and submit; each sub-gate off gives the identical disabled code on every surface.
 
-In-process surfaces run under pinned ids and a pinned clock, so three fresh, identical
+In-process surfaces run under pinned ids and a pinned clock, so four fresh, identical
 workspaces driven the same way must agree byte for byte. A second test drives the real
 ``noma mcp`` stdio server and the ``noma`` CLI as subprocesses against one workspace.
 """
@@ -12,11 +12,12 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, cast
 
 import pytest
 
@@ -36,6 +37,8 @@ from .conftest import (
     share_actor_key,
     starter_dir,
 )
+
+pytestmark = pytest.mark.usefixtures("both_stores")
 
 REPO = Path(__file__).resolve().parents[2]
 Surface = Callable[[Path, str, dict[str, Any]], dict[str, Any]]
@@ -82,6 +85,89 @@ def mcp(root: Path, action: str, payload: dict[str, Any]) -> dict[str, Any]:
     result = asyncio.run(server.call_tool("flow_run", {"action": action, **payload}))
     assert not result.is_error, result
     return json.loads(result.content[0].text)
+
+
+class RestSurface:
+    """The hub's REST routes, in process (pinned ids and clock apply), one hub per workspace.
+
+    The caller holds a human token named for the workspace's actor: the same person as
+    the CLI's, so records (provenance included) must be equal. A client knows the flow of
+    a run it started; for any other run it asks ``GET /api/v1/flow-runs/{run_id}``.
+    """
+
+    ROUTE: ClassVar[dict[str, str]] = {
+        "advance": "advance",
+        "evidence": "evidence",
+        "consent": "consent",
+        "execute_automatable": "execute-automatable",
+        "submit_review": "submit-review",
+    }
+
+    def __init__(self) -> None:
+        self.hubs: dict[Path, tuple[Any, Any, str]] = {}
+        self.flows: dict[str, str] = {}
+        self.statuses: list[int] = []
+
+    def __enter__(self) -> RestSurface:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for hub, _, _ in self.hubs.values():
+            hub.close()
+        self.hubs.clear()
+
+    def _client(self, root: Path) -> tuple[Any, str]:
+        from starlette.testclient import TestClient
+
+        from core.hub.app import Hub, create_hub_app
+
+        if root not in self.hubs:
+            hub = Hub.open(root)
+            token, _ = hub.tokens.create("ada@example.org", human=True)
+            self.hubs[root] = (
+                hub,
+                TestClient(create_hub_app(hub), base_url="http://127.0.0.1"),
+                token,
+            )
+        _, client, token = self.hubs[root]
+        return client, token
+
+    def __call__(self, root: Path, action: str, payload: dict[str, Any]) -> dict[str, Any]:
+        client, token = self._client(root)
+        auth = {"Authorization": f"Bearer {token}"}
+        body = dict(payload)
+        if action == "start":
+            r = client.post(f"/api/v1/flows/{body['flow_id']}/runs", json=body, headers=auth)
+        elif action == "list":
+            params = {k: str(v) for k, v in body.items() if k != "flow_id"}
+            path = (
+                f"/api/v1/flows/{body['flow_id']}/runs"
+                if "flow_id" in body
+                else ("/api/v1/flow-runs")
+            )
+            r = client.get(path, params=params, headers=auth)
+        elif action == "get":
+            r = client.get(f"/api/v1/flow-runs/{body['run_id']}", headers=auth)
+        else:
+            rid = body.pop("run_id")
+            flow = self.flows.get(rid)
+            if flow is None:
+                known = client.get(f"/api/v1/flow-runs/{rid}", headers=auth).json()
+                flow = known["run"]["flow_id"] if "run" in known else "flow_weekly_review"
+            url = f"/api/v1/flows/{flow}/runs/{rid}/{self.ROUTE[action]}"
+            r = client.post(url, json=body, headers=auth)
+        out = r.json()
+        self.statuses.append(r.status_code)
+        if out.get("ok") is False:
+            assert r.status_code == out["status"]
+        else:
+            assert r.status_code == (201 if action in ("start", "consent") else 200)
+        if "run" in out:
+            self.flows[out["run"]["run_id"]] = out["run"]["flow_id"]
+        return cast(dict[str, Any], out)
 
 
 CLI_ARGS: dict[str, Callable[[dict[str, Any]], list[str]]] = {
@@ -192,14 +278,19 @@ def script(surface: Surface, root: Path) -> list[dict[str, Any]]:
     return out
 
 
-def test_cli_mcp_and_direct_calls_return_deep_equal_records(tmp_path, capsys, reset_ids):
+def test_cli_mcp_rest_and_direct_calls_return_deep_equal_records(
+    tmp_path, capsys, reset_ids, fresh_store
+):
     results = {}
-    for name, surface in (("direct", direct), ("mcp", mcp), ("cli", make_cli(capsys))):
-        reset_ids()
-        root = make_workspace(tmp_path / name)
-        share_actor_key(root)  # one person in three workspaces: the same keyed hash
-        results[name] = script(surface, root)
-    assert results["direct"] == results["mcp"] == results["cli"]
+    with RestSurface() as rest:
+        surfaces = (("direct", direct), ("mcp", mcp), ("cli", make_cli(capsys)), ("rest", rest))
+        for name, surface in surfaces:
+            reset_ids()
+            fresh_store()
+            root = make_workspace(tmp_path / name)
+            share_actor_key(root)  # one person in four workspaces: the same keyed hash
+            results[name] = script(surface, root)
+    assert results["direct"] == results["mcp"] == results["cli"] == results["rest"]
     codes = [r.get("code") for r in results["direct"]]
     assert codes.count(None) == len(codes) - 5
     assert "FLOW_STEP_OUT_OF_ORDER" in codes and codes.count("FLOW_VERIFICATION_UNSATISFIED") == 2
@@ -238,8 +329,9 @@ def test_each_sub_gate_off_gives_the_identical_disabled_code_everywhere(
         "submit_review": {"run_id": rid, "intent": "outcome"},
     }
     cli_surface = make_cli(capsys)
+    rest = RestSurface()
     for action, payload in requests.items():
-        outs = [s(root, action, payload) for s in (direct, mcp, cli_surface)]
+        outs = [s(root, action, payload) for s in (direct, mcp, cli_surface, rest)]
         if action == "execute_automatable":
             expected = expected_execute_code(writes, automatable)
         else:
@@ -248,7 +340,8 @@ def test_each_sub_gate_off_gives_the_identical_disabled_code_everywhere(
             assert all(o.get("ok") is not False for o in outs), (action, outs)
             assert len({o["schema"] for o in outs}) == 1
         else:
-            assert outs[0] == outs[1] == outs[2], action
+            assert outs[0] == outs[1] == outs[2] == outs[3], action
+            assert rest.statuses[-1] == 403
             assert outs[0] == {
                 "ok": False,
                 "code": expected,
@@ -259,6 +352,14 @@ def test_each_sub_gate_off_gives_the_identical_disabled_code_everywhere(
         root, "consent", {"run_id": rid, "allowed_lanes": ["local_default"], "cost_cap_units": 9}
     )
     assert consent.get("code") == expected_execute_code(writes, automatable)
+    rest_consent = rest(
+        root, "consent", {"run_id": rid, "allowed_lanes": ["local_default"], "cost_cap_units": 9}
+    )
+    if consent.get("ok") is False:
+        assert rest_consent == consent
+    else:
+        assert rest_consent["schema"] == consent["schema"]
+    rest.close()
 
 
 def test_mcp_has_no_consent_action(tmp_path):
@@ -281,7 +382,10 @@ async def _stdio_session(root: Path, calls: list[tuple[str, dict[str, Any]]]) ->
     from mcp.client.stdio import stdio_client
 
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "core.cli", "mcp", "--root", str(root)], cwd=str(REPO)
+        command=sys.executable,
+        args=["-m", "core.cli", "mcp", "--root", str(root)],
+        cwd=str(REPO),
+        env=dict(os.environ),  # the stdio client passes a bare environment otherwise
     )
     out: list[Any] = []
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
@@ -475,10 +579,11 @@ def test_cli_imports_every_starter_bundle_as_it_is_and_exports_it_back(tmp_path,
     assert len(listing["flows"]) == 6 and listing["invalid"] == []
 
 
-def test_cli_and_mcp_give_flow_inputs_at_start(tmp_path, capsys, reset_ids):
+def test_cli_and_mcp_give_flow_inputs_at_start(tmp_path, capsys, reset_ids, fresh_store):
     results = {}
     for name, surface in (("direct", direct), ("mcp", mcp), ("cli", make_cli(capsys))):
         reset_ids()
+        fresh_store()
         root = make_workspace(tmp_path / name)
         share_actor_key(root)
         payload = {

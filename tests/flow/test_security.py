@@ -49,11 +49,15 @@ from .conftest import (
     malicious_bundle,
     open_ctx,
     run_by_hand,
+    sqlite_only,
     started,
     starter_dir,
     step,
+    store_bytes,
     with_posture,
 )
+
+pytestmark = pytest.mark.usefixtures("both_stores")
 
 SECRET = "sk-live-5up3r-s3cr3t-v4lue-000111"
 
@@ -167,7 +171,7 @@ def test_injection_in_instruction_stays_inert(tmp_path, clock):
         assert INJECTION not in json.dumps(after)
         mallory = ctx.as_actor(ctx.actor_named(OTHER, ["personal", "project", "org"]))
         assert code(get_run(mallory, {"run_id": rid})) == "unknown_run"
-        db = (root / ".noma-workbench" / "runs.sqlite3").read_bytes()
+        db = store_bytes(root)
         assert b"fcons_stolen" not in db.replace(INJECTION.encode(), b"")
     finally:
         ctx.close()
@@ -363,15 +367,12 @@ def test_no_secret_actor_id_or_token_in_records_refusals_or_the_database(
                 assert needle not in blob, (refusal.code, needle)
     finally:
         ctx.close()
-    state = root / ".noma-workbench"
-    for name in ("runs.sqlite3", "runs.sqlite3-wal"):
-        path = state / name
-        if path.exists():
-            data = path.read_bytes()
-            assert ACTOR.encode() not in data, name
-            assert SECRET.encode() not in data, name
-            assert cid.encode() not in data, name
-            assert cid.removeprefix("fcons_").encode() not in data, name
+    data = store_bytes(root)
+    assert data  # the store holds the run (a vacuous check would prove nothing)
+    assert ACTOR.encode() not in data
+    assert SECRET.encode() not in data
+    assert cid.encode() not in data
+    assert cid.removeprefix("fcons_").encode() not in data
 
 
 @pytest.mark.parametrize(("writes", "automatable"), GATE_MATRIX)
@@ -398,9 +399,8 @@ def test_gate_refusals_do_not_reveal_whether_a_run_exists(ctx, clock, writes, au
 
 
 def db_bytes(root: Path) -> bytes:
-    """Every byte the store holds on disk: the database and its WAL."""
-    state = root / ".noma-workbench"
-    return b"".join(p.read_bytes() for p in sorted(state.glob("runs.sqlite3*")))
+    """Every byte the store holds: the database and its WAL (or every PostgreSQL row)."""
+    return store_bytes(root)
 
 
 def test_a_project_scoped_import_into_a_personal_only_workspace_is_refused(tmp_path, clock):
@@ -548,6 +548,7 @@ def test_hostile_bundle_text_is_a_coded_refusal_never_a_crash(ctx, text, fmt, me
         assert tx.list_proposals("flow_import") == []
 
 
+@sqlite_only("stores from before keyed hashes were SQLite files; PostgreSQL is born keyed")
 def test_a_store_from_before_keyed_hashes_is_rekeyed_for_the_workspace_actor(tmp_path, clock):
     """Rows written under the old scheme (sha256 of the name) move to the keyed hash on
     first open, so the operator's personal runs stay theirs and the plain hash is gone."""

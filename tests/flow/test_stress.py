@@ -39,6 +39,8 @@ from .conftest import (
     with_posture,
 )
 
+pytestmark = pytest.mark.usefixtures("both_stores")
+
 REPO = Path(__file__).resolve().parents[2]
 WORKERS = 32
 

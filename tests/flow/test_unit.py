@@ -47,6 +47,8 @@ from .conftest import (
     with_posture,
 )
 
+pytestmark = pytest.mark.usefixtures("both_stores")
+
 
 def code(result: Any) -> str | None:
     return result.code if isinstance(result, FlowRefusal) else None

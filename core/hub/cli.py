@@ -1,0 +1,193 @@
+"""``noma serve`` and ``noma hub token create|list|revoke``: argparse wiring for the hub.
+
+Every ``noma`` call imports this module to build its parser, so it imports only argparse
+at module level; the server stack loads inside the handlers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    serve = subparsers.add_parser(
+        "serve", help="serve the team hub: flow runs over REST and the Skills /rpc"
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback)")
+    serve.add_argument("--port", type=int, default=8080)
+    serve.add_argument("--workspace", default=".", help="workspace folder (default: current)")
+    serve.add_argument(
+        "--require-token",
+        action="store_true",
+        help="ask for a bearer token even on loopback (always asked on any other address)",
+    )
+    serve.add_argument(
+        "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
+    )
+    serve.set_defaults(func=_serve)
+
+    hub = subparsers.add_parser("hub", help="team hub administration (tokens)")
+    hsub = hub.add_subparsers(dest="hub_command", metavar="ACTION", required=True)
+    token = hsub.add_parser("token", help="bearer tokens for the hub")
+    tsub = token.add_subparsers(dest="token_command", metavar="ACTION", required=True)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--workspace", default=".", help="workspace folder (default: current)")
+    common.add_argument("--json", action="store_true", help="print JSON")
+
+    p = tsub.add_parser(
+        "create", parents=[common], help="create a token (printed once, only its hash is kept)"
+    )
+    p.add_argument("--name", required=True, help="the actor the token speaks for")
+    p.add_argument("--scope", choices=("personal", "project", "org"), default="personal")
+    p.add_argument(
+        "--human",
+        action="store_true",
+        help="a person's token: may approve human reviews and mint consent (default: agent)",
+    )
+    p.set_defaults(func=_token_create)
+
+    p = tsub.add_parser("list", parents=[common], help="list tokens (never the tokens)")
+    p.set_defaults(func=_token_list)
+
+    p = tsub.add_parser("revoke", parents=[common], help="revoke a token by its id")
+    p.add_argument("token_id")
+    p.set_defaults(func=_token_revoke)
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _tokens(args: argparse.Namespace) -> object:
+    from pathlib import Path
+
+    from core.flow.context import looks_like_workspace
+    from core.hub.tokens import TokenStore
+    from core.workspace import Workspace, WorkspaceError
+
+    workspace = Workspace.open(Path(args.workspace))
+    if not looks_like_workspace(workspace):  # write nothing into a folder that is not one
+        raise WorkspaceError(
+            f"{workspace.root}: not a workspace (no noma-workbench.toml and no flows/)"
+        )
+    return TokenStore.open(workspace.state_dir)
+
+
+def _token_create(args: argparse.Namespace) -> int:
+    import json
+
+    from core.hub.tokens import TokenError, TokenStore
+    from core.workspace import WorkspaceError
+
+    try:
+        store = _tokens(args)
+        assert isinstance(store, TokenStore)
+        token, row = store.create(args.name, args.scope, human=args.human)
+    except (TokenError, WorkspaceError) as exc:
+        print(f"noma hub token create: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps({**row.to_json(), "token": token}))
+    else:
+        print(token)
+        print(
+            f"token {row.token_id} for {row.name} ({row.scope}, "
+            f"{'human' if row.human else 'agent'}): shown once, keep it secret",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _token_list(args: argparse.Namespace) -> int:
+    import json
+
+    from core.hub.tokens import TokenStore
+    from core.workspace import WorkspaceError
+
+    try:
+        store = _tokens(args)
+    except WorkspaceError as exc:
+        print(f"noma hub token list: {exc}", file=sys.stderr)
+        return 2
+    assert isinstance(store, TokenStore)
+    rows = store.list()
+    if args.json:
+        print(json.dumps({"tokens": [r.to_json() for r in rows]}))
+        return 0
+    for r in rows:
+        state = f"revoked {r.revoked_at}" if r.revoked_at else "active"
+        kind = "human" if r.human else "agent"
+        print(f"{r.token_id}  {r.name}  {r.scope}  {kind}  created {r.created_at}  {state}")
+    return 0
+
+
+def _token_revoke(args: argparse.Namespace) -> int:
+    from core.hub.tokens import TokenError, TokenStore
+    from core.workspace import WorkspaceError
+
+    try:
+        store = _tokens(args)
+        assert isinstance(store, TokenStore)
+        row = store.revoke(args.token_id)
+    except (TokenError, WorkspaceError) as exc:
+        print(f"noma hub token revoke: {exc}", file=sys.stderr)
+        return 2
+    print(f"revoked {row.token_id} ({row.name})")
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    import uvicorn
+
+    from core.flow.context import looks_like_workspace
+    from core.hub.app import Hub, create_hub_app
+    from core.skills_runtime.app import create_app
+    from core.skills_runtime.service import SkillsRuntime
+    from core.workspace import Workspace, WorkspaceError
+
+    try:
+        workspace = Workspace.open(Path(args.workspace))
+    except WorkspaceError as exc:
+        print(f"noma serve: {exc}", file=sys.stderr)
+        return 2
+    if not looks_like_workspace(workspace):
+        print(
+            f"noma serve: {workspace.root}: not a workspace (no noma-workbench.toml and no flows/)",
+            file=sys.stderr,
+        )
+        return 2
+    loopback = is_loopback(args.host)
+    try:
+        hub = Hub.open(workspace.root, require_tokens=args.require_token or not loopback)
+    except OSError as exc:  # the run store (e.g. PostgreSQL unreachable); never its URL
+        print(f"noma serve: {exc}", file=sys.stderr)
+        return 2
+    if not loopback and hub.tokens.active_count() == 0:
+        print(
+            f"noma serve: refusing to bind {args.host} without tokens: anyone who can reach "
+            "it could write runs. Create one first: noma hub token create --name NAME",
+            file=sys.stderr,
+        )
+        hub.close()
+        return 2
+    try:
+        runtime = SkillsRuntime(workspace.root)
+    except ValueError as exc:
+        print(f"noma serve: {exc}", file=sys.stderr)
+        hub.close()
+        return 2
+    app = create_hub_app(hub, create_app(runtime))
+    try:
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    finally:
+        hub.close()
+    return 0
