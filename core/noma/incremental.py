@@ -1,0 +1,470 @@
+"""Incremental re-parse: a new version of a document costs the size of the change.
+
+`reparse(old_doc, old_text, new_text)` finds the lines that differ, widens them to a run of
+sibling blocks inside the deepest heading section (or the document) whose parse state at
+the run's start and end is known, parses only that run, and splices the result into a new
+tree. Nothing in ``old_doc`` is mutated (architecture "Immutable trees"): containers on the
+path to the run are copied, blocks before the run are shared, blocks after it are shared
+when the line count did not change and copied with shifted spans when it did. Ids and
+slug suffixes are planned over the whole section list (cheap: strings only); a shared
+section whose id would change, or any case the checks below cannot prove safe, falls back
+to a full parse. A slower correct path beats a wrong fast one; the property test
+(`tests/noma/test_incremental_properties.py`) compares every result with a full parse.
+
+Why a run start is safe: the parser only looks forward (a paragraph or list item looks at
+the next line, a table start at the line after). A run starts where nothing before it can
+reach into it: right after the container's heading or the frontmatter, after a blank line
+(when the block before is not a heading section, which blank lines do not close), after a
+closed fence, directive or thematic break, or on an unchanged heading line. A run ends
+where the next sibling starts afresh: before a heading line that closes every section the
+run left open, after a blank line, or at the container's own end. Recovery (an unclosed
+fence or directive) runs to the end of the file and is never spliced.
+"""
+
+from __future__ import annotations
+
+import heapq
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable
+from typing import Any
+
+from .diagnostics import Diagnostic
+from .ids import assign_directive_ids, plan_section_ids
+from .nodes import (
+    Code,
+    Directive,
+    Document,
+    ListItem,
+    ListNode,
+    Node,
+    Paragraph,
+    Quote,
+    Section,
+    Table,
+    ThematicBreak,
+)
+from .parser import _Parser, gc_paused, parse
+from .slug import slugify
+from .source import BOM, from_text, split_lines
+
+# Recovery notes that describe one line only (a ``::`` line read as text): safe to splice.
+LOCAL_NOTES = frozenset(
+    {"unmatched-directive-closer", "directive-depth-mismatch", "malformed-directive-opener"}
+)
+_CHUNK = 4096
+_MAX_EXTEND = 6  # how many following siblings a run may take in before widening
+
+
+def reparse(old_doc: Document, old_text: str, new_text: str) -> Document:
+    """The parse of ``new_text``, reusing ``old_doc`` (the parse of ``old_text``)."""
+    doc = try_reparse(old_doc, old_text, new_text)
+    return doc if doc is not None else parse(new_text, chapter=old_doc.chapter)
+
+
+def try_reparse(old_doc: Document, old_text: str, new_text: str) -> Document | None:
+    """The spliced parse of ``new_text``, or None when a full parse is needed."""
+    if old_text == new_text:
+        return old_doc
+    if old_doc.chapter is not None or any(d.code not in LOCAL_NOTES for d in old_doc.notes):
+        return None
+    new_src = from_text(new_text)
+    if new_src.invalid_utf8_at is not None or "\x00" in new_text:
+        return None
+    old_bom = old_text.startswith(BOM)
+    old_crlf = "\r\n" in old_text
+    if new_src.bom != old_doc.bom or new_src.bom != old_bom or new_src.crlf != old_crlf:
+        return None
+    old_body = old_text[1:] if old_bom else old_text
+    if old_crlf:
+        old_body = old_body.replace("\r\n", "\n")
+    new_body = new_src.body
+    if "\r" in old_body or "\r" in new_body:
+        return None
+    with gc_paused():
+        return _Splice(old_doc, old_body, new_body).run()
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n:
+        j = min(i + _CHUNK, n)
+        if a[i:j] != b[i:j]:
+            lo, hi = i, j  # a[:lo] == b[:lo]; the first difference is before hi
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if a[lo:mid] == b[lo:mid]:
+                    lo = mid
+                else:
+                    hi = mid
+            return lo
+        i = j
+    return n
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    la, lb = len(a), len(b)
+    i = 0
+    while i < limit:
+        j = min(i + _CHUNK, limit)
+        if a[la - j : la - i] != b[lb - j : lb - i]:
+            lo, hi = i, j  # the last lo chars agree; a difference within the last hi
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if a[la - mid : la - lo] == b[lb - mid : lb - lo]:
+                    lo = mid
+                else:
+                    hi = mid
+            return lo
+        i = j
+    return limit
+
+
+def _blank(line: str) -> bool:
+    return not line or line.isspace()
+
+
+def _start0(node: Node) -> int:
+    return node.line - 1
+
+
+def _line(node: Node) -> int:
+    return node.line
+
+
+class _Widen(Exception):
+    """This container cannot hold the change; try its parent."""
+
+
+class _Splice:
+    """One incremental re-parse."""
+
+    def __init__(self, old: Document, old_body: str, new_body: str) -> None:
+        self.old = old
+        self.lines = split_lines(new_body)
+        self.new_n = len(self.lines)
+        self.old_n = old.line_count
+        self.delta = self.new_n - self.old_n
+        p = _common_prefix(old_body, new_body)
+        q = _common_suffix(old_body, new_body, min(len(old_body), len(new_body)) - p)
+        self.a = old_body.count("\n", 0, p)  # first line that may differ (0-based)
+        # Lines wholly inside the common suffix: from the first line break inside it on.
+        self.old_b = self.old_n
+        if q:
+            t = old_body.find("\n", len(old_body) - q)
+            if t != -1:
+                self.old_b = old_body.count("\n", 0, t + 1)
+        self.old_b = max(self.old_b, self.a)
+        self.new_b = self.old_b + self.delta
+
+    def run(self) -> Document | None:
+        old, lines, a = self.old, self.lines, self.a
+        if self.new_b < a or self.old_b > self.old_n:
+            return None
+        fm = old.frontmatter
+        self.fm_end = fm.end_line if fm is not None else 0
+        if a == 0 or a < self.fm_end:
+            return None
+        if fm is None and lines and lines[0].rstrip() == "---":
+            return None  # an unterminated frontmatter opener: a later line could close it
+        if old._flat is None:
+            list(old.walk())
+        path: list[Document | Section] = [old]
+        node: Document | Section = old
+        while True:
+            children = node.children
+            k = bisect_right(children, a, key=_start0) - 1
+            if k < 0:
+                break
+            child = children[k]
+            if isinstance(child, Section) and child.line - 1 < a and child.end_line >= self.old_b:
+                path.append(child)
+                node = child
+            else:
+                break
+        for depth in range(len(path) - 1, -1, -1):
+            try:
+                return self._attempt(path[: depth + 1])
+            except _Widen:
+                continue
+        return None
+
+    # -- choosing and parsing the run ----------------------------------------------------
+
+    def _safe_start(self, container: Document | Section, k: int, lo_k: int) -> bool:
+        children = container.children
+        if k <= lo_k:
+            return True
+        node, prev = children[k], children[k - 1]
+        x = node.line - 1
+        if isinstance(node, Section) and x < self.a:
+            return True  # an unchanged heading line closes what it closed before
+        if isinstance(prev, Section):
+            return False  # blank lines do not close a section
+        if isinstance(prev, ThematicBreak) or (
+            isinstance(prev, (Code, Directive)) and prev.closed and prev.end_line == x
+        ):
+            return True
+        return _blank(self.lines[x - 1])
+
+    def _attempt(self, path: list[Document | Section]) -> Document | None:
+        container = path[-1]
+        children = container.children
+        is_doc = isinstance(container, Document)
+        lo_k = 1 if isinstance(container, Document) and container.frontmatter is not None else 0
+        content_start = self.fm_end if is_doc else container.line
+        k0 = max(bisect_right(children, self.a, key=_start0) - 1, lo_k)
+        k1 = max(bisect_left(children, self.old_b, key=_start0) - 1, k0)
+        while not self._safe_start(container, k0, lo_k):
+            k0 -= 1
+        r0 = children[k0].line - 1 if k0 > lo_k else content_start
+        if r0 <= 0 or r0 > self.a:
+            raise _Widen
+        end = container.end_line if isinstance(container, Section) else self.old_n
+        for _ in range(_MAX_EXTEND):
+            nxt = children[k1 + 1] if k1 + 1 < len(children) else None
+            r1 = nxt.line - 1 if nxt is not None else end
+            sub = self._parse_region(r0, r1 + self.delta, container)
+            if sub is None:
+                return None
+            if self._end_safe(sub, nxt, r0, r1 + self.delta):
+                return self._build(path, k0, k1, r0, r1, sub)
+            k1 += 1
+        raise _Widen
+
+    def _parse_region(self, r0: int, nr1: int, container: Document | Section) -> _Parser | None:
+        if nr1 < r0:
+            return None
+        sub = _Parser(self.lines, r0, nr1)
+        sub.run()
+        if any(d.code not in LOCAL_NOTES for d in sub.notes):
+            return None  # recovery that runs to the end of the file
+        if isinstance(container, Section):
+            for section in sub.sections:
+                if section.depth == 1 and section.level <= container.level:
+                    raise _Widen  # the run closes its container
+        return sub
+
+    def _end_safe(self, sub: _Parser, nxt: Node | None, r0: int, nr1: int) -> bool:
+        if nxt is None:
+            return True
+        open_sections = [s for s in sub.sections if not s.in_directive and s.end_line == nr1]
+        if isinstance(nxt, Section):
+            return all(s.level >= nxt.level for s in open_sections)
+        if open_sections:
+            return False
+        return nr1 == r0 or _blank(self.lines[nr1 - 1])
+
+    # -- the new tree --------------------------------------------------------------------
+
+    def _build(
+        self,
+        path: list[Document | Section],
+        k0: int,
+        k1: int,
+        r0: int,
+        r1: int,
+        sub: _Parser,
+    ) -> Document | None:
+        old, delta = self.old, self.delta
+        container = path[-1]
+        new_doc = Document(
+            1,
+            max(self.new_n, 1),
+            children=[],
+            meta=old.meta,
+            frontmatter=old.frontmatter,
+            bom=old.bom,
+            line_count=self.new_n,
+            chapter=old.chapter,
+        )
+        # Copies of the path: the document, then each enclosing section.
+        copies: dict[int, Node] = {id(old): new_doc}
+        path_copies: list[Document | Section] = [new_doc]
+        for k, node in enumerate(path):
+            nxt_on_path = path[k + 1] if k + 1 < len(path) else None
+            if k == 0:
+                copy: Document | Section = new_doc
+            else:
+                assert isinstance(node, Section)
+                copy = _copy_section(node, node.line, node.end_line + delta)
+                copies[id(node)] = copy
+                path_copies.append(copy)
+            if nxt_on_path is not None:
+                idx = bisect_left(node.children, nxt_on_path.line, key=_line)
+                copy.children = node.children[:idx]
+            else:
+                copy.children = node.children[:k0]
+        for k in range(1, len(path_copies)):
+            path_copies[k - 1].children.append(path_copies[k])
+        target = path_copies[-1]
+        depth_offset = container.depth
+        stub = sub.doc
+        for block in sub.flat_nodes:
+            if isinstance(block, (Section, Directive)):
+                block.depth += depth_offset
+        target.children.extend(stub.children)
+        for section in sub.sections:
+            section.slug = slugify(section.title)
+        assign_directive_ids(sub.directives)
+
+        # The flat pre-order walk: prefix (parents remapped to the copies), run, suffix.
+        old_nodes, old_parents = old._flat  # type: ignore[misc]
+        i0 = bisect_left(old_nodes, r0 + 1, key=_line)
+        i1 = bisect_left(old_nodes, r1 + 1, key=_line)
+        flat_nodes = old_nodes[:i0]
+        flat_parents = [copies.get(id(p), p) for p in old_parents[:i0]]
+        for k, node in enumerate(flat_nodes):
+            mapped = copies.get(id(node))
+            if mapped is not None:
+                flat_nodes[k] = mapped
+        flat_nodes.extend(sub.flat_nodes)
+        flat_parents.extend(target if p is stub else p for p in sub.flat_parents)
+        fresh: set[int] = {id(n) for n in path_copies}
+        fresh.update(id(n) for n in sub.sections)
+        suffix_nodes = old_nodes[i1:]
+        suffix_parents = old_parents[i1:]
+        if delta == 0:
+            for node, parent in zip(suffix_nodes, suffix_parents, strict=True):
+                mapped_parent = copies.get(id(parent))
+                if mapped_parent is not None:
+                    _add_child(mapped_parent, node)
+            flat_nodes.extend(suffix_nodes)
+            flat_parents.extend(copies.get(id(p), p) for p in suffix_parents)
+        else:
+            for node, parent in zip(suffix_nodes, suffix_parents, strict=True):
+                new_node = _SHIFT[type(node)](node, delta)
+                new_parent = copies[id(parent)]
+                _add_child(new_parent, new_node)
+                copies[id(node)] = new_node
+                fresh.add(id(new_node))
+                flat_nodes.append(new_node)
+                flat_parents.append(new_parent)
+        new_doc._flat = (flat_nodes, flat_parents)
+
+        # Ids: plan over every section, apply to fresh nodes, refuse to change shared ones.
+        old_ids = old._id_nodes if old._id_nodes is not None else []
+        j0 = bisect_left(old_ids, r0 + 1, key=_line)
+        j1 = bisect_left(old_ids, r1 + 1, key=_line)
+        id_nodes = [copies.get(id(n), n) for n in old_ids[:j0]]
+        id_nodes.extend(heapq.merge(sub.sections, sub.directives, key=_line))
+        id_nodes.extend(copies.get(id(n), n) for n in old_ids[j1:])
+        sections = [n for n in id_nodes if isinstance(n, Section)]
+        for section, (ident, aliases) in zip(
+            sections, plan_section_ids(old.meta, sections, None), strict=True
+        ):
+            if id(section) in fresh:
+                section.id = ident
+                if aliases is not None:
+                    section.aliases = aliases
+            elif section.id != ident or list(section.aliases) != (aliases or []):
+                return None
+        new_doc._id_nodes = id_nodes
+
+        new_doc.notes = _splice_notes(old.notes, sub.notes, r0, r1, delta)
+        new_doc.attr_problems = [
+            *(p for p in old.attr_problems if p[0] <= r0),
+            *sub.attr_problems,
+            *((line + delta, g) for line, g in old.attr_problems if line > r1),
+        ]
+        return new_doc
+
+
+def _add_child(parent: Node, child: Node) -> None:
+    if isinstance(parent, ListNode):
+        parent.items.append(child)  # type: ignore[arg-type]
+    else:
+        parent.children.append(child)  # type: ignore[attr-defined]
+
+
+def _splice_notes(
+    old: list[Diagnostic], new: list[Diagnostic], r0: int, r1: int, delta: int
+) -> list[Diagnostic]:
+    out = [d for d in old if d.line is not None and d.line <= r0]
+    out.extend(new)
+    for d in old:
+        if d.line is not None and d.line > r1:
+            out.append(
+                Diagnostic(
+                    d.severity, d.code, d.message, d.line + delta, d.column, d.node_id, d.phase
+                )
+            )
+    return out
+
+
+def _copy_section(s: Section, line: int, end_line: int) -> Section:
+    return Section(
+        line,
+        end_line,
+        id=s.id,
+        aliases=s.aliases,
+        depth=s.depth,
+        level=s.level,
+        title=s.title,
+        children=[],
+        attrs=s.attrs,
+        slug=s.slug,
+        in_directive=s.in_directive,
+    )
+
+
+def _shift_section(s: Any, d: int) -> Node:
+    return _copy_section(s, s.line + d, s.end_line + d)
+
+
+def _shift_directive(n: Any, d: int) -> Node:
+    return Directive(
+        n.line + d,
+        n.end_line + d,
+        id=n.id,
+        aliases=n.aliases,
+        depth=n.depth,
+        name=n.name,
+        attrs=n.attrs,
+        raw_attrs=n.raw_attrs,
+        body=n.body,
+        children=[],
+        colons=n.colons,
+        closed=n.closed,
+    )
+
+
+def _shift_paragraph(n: Any, d: int) -> Node:
+    return Paragraph(n.line + d, n.end_line + d, content=n.content)
+
+
+def _shift_code(n: Any, d: int) -> Node:
+    return Code(n.line + d, n.end_line + d, lang=n.lang, content=n.content, closed=n.closed)
+
+
+def _shift_item(n: Any, d: int) -> Node:
+    return ListItem(n.line + d, n.end_line + d, content=n.content)
+
+
+def _shift_list(n: Any, d: int) -> Node:
+    return ListNode(n.line + d, n.end_line + d, ordered=n.ordered, items=[])
+
+
+def _shift_quote(n: Any, d: int) -> Node:
+    return Quote(n.line + d, n.end_line + d, content=n.content)
+
+
+def _shift_break(n: Any, d: int) -> Node:
+    return ThematicBreak(n.line + d, n.end_line + d)
+
+
+def _shift_table(n: Any, d: int) -> Node:
+    return Table(n.line + d, n.end_line + d, header=n.header, align=n.align, rows=n.rows)
+
+
+_SHIFT: dict[type, Callable[[Any, int], Node]] = {
+    Section: _shift_section,
+    Directive: _shift_directive,
+    Paragraph: _shift_paragraph,
+    Code: _shift_code,
+    ListItem: _shift_item,
+    ListNode: _shift_list,
+    Quote: _shift_quote,
+    ThematicBreak: _shift_break,
+    Table: _shift_table,
+}
