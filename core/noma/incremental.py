@@ -350,10 +350,13 @@ class _Splice:
         id_nodes.extend(heapq.merge(sub.sections, sub.directives, key=_line))
         id_nodes.extend(copies.get(id(n), n) for n in old_ids[j1:])
         sections = [n for n in id_nodes if isinstance(n, Section)]
+        ids_moved = False  # did a copied section outside the run change id (scan owners)?
         for section, (ident, aliases) in zip(
             sections, plan_section_ids(old.meta, sections, None), strict=True
         ):
             if id(section) in fresh:
+                ids_moved = ids_moved or (section.id != ident and section.line <= r0)
+                ids_moved = ids_moved or (section.id != ident and section.line > r1 + delta)
                 section.id = ident
                 if aliases is not None:
                     section.aliases = aliases
@@ -362,12 +365,76 @@ class _Splice:
         new_doc._id_nodes = id_nodes
 
         new_doc.notes = _splice_notes(old.notes, sub.notes, r0, r1, delta)
+        old_scan = old._scan
+        if old_scan is not None and not ids_moved:
+            new_doc._scan = _splice_scan(
+                old_scan, new_doc, path_copies, stub.children, copies, r0, r1, delta
+            )
         new_doc.attr_problems = [
             *(p for p in old.attr_problems if p[0] <= r0),
             *sub.attr_problems,
             *((line + delta, g) for line, g in old.attr_problems if line > r1),
         ]
         return new_doc
+
+
+def _splice_scan(
+    old: Any,
+    doc: Document,
+    path: list[Document | Section],
+    run_nodes: list[Node],
+    copies: dict[int, Node],
+    r0: int,
+    r1: int,
+    delta: int,
+) -> Any:
+    """The validator's scan of the new tree: the old scan's entries before and after the
+    run (shifted, mapped to copies), the run scanned afresh in its container's context."""
+    from .ids import index
+    from .validate.scan import Scan, is_noverify, scan_nodes
+
+    owner: str | None = None
+    quiet = False
+    for container in path[1:]:
+        assert isinstance(container, Section)
+        owner = container.id if container.id is not None else owner
+        quiet = is_noverify(container.attrs) if container.attrs else False
+    run = Scan(doc=doc, index=index(doc))
+    scan_nodes(run, run_nodes, owner, quiet, False)
+    new = Scan(doc=doc, index=run.index)
+
+    def blocks(old_list: list[Directive], mid: list[Directive]) -> list[Directive]:
+        j0 = bisect_left(old_list, r0 + 1, key=_line)
+        j1 = bisect_left(old_list, r1 + 1, key=_line)
+        tail = old_list[j1:]
+        if delta:
+            tail = [copies[id(d)] for d in tail]  # type: ignore[misc]
+        return [*old_list[:j0], *mid, *tail]
+
+    new.directives = blocks(old.directives, run.directives)
+    # Buckets keyed in order of each name's first block, as one walk would make them; a
+    # name's checked bucket exists (maybe empty) exactly when its bucket does.
+    by_name = {
+        name: blocks(old.by_name.get(name, []), run.by_name.get(name, []))
+        for name in dict.fromkeys([*old.by_name, *run.by_name])
+    }
+    order = sorted((n for n in by_name if by_name[n]), key=lambda n: by_name[n][0].line)
+    new.by_name = {name: by_name[name] for name in order}
+    new.checked_by_name = {
+        name: blocks(old.checked_by_name.get(name, []), run.checked_by_name.get(name, []))
+        for name in order
+    }
+    lines = old.site_lines
+    k0 = bisect_left(lines, r0 + 1)
+    k1 = bisect_left(lines, r1 + 1)
+    new.site_texts = [*old.site_texts[:k0], *run.site_texts, *old.site_texts[k1:]]
+    new.site_lines = [
+        *lines[:k0],
+        *run.site_lines,
+        *(lines[k1:] if not delta else [n + delta for n in lines[k1:]]),
+    ]
+    new.site_owners = [*old.site_owners[:k0], *run.site_owners, *old.site_owners[k1:]]
+    return new
 
 
 def _add_child(parent: Node, child: Node) -> None:

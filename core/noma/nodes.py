@@ -208,6 +208,7 @@ class Document(Node):
     _flat: tuple[list[Node], list[Node]] | None = field(default=None, repr=False)
     _id_nodes: list[Node] | None = field(default=None, repr=False)  # sections + directives
     _outline: Any = field(default=None, repr=False)  # the structure guard's block outline
+    _scan: Any = field(default=None, repr=False)  # the validator's walk (validate.scan)
 
     type = "document"
 

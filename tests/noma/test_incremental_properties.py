@@ -11,6 +11,7 @@ was (immutable trees). Runs with a fixed and a random seed, like the trust prope
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 import pytest
@@ -19,11 +20,13 @@ from hypothesis import strategies as st
 from test_trust_properties import SEEDS, TRIED, _ids, corpus, op_for, run
 
 from bench.generate import generate
+from core.noma.diagnostics import Diagnostic
 from core.noma.incremental import reparse, try_reparse
 from core.noma.nodes import Document
 from core.noma.parser import parse
 from core.noma.patch import PatchError
 from core.noma.patch.engine import apply_one
+from core.noma.validate import validate
 
 LINES = [
     "",
@@ -108,13 +111,26 @@ def snapshot(doc: Document) -> Any:
     }
 
 
+TODAY = date(2026, 11, 22)
+
+
+def _diags(found: list[Diagnostic]) -> list[tuple[Any, ...]]:
+    return [(d.severity, d.code, d.message, d.line, d.column, d.node_id) for d in found]
+
+
 def check_step(old_doc: Document, old_text: str, new_text: str) -> Document:
     before = snapshot(old_doc)
     attempt = try_reparse(old_doc, old_text, new_text)
     key = "incremental-spliced" if attempt is not None else "incremental-full"
     TRIED[key] = TRIED.get(key, 0) + 1
     spliced = reparse(old_doc, old_text, new_text)
-    assert snapshot(spliced) == snapshot(parse(new_text)), "incremental parse differs"
+    fresh = parse(new_text)
+    if spliced._scan is not None:
+        TRIED["incremental-scan-spliced"] = TRIED.get("incremental-scan-spliced", 0) + 1
+    assert snapshot(spliced) == snapshot(fresh), "incremental parse differs"
+    # Validation of the spliced tree (its scan spliced from the previous version's) equals
+    # a full validation of a fresh parse, diagnostic for diagnostic, in order.
+    assert _diags(validate(spliced, today=TODAY)) == _diags(validate(fresh, today=TODAY))
     assert snapshot(old_doc) == before, "the previous version was mutated"
     return spliced
 
@@ -133,6 +149,7 @@ def test_incremental_parse_equals_full_parse_after_every_edit(which: int) -> Non
     def prop(data: st.DataObject) -> None:
         text = data.draw(start_text())
         doc = parse(text)
+        validate(doc, today=TODAY)
         for _ in range(data.draw(st.integers(1, 6))):
             if data.draw(st.booleans()):
                 op = data.draw(op_for(_ids(text.encode("utf-8", "surrogateescape"))))

@@ -120,7 +120,23 @@ def _line(node: Node) -> int:
 
 
 def scan_document(doc: Document) -> Scan:
-    """Walk ``doc`` once, pre-order.
+    """The document's scan, made once per tree and kept on it (trees are immutable, so it
+    stays true; `core.noma.incremental` splices it into the next version)."""
+    cached = doc._scan
+    if isinstance(cached, Scan) and cached.doc is doc:
+        return cached
+    result = Scan(doc=doc, index=index(doc))
+    scan_nodes(result, doc.children, None, False, False)
+    doc._scan = result
+    return result
+
+
+def scan_nodes(result: Scan, kids: list[Node], owner: str | None, quiet: bool, raw: bool) -> None:
+    """Walk ``kids`` (and everything below them) once, pre-order, into ``result``.
+
+    ``owner``, ``quiet`` and ``raw`` are the context of their container: the id of the
+    block that owns them, whether they are a ``noverify`` block's inline content, whether
+    they sit in a raw-body directive.
 
     Iterative (deep directive nesting must not hit the recursion limit) and frugal: a leaf
     costs one step of a loop over its container's children, and only a container with
@@ -130,7 +146,6 @@ def scan_document(doc: Document) -> Scan:
     lives in parallel stacks, and the text sites are parallel lists of strings, ints and
     ``None``.
     """
-    result = Scan(doc=doc, index=index(doc))
     directives = result.directives
     by_name = result.by_name
     checked_by_name = result.checked_by_name
@@ -140,11 +155,7 @@ def scan_document(doc: Document) -> Scan:
     # The children being walked, the next position in them, the id of the block that owns
     # them, whether they are a quiet (``noverify``) block's inline content, and whether
     # they sit in a raw-body directive; plus the same, saved, for every interrupted level.
-    kids: list[Node] = doc.children
     pos = 0
-    owner: str | None = None
-    quiet = False
-    raw = False
     saved_kids: list[list[Node]] = []
     saved_pos: list[int] = []
     saved_owner: list[str | None] = []
@@ -248,4 +259,3 @@ def scan_document(doc: Document) -> Scan:
                 lines.append(node.line)
                 owners.append(owner)
         # Code, ThematicBreak, Frontmatter: nothing to read.
-    return result
