@@ -1,4 +1,4 @@
-"""``python -m bench [docs|patch|skills|tui|flow|all]``: the project's benchmark command."""
+"""``python -m bench [docs|patch|skills|tui|flow|formats|incremental|all]``: the project's benchmark command."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ SUITES = {
     "tui": "bench.tui_bench",
     "flow": "bench.flow_bench",
     "formats": "bench.formats_bench",
+    "incremental": "bench.incremental_bench",
 }
 
 

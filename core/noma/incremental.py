@@ -167,8 +167,6 @@ class _Splice:
             return None
         if fm is None and lines and lines[0].rstrip() == "---":
             return None  # an unterminated frontmatter opener: a later line could close it
-        if old._flat is None:
-            list(old.walk())
         path: list[Document | Section] = [old]
         node: Document | Section = old
         while True:
@@ -295,73 +293,71 @@ class _Splice:
                 copy.children = node.children[:idx]
             else:
                 copy.children = node.children[:k0]
-        for k in range(1, len(path_copies)):
-            path_copies[k - 1].children.append(path_copies[k])
-        target = path_copies[-1]
         depth_offset = container.depth
         stub = sub.doc
         for block in sub.flat_nodes:
             if isinstance(block, (Section, Directive)):
                 block.depth += depth_offset
-        target.children.extend(stub.children)
         for section in sub.sections:
             section.slug = slugify(section.title)
         assign_directive_ids(sub.directives)
-
-        # The flat pre-order walk: prefix (parents remapped to the copies), run, suffix.
-        old_nodes, old_parents = old._flat  # type: ignore[misc]
-        i0 = bisect_left(old_nodes, r0 + 1, key=_line)
-        i1 = bisect_left(old_nodes, r1 + 1, key=_line)
-        flat_nodes = old_nodes[:i0]
-        flat_parents = [copies.get(id(p), p) for p in old_parents[:i0]]
-        for k, node in enumerate(flat_nodes):
-            mapped = copies.get(id(node))
-            if mapped is not None:
-                flat_nodes[k] = mapped
-        flat_nodes.extend(sub.flat_nodes)
-        flat_parents.extend(target if p is stub else p for p in sub.flat_parents)
+        # Children: each path copy gets its old children before the path (shared), the next
+        # copy (or, innermost, the re-parsed run), then its old children after it: shared
+        # when no line moved, else copied with shifted spans.
         fresh: set[int] = {id(n) for n in path_copies}
         fresh.update(id(n) for n in sub.sections)
-        suffix_nodes = old_nodes[i1:]
-        suffix_parents = old_parents[i1:]
-        if delta == 0:
-            for node, parent in zip(suffix_nodes, suffix_parents, strict=True):
-                mapped_parent = copies.get(id(parent))
-                if mapped_parent is not None:
-                    _add_child(mapped_parent, node)
-            flat_nodes.extend(suffix_nodes)
-            flat_parents.extend(copies.get(id(p), p) for p in suffix_parents)
-        else:
-            for node, parent in zip(suffix_nodes, suffix_parents, strict=True):
-                new_node = _SHIFT[type(node)](node, delta)
-                new_parent = copies[id(parent)]
-                _add_child(new_parent, new_node)
-                copies[id(node)] = new_node
-                fresh.add(id(new_node))
-                flat_nodes.append(new_node)
-                flat_parents.append(new_parent)
-        new_doc._flat = (flat_nodes, flat_parents)
+        for k, node in enumerate(path):
+            copy = path_copies[k]
+            if k + 1 < len(path):
+                copy.children.append(path_copies[k + 1])
+                after = node.children[bisect_right(node.children, path[k + 1].line, key=_line) :]
+            else:
+                copy.children.extend(stub.children)
+                after = node.children[k1 + 1 :]
+            if delta == 0:
+                copy.children.extend(after)
+            else:
+                for child in after:
+                    copy.children.append(_shift_subtree(child, delta, copies, fresh))
+        # The pre-order walk is rebuilt from the children when someone asks (`walk`).
+        new_doc._flat = None
 
-        # Ids: plan over every section, apply to fresh nodes, refuse to change shared ones.
+        # Ids: when the run holds the same headings (titles, levels, id and alias
+        # attributes) as before, no id anywhere can change; else plan over every section,
+        # apply to fresh nodes and refuse to change shared ones.
         old_ids = old._id_nodes if old._id_nodes is not None else []
         j0 = bisect_left(old_ids, r0 + 1, key=_line)
         j1 = bisect_left(old_ids, r1 + 1, key=_line)
-        id_nodes = [copies.get(id(n), n) for n in old_ids[:j0]]
+        id_nodes = old_ids[:j0]
+        for enclosing in path[1:]:
+            at = bisect_left(id_nodes, enclosing.line, key=_line)
+            id_nodes[at] = copies[id(enclosing)]
         id_nodes.extend(heapq.merge(sub.sections, sub.directives, key=_line))
-        id_nodes.extend(copies.get(id(n), n) for n in old_ids[j1:])
-        sections = [n for n in id_nodes if isinstance(n, Section)]
+        if delta == 0:
+            id_nodes.extend(old_ids[j1:])
+        else:
+            id_nodes.extend([copies[id(n)] for n in old_ids[j1:]])
+        old_run = [n for n in old_ids[j0:j1] if isinstance(n, Section)]
         ids_moved = False  # did a copied section outside the run change id (scan owners)?
-        for section, (ident, aliases) in zip(
-            sections, plan_section_ids(old.meta, sections, None), strict=True
-        ):
-            if id(section) in fresh:
-                ids_moved = ids_moved or (section.id != ident and section.line <= r0)
-                ids_moved = ids_moved or (section.id != ident and section.line > r1 + delta)
-                section.id = ident
-                if aliases is not None:
-                    section.aliases = aliases
-            elif section.id != ident or list(section.aliases) != (aliases or []):
-                return None
+        if [_heading_key(n) for n in old_run] == [_heading_key(n) for n in sub.sections]:
+            for before, section in zip(old_run, sub.sections, strict=True):
+                section.id = before.id
+                section.aliases = before.aliases
+        else:
+            sections = [n for n in id_nodes if isinstance(n, Section)]
+            for section, (ident, aliases) in zip(
+                sections, plan_section_ids(old.meta, sections, None), strict=True
+            ):
+                if id(section) in fresh:
+                    moved = section.id != ident and (
+                        section.line <= r0 or section.line > r1 + delta
+                    )
+                    ids_moved = ids_moved or moved
+                    section.id = ident
+                    if aliases is not None:
+                        section.aliases = aliases
+                elif section.id != ident or list(section.aliases) != (aliases or []):
+                    return None
         new_doc._id_nodes = id_nodes
 
         new_doc.notes = _splice_notes(old.notes, sub.notes, r0, r1, delta)
@@ -435,6 +431,52 @@ def _splice_scan(
     ]
     new.site_owners = [*old.site_owners[:k0], *run.site_owners, *old.site_owners[k1:]]
     return new
+
+
+def _heading_key(s: Section) -> tuple[Any, ...]:
+    """What a heading contributes to id planning."""
+    attrs = s.attrs
+    return (
+        s.slug,
+        s.level,
+        "id" in attrs,
+        attrs.get("id"),
+        "aliases" in attrs,
+        attrs.get("aliases"),
+    )
+
+
+def _shift_subtree(root: Node, delta: int, copies: dict[int, Node], fresh: set[int]) -> Node:
+    """A copy of ``root`` and everything below it, every span moved by ``delta``; blocks
+    (sections, directives) are recorded in ``copies`` (old id -> copy) and ``fresh``."""
+    shift = _SHIFT
+    new_root = shift[type(root)](root, delta)
+    if isinstance(root, (Section, Directive)):
+        copies[id(root)] = new_root
+        fresh.add(id(new_root))
+    if not isinstance(root, (Section, Directive, ListNode)):
+        return new_root
+    stack: list[tuple[Node, Node]] = [(root, new_root)]
+    while stack:
+        old, new = stack.pop()
+        if isinstance(old, ListNode):
+            new.items = [shift[ListItem](item, delta) for item in old.items]  # type: ignore[attr-defined]
+            continue
+        kids = old.children  # type: ignore[attr-defined]
+        if not kids:
+            continue
+        out = new.children  # type: ignore[attr-defined]
+        for kid in kids:
+            copy = shift[type(kid)](kid, delta)
+            out.append(copy)
+            kind = type(kid)
+            if kind is Section or kind is Directive:
+                copies[id(kid)] = copy
+                fresh.add(id(copy))
+                stack.append((kid, copy))
+            elif kind is ListNode:
+                stack.append((kid, copy))
+    return new_root
 
 
 def _add_child(parent: Node, child: Node) -> None:

@@ -1,0 +1,111 @@
+"""The incremental engine (issue 14): what one edit costs on a large document.
+
+- ``apply``: one op in memory on a warm engine (`DocumentCache` holds the pre-state): read and
+  hash the file, apply the op, build and validate the post-state; nothing written
+  (``patch_file(write=False)``, what a proof costs). Two ops from the issue: update_attribute
+  on the last claim, replace_body (one line becomes two) on the first risk.
+- ``patch``: warm ``patch_block`` end to end: the same, plus the write-ahead commit
+  (fsync, rename, transcript record); a different claim each run so every run writes.
+- ``validate_doc``: the MCP tool on an unchanged file (one read, one hash).
+
+Medians over ``--repeat`` runs. Run: ``./dev bench incremental``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.generate import generate
+from core.noma.patch.pipeline import Actor, DocumentCache, PatchRequest, patch_file
+
+ACTOR = Actor("agent", "bench")
+
+
+def _median(samples: list[float]) -> float:
+    return round(statistics.median(samples), 1)
+
+
+def _ops(n: int) -> dict[str, dict[str, Any]]:
+    return {
+        "attr-last-claim": {
+            "op": "update_attribute",
+            "id": f"claim-{n - 1}",
+            "key": "bench",
+            "value": 1,
+        },
+        "body-first-risk": {
+            "op": "replace_body",
+            "id": "risk-0",
+            "content": "The effect holds for small tenants.\nLarger ones were not measured.",
+        },
+    }
+
+
+def apply_in_memory(path: Path, op: dict[str, Any], repeat: int) -> float:
+    cache = DocumentCache()
+    patch_file(path, PatchRequest(ops=[op], actor=ACTOR), write=False, cache=cache)  # warm
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        outcome = patch_file(path, PatchRequest(ops=[op], actor=ACTOR), write=False, cache=cache)
+        samples.append((time.perf_counter() - start) * 1000)
+        assert outcome.ok, outcome.error
+    return _median(samples)
+
+
+def patch_warm(path: Path, n: int, repeat: int) -> float:
+    cache = DocumentCache()
+    first = {"op": "update_attribute", "id": "claim-0", "key": "bench_seq", "value": -1}
+    patch_file(path, PatchRequest(ops=[first], actor=ACTOR), cache=cache)
+    samples = []
+    for i in range(repeat):
+        op = {"op": "update_attribute", "id": f"claim-{(i * 7919) % n}", "key": "seq", "value": i}
+        start = time.perf_counter()
+        outcome = patch_file(path, PatchRequest(ops=[op], actor=ACTOR), cache=cache)
+        samples.append((time.perf_counter() - start) * 1000)
+        assert outcome.ok and outcome.written, outcome.error
+    return _median(samples)
+
+
+def validate_unchanged(path: Path, repeat: int) -> float | None:
+    try:
+        from core.mcp.tools import ToolContext, validate_doc
+    except ImportError:
+        return None
+    ctx = ToolContext(path.parent)
+    validate_doc(ctx, str(path))
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        validate_doc(ctx, str(path))
+        samples.append((time.perf_counter() - start) * 1000)
+    return _median(samples)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="bench incremental")
+    parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--sizes", default="1000,5000")
+    args = parser.parse_args(argv)
+    print("one edit on a warm engine (medians, ms)")
+    print(f"{'sections':>8} {'apply attr':>11} {'apply body':>11} {'patch':>8} {'validate_doc':>13}")
+    for n in (int(s) for s in args.sizes.split(",")):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "bench.noma"
+            path.write_text(generate(n))
+            ops = _ops(n)
+            attr = apply_in_memory(path, ops["attr-last-claim"], args.repeat)
+            body = apply_in_memory(path, ops["body-first-risk"], args.repeat)
+            unchanged = validate_unchanged(path, args.repeat)
+            warm = patch_warm(path, n, args.repeat)
+            print(f"{n:>8} {attr:>11} {body:>11} {warm:>8} {unchanged!s:>13}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
