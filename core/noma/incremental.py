@@ -332,7 +332,8 @@ class _Splice:
         for enclosing in path[1:]:
             at = bisect_left(id_nodes, enclosing.line, key=_line)
             id_nodes[at] = copies[id(enclosing)]
-        id_nodes.extend(heapq.merge(sub.sections, sub.directives, key=_line))
+        run_ids: list[Node] = list(heapq.merge(sub.sections, sub.directives, key=_line))
+        id_nodes.extend(run_ids)
         if delta == 0:
             id_nodes.extend(old_ids[j1:])
         else:
@@ -360,6 +361,12 @@ class _Splice:
                     return None
         new_doc._id_nodes = id_nodes
 
+        if not ids_moved:
+            # Blocks outside the run kept their ids and depths: the structure guard's
+            # outline and (when no line moved) the id index are spliced too.
+            _splice_outline(old, new_doc, j0, j1, run_ids)
+            if delta == 0:
+                new_doc._index = _splice_index(old, path, copies, old_ids[j0:j1], run_ids, r0, r1)
         new_doc.notes = _splice_notes(old.notes, sub.notes, r0, r1, delta)
         old_scan = old._scan
         if old_scan is not None and not ids_moved:
@@ -372,6 +379,94 @@ class _Splice:
             *((line + delta, g) for line, g in old.attr_problems if line > r1),
         ]
         return new_doc
+
+
+_LEVELS = {level: "#" * level for level in range(1, 7)}
+
+
+def _outline_entry(n: Node) -> tuple[str | None, str, int]:
+    name = n.name if isinstance(n, Directive) else _LEVELS[n.level]  # type: ignore[attr-defined]
+    return (n.id, name, n.depth)
+
+
+def _splice_outline(old: Document, new: Document, j0: int, j1: int, run: list[Node]) -> None:
+    """The guard's outline (`patch.guard.outline`) of the new tree, and the hint that its
+    entries before ``j0`` and from ``j1`` on (old numbering) are the old ones."""
+    cached = old._outline
+    if cached is None or new._id_nodes is None:
+        return
+    entries = cached[0]
+    spliced = [*entries[:j0], *(_outline_entry(n) for n in run), *entries[j1:]]
+    new._outline = (spliced, new._id_nodes)
+    new._splice = (entries, j0, j1, j0 + len(run))
+
+
+def _splice_index(
+    old: Document,
+    path: list[Document | Section],
+    copies: dict[int, Node],
+    old_run: list[Node],
+    run: list[Node],
+    r0: int,
+    r1: int,
+) -> Any:
+    """The id index of the new tree when no line moved: the old one with the run's entries
+    swapped; None (built on demand) when an alias or a duplicate makes that unsure."""
+    from .ids import IdIndex
+
+    idx = old._index
+    if not isinstance(idx, IdIndex) or any(n.aliases for n in (*old_run, *run)):
+        return None
+    new = IdIndex(
+        entries=[], first=dict(idx.first), count=dict(idx.count), alias_owner=idx.alias_owner
+    )
+    removed = [n for n in old_run if n.id is not None]
+    added = [n for n in run if n.id is not None]
+    gone = {id(n) for n in removed}
+    for n in removed:
+        ident = n.id
+        assert ident is not None
+        new.count[ident] -= 1
+    for n in added:
+        ident = n.id
+        assert ident is not None
+        new.count[ident] = new.count.get(ident, 0) + 1
+    for ident in {n.id for n in removed} | {n.id for n in added}:
+        assert ident is not None
+        if new.count.get(ident, 0) <= 0:
+            new.count.pop(ident, None)
+            new.first.pop(ident, None)
+            continue
+        was = idx.first.get(ident)
+        if was is not None and id(was) in gone:
+            if new.count[ident] != sum(1 for n in added if n.id == ident):
+                return None  # the first copy was in the run, another is elsewhere
+            was = None
+        first_new = next((n for n in added if n.id == ident), None)
+        if was is None or (first_new is not None and first_new.line < was.line):
+            assert first_new is not None
+            new.first[ident] = first_new
+        else:
+            new.first[ident] = was
+    for enclosing in path[1:]:
+        ident = enclosing.id
+        if ident is not None and new.first.get(ident) is enclosing:
+            new.first[ident] = copies[id(enclosing)]
+    # Entries, in document order: the old ones with the run's swapped and copies mapped.
+    entries = idx.entries
+    k0 = bisect_left(entries, r0 + 1, key=_entry_line)
+    k1 = bisect_left(entries, r1 + 1, key=_entry_line)
+    head = entries[:k0]
+    for enclosing in path[1:]:
+        if enclosing.id is not None:
+            at = bisect_left(head, enclosing.line, key=_entry_line)
+            head[at] = (enclosing.id, copies[id(enclosing)])
+    new.entries = [*head, *[(n.id, n) for n in added if n.id is not None], *entries[k1:]]
+    return new
+
+
+def _entry_line(entry: tuple[str, Node]) -> int:
+    return entry[1].line
 
 
 def _splice_scan(

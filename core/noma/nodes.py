@@ -209,6 +209,9 @@ class Document(Node):
     _id_nodes: list[Node] | None = field(default=None, repr=False)  # sections + directives
     _outline: Any = field(default=None, repr=False)  # the structure guard's block outline
     _scan: Any = field(default=None, repr=False)  # the validator's walk (validate.scan)
+    # (old outline entries, j0, j1, j1 new) when spliced from a version whose outline was
+    # known: entries before j0 and from j1 (old numbering) are unchanged (patch.guard).
+    _splice: Any = field(default=None, repr=False)
 
     type = "document"
 

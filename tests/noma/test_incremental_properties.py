@@ -26,6 +26,7 @@ from core.noma.nodes import Document
 from core.noma.parser import parse
 from core.noma.patch import PatchError
 from core.noma.patch.engine import apply_one
+from core.noma.patch.guard import check_structure, outline
 from core.noma.validate import validate
 
 LINES = [
@@ -97,7 +98,13 @@ def snapshot(doc: Document) -> Any:
         for n, p in doc.walk()
     ]
     idx = index(doc)
+    entries, blocks = outline(doc)
     return {
+        "first": {k: position[id(n)] for k, n in idx.first.items()},
+        "count": dict(idx.count),
+        "entries": [(k, position[id(n)]) for k, n in idx.entries],
+        "outline": list(entries),
+        "outline_nodes": [position[id(n)] for n in blocks],
         "json": doc.to_json(),
         "walk": walk,
         "line_count": doc.line_count,
@@ -112,6 +119,16 @@ def snapshot(doc: Document) -> Any:
 
 
 TODAY = date(2026, 11, 22)
+GUARD_OPS: list[dict[str, Any]] = [
+    {"op": "update_attribute", "id": "x", "key": "k", "value": 1},
+    {"op": "add_block", "parent": "x", "content": "::note\nx\n::"},
+    {"op": "replace_body", "id": "x", "content": ""},
+]
+
+
+def _verdict(op: dict[str, Any], before: Document, after: Document) -> str | None:
+    error = check_structure(op, before, after)
+    return None if error is None else f"{error.code}: {error.message}"
 
 
 def _diags(found: list[Diagnostic]) -> list[tuple[Any, ...]]:
@@ -120,14 +137,23 @@ def _diags(found: list[Diagnostic]) -> list[tuple[Any, ...]]:
 
 def check_step(old_doc: Document, old_text: str, new_text: str) -> Document:
     before = snapshot(old_doc)
+    for op in GUARD_OPS:
+        _verdict(op, old_doc, old_doc)
     attempt = try_reparse(old_doc, old_text, new_text)
     key = "incremental-spliced" if attempt is not None else "incremental-full"
     TRIED[key] = TRIED.get(key, 0) + 1
     spliced = reparse(old_doc, old_text, new_text)
     fresh = parse(new_text)
+    for what, present in (("index", spliced._index), ("outline", spliced._splice)):
+        if present is not None and spliced is not old_doc:
+            TRIED[f"incremental-{what}-spliced"] = TRIED.get(f"incremental-{what}-spliced", 0) + 1
     if spliced._scan is not None:
         TRIED["incremental-scan-spliced"] = TRIED.get("incremental-scan-spliced", 0) + 1
     assert snapshot(spliced) == snapshot(fresh), "incremental parse differs"
+    # The structure guard reads the same verdict from the spliced tree (which carries a
+    # hint about its unchanged outline) as from a fresh parse.
+    for op in GUARD_OPS:
+        assert _verdict(op, old_doc, spliced) == _verdict(op, old_doc, fresh)
     # Validation of the spliced tree (its scan spliced from the previous version's) equals
     # a full validation of a fresh parse, diagnostic for diagnostic, in order.
     assert _diags(validate(spliced, today=TODAY)) == _diags(validate(fresh, today=TODAY))
@@ -208,3 +234,19 @@ def test_edits_that_cannot_be_proven_local_fall_back_to_a_full_parse() -> None:
 def test_zz_report_incremental_cases(capsys: pytest.CaptureFixture[str]) -> None:
     with capsys.disabled():
         print(f"\nincremental property cases tried: {TRIED}")
+
+
+def test_removing_the_first_of_two_duplicate_ids_keeps_the_index_exact() -> None:
+    text = '# T\n\n## A\n\n::note{id="d"}\none\n::\n\npara\n\n## B\n\n::note{id="d"}\ntwo\n::\n'
+    doc = parse(text)
+    snapshot(doc)
+    new_text = text.replace('::note{id="d"}\none\n::\n', "gone\nfor\ngood\n", 1)
+    spliced = try_reparse(doc, text, new_text)
+    assert spliced is not None
+    assert snapshot(spliced) == snapshot(parse(new_text))
+    from core.noma.ids import index
+
+    assert index(spliced).first["d"].line == 13  # the surviving copy
+    # And the other way round: a duplicate appears before the surviving copy.
+    again = check_step(spliced, new_text, text)
+    assert index(again).count["d"] == 2
