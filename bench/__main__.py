@@ -1,4 +1,4 @@
-"""``python -m bench [docs|patch|skills|tui|flow|formats|incremental|all]``: the project's benchmark command."""
+"""``python -m bench [SUITE|all] [ARGS]``: the project's benchmark command (suites below)."""
 
 from __future__ import annotations
 

@@ -93,7 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="1000,5000")
     args = parser.parse_args(argv)
     print("one edit on a warm engine (medians, ms)")
-    print(f"{'sections':>8} {'apply attr':>11} {'apply body':>11} {'patch':>8} {'validate_doc':>13}")
+    header = ("sections", "apply attr", "apply body", "patch", "validate_doc")
+    print(f"{header[0]:>8} {header[1]:>11} {header[2]:>11} {header[3]:>8} {header[4]:>13}")
     for n in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "bench.noma"
