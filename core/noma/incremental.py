@@ -370,9 +370,12 @@ class _Splice:
         new_doc.notes = _splice_notes(old.notes, sub.notes, r0, r1, delta)
         old_scan = old._scan
         if old_scan is not None and not ids_moved:
-            new_doc._scan = _splice_scan(
+            new_doc._scan, run_scan = _splice_scan(
                 old_scan, new_doc, path_copies, stub.children, copies, r0, r1, delta
             )
+            base = old._block_diags
+            if base is not None and all(d.line is not None for d in base[1]):
+                new_doc._block_recipe = (base[0], base[1], run_scan, r0, r1, delta)
         new_doc.attr_problems = [
             *(p for p in old.attr_problems if p[0] <= r0),
             *sub.attr_problems,
@@ -478,9 +481,10 @@ def _splice_scan(
     r0: int,
     r1: int,
     delta: int,
-) -> Any:
-    """The validator's scan of the new tree: the old scan's entries before and after the
-    run (shifted, mapped to copies), the run scanned afresh in its container's context."""
+) -> tuple[Any, Any]:
+    """The validator's scan of the new tree, and the run's own: the old scan's entries
+    before and after the run (shifted, mapped to copies), the run scanned afresh in its
+    container's context."""
     from .ids import index
     from .validate.scan import Scan, is_noverify, scan_nodes
 
@@ -525,7 +529,7 @@ def _splice_scan(
         *(lines[k1:] if not delta else [n + delta for n in lines[k1:]]),
     ]
     new.site_owners = [*old.site_owners[:k0], *run.site_owners, *old.site_owners[k1:]]
-    return new
+    return new, run
 
 
 def _heading_key(s: Section) -> tuple[Any, ...]:

@@ -212,6 +212,11 @@ class Document(Node):
     # (old outline entries, j0, j1, j1 new) when spliced from a version whose outline was
     # known: entries before j0 and from j1 (old numbering) are unchanged (patch.guard).
     _splice: Any = field(default=None, repr=False)
+    # (profiles, findings) of the validator's per-block rules (validate.block_rules), and
+    # how to splice them from the base version: (profiles, base findings, run scan, r0,
+    # r1, delta).
+    _block_diags: Any = field(default=None, repr=False)
+    _block_recipe: Any = field(default=None, repr=False)
 
     type = "document"
 

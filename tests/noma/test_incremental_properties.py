@@ -147,6 +147,10 @@ def check_step(old_doc: Document, old_text: str, new_text: str) -> Document:
     for what, present in (("index", spliced._index), ("outline", spliced._splice)):
         if present is not None and spliced is not old_doc:
             TRIED[f"incremental-{what}-spliced"] = TRIED.get(f"incremental-{what}-spliced", 0) + 1
+    if spliced._block_recipe is not None:
+        TRIED["incremental-block-rules-spliced"] = (
+            TRIED.get("incremental-block-rules-spliced", 0) + 1
+        )
     if spliced._scan is not None:
         TRIED["incremental-scan-spliced"] = TRIED.get("incremental-scan-spliced", 0) + 1
     assert snapshot(spliced) == snapshot(fresh), "incremental parse differs"
