@@ -507,6 +507,7 @@ def _splice_scan(
         return [*old_list[:j0], *mid, *tail]
 
     new.directives = blocks(old.directives, run.directives)
+    new.ref_blocks = blocks(old.ref_blocks, run.ref_blocks)
     # Buckets keyed in order of each name's first block, as one walk would make them; a
     # name's checked bucket exists (maybe empty) exactly when its bucket does.
     by_name = {

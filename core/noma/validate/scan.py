@@ -57,6 +57,14 @@ RAW_BODY_DIRECTIVES = frozenset(
 
 _OFF = (False, 0, "no", "off", "false")
 
+# Reference attributes on any directive (spec §4.4, the positions rename_id retargets).
+REFERENCE_ATTRS = ("for", "parent", "dataset")
+# ... and on the review/notes directives only (interop "Validator").
+TARGET_ATTRS = ("target", "block", "ref")
+TARGET_DIRECTIVES = frozenset({"comment", "footnote", "endnote", "change_request", "state_change"})
+REFERENCE_KEYS = frozenset(REFERENCE_ATTRS)
+TARGET_KEYS = frozenset(REFERENCE_ATTRS + TARGET_ATTRS)
+
 
 def is_noverify(attrs: Attrs) -> bool:
     """``noverify`` is a flag; ``noverify=false`` (or ``no``/``off``/``0``) turns it off."""
@@ -88,6 +96,8 @@ class Scan:
     directives: list[Directive] = field(default_factory=list)
     by_name: dict[str, list[Directive]] = field(default_factory=dict)
     checked_by_name: dict[str, list[Directive]] = field(default_factory=dict)  # no noverify
+    # Checked directives that carry a reference attribute (for=, parent=, ...), in order.
+    ref_blocks: list[Directive] = field(default_factory=list)
     # Inline text holding "[[": its text, first line and owning block id, as three parallel
     # lists of untracked values (`scan_document` says why not one object per site).
     site_texts: list[str] = field(default_factory=list)
@@ -147,6 +157,7 @@ def scan_nodes(result: Scan, kids: list[Node], owner: str | None, quiet: bool, r
     ``None``.
     """
     directives = result.directives
+    ref_blocks = result.ref_blocks
     by_name = result.by_name
     checked_by_name = result.checked_by_name
     texts = result.site_texts
@@ -193,6 +204,9 @@ def scan_nodes(result: Scan, kids: list[Node], owner: str | None, quiet: bool, r
             nv = "noverify" in attrs and is_noverify(attrs)
             if not nv:
                 checked_by_name[name].append(node)
+                keys = TARGET_KEYS if name in TARGET_DIRECTIVES else REFERENCE_KEYS
+                if not keys.isdisjoint(node.raw_attrs):
+                    ref_blocks.append(node)
             if node.children:
                 saved_kids.append(kids)
                 saved_pos.append(pos)
