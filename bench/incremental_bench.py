@@ -87,10 +87,46 @@ def validate_unchanged(path: Path, repeat: int) -> float | None:
     return _median(samples)
 
 
+def mcp_round_trips(path: Path, n: int, repeat: int) -> tuple[float, float]:
+    """Medians of ``validate_doc`` (unchanged file) and ``patch_block`` over MCP stdio."""
+    import asyncio
+    import sys
+
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    async def drive() -> tuple[float, float]:
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "core.cli", "mcp", "--root", str(path.parent)],
+            cwd=str(path.parent),
+        )
+        checks: list[float] = []
+        patches: list[float] = []
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            await session.call_tool("validate_doc", {"file": str(path)})  # warm
+            for _ in range(repeat):
+                start = time.perf_counter()
+                await session.call_tool("validate_doc", {"file": str(path)})
+                checks.append((time.perf_counter() - start) * 1000)
+            for i in range(repeat):
+                op = {"op": "update_attribute", "id": f"claim-{(i * 7919) % n}", "key": "m"}
+                op["value"] = i
+                start = time.perf_counter()
+                result = await session.call_tool("patch_block", {"file": str(path), "op": op})
+                patches.append((time.perf_counter() - start) * 1000)
+                assert not result.isError
+        return _median(checks), _median(patches)
+
+    return asyncio.run(drive())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bench incremental")
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--sizes", default="1000,5000")
+    parser.add_argument("--mcp", action="store_true", help="also time the MCP stdio server")
     args = parser.parse_args(argv)
     print("one edit on a warm engine (medians, ms)")
     header = ("sections", "apply attr", "apply body", "patch", "validate_doc")
@@ -105,6 +141,9 @@ def main(argv: list[str] | None = None) -> int:
             unchanged = validate_unchanged(path, args.repeat)
             warm = patch_warm(path, n, args.repeat)
             print(f"{n:>8} {attr:>11} {body:>11} {warm:>8} {unchanged!s:>13}", flush=True)
+            if args.mcp:
+                check, patch = mcp_round_trips(path, n, args.repeat)
+                print(f"{'':>8} MCP stdio: validate_doc {check}, patch_block {patch}", flush=True)
     return 0
 
 
