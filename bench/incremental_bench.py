@@ -116,7 +116,7 @@ def mcp_round_trips(path: Path, n: int, repeat: int) -> tuple[float, float]:
                 start = time.perf_counter()
                 result = await session.call_tool("patch_block", {"file": str(path), "op": op})
                 patches.append((time.perf_counter() - start) * 1000)
-                assert not result.isError
+                assert not result.is_error
         return _median(checks), _median(patches)
 
     return asyncio.run(drive())
