@@ -90,6 +90,7 @@ def validate_unchanged(path: Path, repeat: int) -> float | None:
 def mcp_round_trips(path: Path, n: int, repeat: int) -> tuple[float, float]:
     """Medians of ``validate_doc`` (unchanged file) and ``patch_block`` over MCP stdio."""
     import asyncio
+    import os
     import sys
 
     from mcp import ClientSession, StdioServerParameters
@@ -100,6 +101,7 @@ def mcp_round_trips(path: Path, n: int, repeat: int) -> tuple[float, float]:
             command=sys.executable,
             args=["-m", "core.cli", "mcp", "--root", str(path.parent)],
             cwd=str(path.parent),
+            env=dict(os.environ),  # the SDK passes a minimal environment by default
         )
         checks: list[float] = []
         patches: list[float] = []
