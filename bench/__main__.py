@@ -1,4 +1,4 @@
-"""``python -m bench [docs|patch|skills|tui|flow|all]``: the project's benchmark command."""
+"""``python -m bench [SUITE|all] [ARGS]``: the project's benchmark command (suites below)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ SUITES = {
     "tui": "bench.tui_bench",
     "flow": "bench.flow_bench",
     "formats": "bench.formats_bench",
+    "incremental": "bench.incremental_bench",
 }
 
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..noma.files import DocumentIOError, is_book_manifest, read_document
+from ..noma.files import DocumentIOError, is_book_manifest
 from ..noma.ids import index
-from ..noma.nodes import Directive, Document, Node, Section
+from ..noma.nodes import Directive, Node, Section
 from ..noma.patch.errors import PatchError
-from ..noma.patch.pipeline import Actor, DocumentCache, PatchRequest, patch_file
+from ..noma.patch.pipeline import Actor, DocumentCache, DocumentState, PatchRequest, patch_file
 from ..noma.patch.text import SourceLines
+from ..noma.source import Source
 
 
 class SystemFault(Exception):
@@ -57,13 +58,15 @@ class ToolContext:
             raise SystemFault(message, {"ok": False, "code": "unsupported_op", "error": message})
         return path
 
-    def load(self, file: str) -> tuple[Path, Document, SourceLines]:
+    def load(self, file: str) -> tuple[Path, Source, DocumentState]:
+        """The file's current state from the warm cache: an unchanged file costs one read
+        and one hash, a changed one a splice from the version seen last."""
         path = self.resolve(file)
         try:
-            source, doc = read_document(path)
+            source, state = self.cache.load(path)
         except DocumentIOError as exc:
             raise SystemFault(str(exc)) from exc
-        return path, doc, SourceLines(source.text)
+        return path, source, state
 
 
 def block_summary(node: Node, lines: SourceLines) -> dict[str, Any]:
@@ -88,21 +91,20 @@ def block_summary(node: Node, lines: SourceLines) -> dict[str, Any]:
 
 
 def read_doc(ctx: ToolContext, file: str) -> dict[str, Any]:
-    _path, doc, lines = ctx.load(file)
+    _path, source, state = ctx.load(file)
+    doc, lines = state.doc, SourceLines(source.text)
     return {"blocks": [block_summary(node, lines) for node, _parent in doc.walk()]}
 
 
 def list_ids(ctx: ToolContext, file: str) -> dict[str, Any]:
-    _path, doc, _lines = ctx.load(file)
-    idx = index(doc)
+    _path, _source, state = ctx.load(file)
+    idx = index(state.doc)
     return {"ids": idx.canonical, "aliases": dict(idx.alias_owner)}
 
 
 def validate_doc(ctx: ToolContext, file: str) -> dict[str, Any]:
-    from ..noma.validate import validate
-
-    path, doc, _lines = ctx.load(file)
-    diagnostics = [*validate(doc, base_dir=path.parent), *doc.notes]
+    _path, _source, state = ctx.load(file)
+    diagnostics = state.diagnostics
     return {
         "ok": not any(d.severity == "error" for d in diagnostics),
         "diagnostics": [d.to_json() for d in diagnostics],

@@ -183,7 +183,7 @@ def describe_capabilities(
         return _bad("op must be one patch op object", "invalid_op")
     if op is None and id is None:
         return out
-    _path, doc, _lines = ctx.load(file)
+    doc = ctx.load(file)[2].doc
     if op is not None:
         out["advisories"] = op_advisories(path, [op], doc)
     if id is not None:

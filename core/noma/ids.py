@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
+from typing import Any
 
 from .attrs import split_aliases
 from .nodes import Directive, Document, Node, Section
@@ -24,6 +25,23 @@ def assign_ids(
     chapter: str | None = None,
 ) -> None:
     """Give ids and aliases to the parser's sections and directives (both in doc order)."""
+    assign_directive_ids(directives)
+    for section in sections:
+        section.slug = slugify(section.title)
+    for section, (ident, aliases) in zip(
+        sections, plan_section_ids(doc.meta, sections, chapter), strict=True
+    ):
+        section.id = ident
+        if aliases is not None:
+            section.aliases = aliases
+    # Only sections and directives carry ids; in document order they are the pre-order walk
+    # order (no two start on the same line), so the index never needs a full tree walk.
+    doc._id_nodes = list(heapq.merge(sections, directives, key=_line))
+    doc._index = None
+
+
+def assign_directive_ids(directives: list[Directive]) -> None:
+    """A directive's id and aliases come from its own attributes only."""
     for node in directives:
         raw = node.raw_attrs
         if raw:
@@ -33,18 +51,29 @@ def assign_ids(
             if "aliases" in raw:
                 node.aliases = split_aliases(raw["aliases"])
 
+
+def plan_section_ids(
+    meta: dict[str, Any], sections: list[Section], chapter: str | None
+) -> list[tuple[str | None, list[str] | None]]:
+    """Each section's (id, aliases) from its slug and attributes, touching no node.
+
+    Aliases are None where the section keeps the parser's default (none). Pure, so the
+    incremental parser (`core.noma.incremental`) can ask what ids a spliced section list
+    gets and compare them with the ids shared nodes already carry.
+    """
     natural: set[str] = set()
     for section in sections:
-        section.slug = slugify(section.title)
         if not section.explicit_id and section.slug:
             natural.add(section.slug)
-
+    ids: list[str | None] = []
+    aliases: list[list[str] | None] = []
     used: set[str] = set()
     next_suffix: dict[str, int] = {}  # per slug: no suffix below this is free (used only grows)
     for section in sections:
+        ident: str | None = None
         if section.explicit_id:
             value = section.attrs["id"]
-            section.id = str(value) if value not in ("", True) else None
+            ident = str(value) if value not in ("", True) else None
         elif section.slug:
             slug = section.slug
             if slug in used:
@@ -54,32 +83,33 @@ def assign_ids(
                 next_suffix[slug] = k + 1
                 slug = f"{slug}-{k}"
             used.add(slug)
-            section.id = slug
-        if "aliases" in section.attrs:
-            section.aliases = split_aliases(section.attrs["aliases"])
+            ident = slug
+        ids.append(ident)
+        aliases.append(
+            split_aliases(section.attrs["aliases"]) if "aliases" in section.attrs else None
+        )
 
-    root = next((s for s in sections if s.level == 1), None)
+    root = next((k for k, s in enumerate(sections) if s.level == 1), None)
     if root is not None:
-        fm_aliases = doc.meta.get("aliases")
+        fm_aliases = meta.get("aliases")
         if isinstance(fm_aliases, list):
             extra = [str(a) for a in fm_aliases if a is not None and str(a)]
         else:
             extra = split_aliases(fm_aliases) if isinstance(fm_aliases, str) else []
-        root.aliases = [*root.aliases, *(a for a in extra if a not in root.aliases)]
+        own = aliases[root] or []
+        aliases[root] = [*own, *(a for a in extra if a not in own)]
 
     if chapter:
-        for section in sections:
-            if section.level >= 2 and section.id is not None:
-                original = section.id
-                section.id = f"{chapter}/{original}"
-                if original not in section.aliases:
-                    section.aliases = [*section.aliases, original]
-        if root is not None and chapter not in root.aliases:
-            root.aliases = [*root.aliases, chapter]
-    # Only sections and directives carry ids; in document order they are the pre-order walk
-    # order (no two start on the same line), so the index never needs a full tree walk.
-    doc._id_nodes = list(heapq.merge(sections, directives, key=_line))
-    doc._index = None
+        for k, section in enumerate(sections):
+            original = ids[k]
+            if section.level >= 2 and original is not None:
+                ids[k] = f"{chapter}/{original}"
+                own = aliases[k] or []
+                if original not in own:
+                    aliases[k] = [*own, original]
+        if root is not None and chapter not in (aliases[root] or []):
+            aliases[root] = [*(aliases[root] or []), chapter]
+    return list(zip(ids, aliases, strict=True))
 
 
 def _line(node: Node) -> int:

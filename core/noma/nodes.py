@@ -208,6 +208,15 @@ class Document(Node):
     _flat: tuple[list[Node], list[Node]] | None = field(default=None, repr=False)
     _id_nodes: list[Node] | None = field(default=None, repr=False)  # sections + directives
     _outline: Any = field(default=None, repr=False)  # the structure guard's block outline
+    _scan: Any = field(default=None, repr=False)  # the validator's walk (validate.scan)
+    # (old outline entries, j0, j1, j1 new) when spliced from a version whose outline was
+    # known: entries before j0 and from j1 (old numbering) are unchanged (patch.guard).
+    _splice: Any = field(default=None, repr=False)
+    # (profiles, findings) of the validator's per-block rules (validate.block_rules), and
+    # how to splice them from the base version: (profiles, base findings, run scan, r0,
+    # r1, delta).
+    _block_diags: Any = field(default=None, repr=False)
+    _block_recipe: Any = field(default=None, repr=False)
 
     type = "document"
 

@@ -168,9 +168,12 @@ def _separator_align(line: str) -> list[str | None] | None:
 class _Parser:
     """Holds the open-container stack for one parse."""
 
-    def __init__(self, lines: list[str]) -> None:
+    def __init__(self, lines: list[str], start: int = 0, end: int | None = None) -> None:
+        """``start``/``end`` (0-based, end exclusive) parse one region of ``lines`` on its own
+        (`core.noma.incremental`): no frontmatter test, lookahead stops at ``end``."""
         self.lines = lines
-        self.n = len(lines)
+        self.start = start
+        self.n = len(lines) if end is None else end
         self.notes: list[Diagnostic] = []
         self.attr_problems: list[tuple[int, str]] = []  # (line, group text) of untidy {...}
         self.doc = Document(1, max(self.n, 1), children=[], line_count=self.n)
@@ -284,7 +287,7 @@ class _Parser:
         interrupts = self._interrupts
         flat_nodes = self.flat_nodes
         flat_parents = self.flat_parents
-        i = self._frontmatter()
+        i = self._frontmatter() if self.start == 0 else self.start
         while i < n:
             line = lines[i]
             if not line:

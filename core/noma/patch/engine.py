@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..incremental import reparse
 from ..nodes import Document
 from ..source import decode, encode
 from .catalog import TARGET_FIELD, check_op
@@ -111,13 +112,18 @@ def apply_list(
     current = text
     current_doc = doc
     for i, op in enumerate(ops):
+        if current_doc is None and steps:
+            # The next op sees the splice of the last one's change (`core.noma.incremental`).
+            last = steps[-1]
+            if last.doc is not None:
+                current_doc = reparse(last.doc, last.before, last.after)
         try:
             after, before_doc = _apply(current, op, current_doc, base_hash if i == 0 else None)
         except PatchError as exc:
             raise ListFailure(i, exc, steps) from exc
         steps.append(OpStep(op, current, after, before_doc))
         if after != current:
-            current_doc = None  # re-parse lazily for the next op
+            current_doc = None
         current = after
     return steps
 

@@ -154,9 +154,16 @@ def check_structure(op: dict[str, Any], before: Document, after: Document) -> Pa
     b, b_nodes = outline(after)
     limit = min(len(a), len(b))
     i = 0
+    j = 0
+    hint = after._splice
+    if hint is not None and hint[0] is a:
+        # Spliced from ``before`` (`core.noma.incremental`): the entries outside the
+        # re-parsed run are known equal, so the scans below start at its edges.
+        i = hint[1]
     while i < limit and a[i] == b[i]:
         i += 1
-    j = 0
+    if hint is not None and hint[0] is a:
+        j = min(len(a) - hint[2], limit - i)
     while j < limit - i and a[-1 - j] == b[-1 - j]:
         j += 1
     pre_mid, post_mid = a[i : len(a) - j], b[i : len(b) - j]

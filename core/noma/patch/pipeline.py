@@ -18,6 +18,7 @@ import hashlib
 import re
 import time
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,9 +26,10 @@ from ..capabilities import advisories, load_descriptor
 from ..commit import Recovery, TranscriptWriteError, commit, recover
 from ..diagnostics import Diagnostic, Summary, summarize
 from ..files import DocumentIOError, is_book_manifest, read_source
+from ..incremental import reparse
 from ..nodes import Document
 from ..parser import parse
-from ..source import encode
+from ..source import Source, encode
 from ..storage import atomic_write, document_lock
 from ..transcript import (
     PROTOCOL_VERSION,
@@ -123,37 +125,105 @@ class PatchOutcome:
 
 
 class DocumentState:
-    """A parsed and validated document version; the warm path reuses it by sha256."""
+    """A parsed and validated document version; the warm path reuses it by sha256.
 
-    __slots__ = ("diagnostics", "doc", "sha256")
+    ``text`` is kept so the next version of the same file is spliced from this one
+    (`core.noma.incremental`) instead of parsed whole. ``day`` is when the diagnostics were
+    made (``stale-citation`` depends on the date).
+    """
 
-    def __init__(self, sha256: str, doc: Document, diagnostics: list[Diagnostic]) -> None:
+    __slots__ = ("day", "diagnostics", "doc", "sha256", "text")
+
+    def __init__(
+        self,
+        sha256: str,
+        doc: Document,
+        diagnostics: list[Diagnostic],
+        text: str | None = None,
+        day: date | None = None,
+    ) -> None:
         self.sha256 = sha256
         self.doc = doc
         self.diagnostics = diagnostics
+        self.text = text
+        self.day = day if day is not None else date.today()
 
 
 class DocumentCache:
-    """Keeps the last parsed + validated state per file (a long-lived engine's memory)."""
+    """Keeps the last parsed + validated state per file (a long-lived engine's memory).
+
+    States are immutable trees, so a caller may keep one while the cache moves on.
+    """
 
     def __init__(self) -> None:
         self._states: dict[str, DocumentState] = {}
 
     def get(self, path: Path, sha256: str) -> DocumentState | None:
         state = self._states.get(str(path))
-        return state if state is not None and state.sha256 == sha256 else None
+        if state is None or state.sha256 != sha256:
+            return None
+        if state.day != date.today() or _reads_files(state.doc):
+            # Same bytes, but what the validator reads besides them may have moved on.
+            state = _revalidate(state, path.parent)
+            self._states[str(path)] = state
+        return state
+
+    def latest(self, path: Path) -> DocumentState | None:
+        """The last state kept for ``path`` whatever its hash (the base of a splice)."""
+        return self._states.get(str(path))
 
     def put(self, path: Path, state: DocumentState) -> None:
         self._states[str(path)] = state
 
+    def load(self, path: Path) -> tuple[Source, DocumentState]:
+        """One read and one hash; an unchanged file is not parsed again, a changed one is
+        spliced from the last version kept."""
+        source = read_source(path)
+        sha256 = source.sha256
+        state = self.get(path, sha256)
+        if state is None:
+            state = analyse(source.text, path.parent, sha256, previous=self.latest(path))
+            self.put(path, state)
+        return source, state
 
-def analyse(text: str, base_dir: Path, sha256: str) -> DocumentState:
-    """Parse and validate: validator findings plus parser recovery notes (Tier 2 errors)."""
-    from ..parser import parse
+
+def _reads_files(doc: Document) -> bool:
+    """Does validating ``doc`` look at other files (a ``::dataset`` ``src=``)?"""
+    from ..validate.scan import scan_document
+
+    return any("src" in d.attrs for d in scan_document(doc).by_name.get("dataset", ()))
+
+
+def _revalidate(state: DocumentState, base_dir: Path) -> DocumentState:
     from ..validate import validate
 
-    doc = parse(text)
-    return DocumentState(sha256, doc, [*validate(doc, base_dir=base_dir), *doc.notes])
+    doc = state.doc
+    diagnostics = [*validate(doc, base_dir=base_dir), *doc.notes]
+    return DocumentState(state.sha256, doc, diagnostics, state.text)
+
+
+def analyse(
+    text: str,
+    base_dir: Path,
+    sha256: str,
+    *,
+    previous: DocumentState | None = None,
+    doc: Document | None = None,
+) -> DocumentState:
+    """Parse and validate: validator findings plus parser recovery notes (Tier 2 errors).
+
+    ``doc`` is the parse when the caller has it; else ``previous`` (an earlier version of
+    the same file, with its text) is spliced; else the text is parsed whole.
+    """
+    from ..incremental import reparse
+    from ..validate import validate
+
+    if doc is None:
+        if previous is not None and previous.text is not None:
+            doc = reparse(previous.doc, previous.text, text)
+        else:
+            doc = parse(text)
+    return DocumentState(sha256, doc, [*validate(doc, base_dir=base_dir), *doc.notes], text)
 
 
 def _phase(diagnostics: list[Diagnostic], phase: Literal["pre", "post"]) -> list[Diagnostic]:
@@ -223,7 +293,8 @@ def _patch_locked(
     base_dir = doc_path.parent
     state = cache.get(doc_path, pre_sha256) if cache is not None else None
     if state is None:
-        state = analyse(source.text, base_dir, pre_sha256)
+        previous = cache.latest(doc_path) if cache is not None else None
+        state = analyse(source.text, base_dir, pre_sha256, previous=previous)
         if cache is not None:
             cache.put(doc_path, state)
     pre = _phase(state.diagnostics, "pre")
@@ -286,7 +357,9 @@ def _patch_locked(
     if final_text != source.text:
         data = encode(final_text)
         post_sha256 = hashlib.sha256(data).hexdigest()
-        post_state = analyse(final_text, base_dir, post_sha256)
+        last = steps[-1]  # the post-state is spliced from the parse the last op ran on
+        post_doc = reparse(last.doc, last.before, final_text) if last.doc is not None else None
+        post_state = analyse(final_text, base_dir, post_sha256, doc=post_doc)
         refused = _guard(steps, state.doc, post_state.doc)
         if refused is not None:
             outcome = ctx.rejected_list(ops, refused, state)

@@ -45,7 +45,7 @@ from .reference_rules import (
 from .references import check_broken_references, check_duplicate_ids
 from .registry import RULE_CODES, diag
 from .research import check_claims, check_decisions, check_evidence, check_risks
-from .scan import scan_document
+from .scan import Scan, scan_document
 
 __all__ = ["KNOWN_PROFILES", "RULE_CODES", "validate"]
 
@@ -72,25 +72,15 @@ def validate(
     check_broken_references(found, out)
     check_profiles(found, profile, out)
     check_claims(found, out)
-    check_evidence(found, out)
-    check_risks(found, out)
-    check_decisions(found, out)
-    check_agent_tasks(found, out)
     check_controls(found, out)
     check_computed(found, out)
-    check_state_changes(found, out)
     check_citations(found, today if today is not None else date.today(), out)
-    check_diagrams(found, out)
     check_plots(found, out)
     check_plotly(found, out)
-    check_figures(found, out)
     check_dataset_sources(found, base_dir, out)
-    check_escape_hatches(found, out)
     check_attribute_syntax(doc, found, out)
     profiles = declared_profiles(found, profile)
-    check_citation_sources(found, out)
-    check_claim_confidence(found, profiles, out)
-    check_change_requests(found, out)
+    out.extend(_block_findings(doc, found, profiles))
     check_adr(found, profiles, out)
     check_memories(found, profiles, out)
 
@@ -111,6 +101,60 @@ def validate(
     if ignored:
         out = [d for d in out if d.code not in ignored]
     out.sort(key=_order)
+    return out
+
+
+# Rules that read one directive and nothing else (besides the declared profiles): their
+# findings for a block depend on that block only, so a spliced tree re-runs them on the
+# re-parsed run and keeps the rest (`core.noma.incremental`). Each has codes of its own,
+# so the (line, code) sort puts their findings where a full run would.
+BLOCK_RULES = (
+    check_evidence,
+    check_risks,
+    check_decisions,
+    check_agent_tasks,
+    check_state_changes,
+    check_diagrams,
+    check_figures,
+    check_escape_hatches,
+    check_citation_sources,
+    check_change_requests,
+)
+
+
+def block_rules(found: Scan, profiles: set[str], out: list[Diagnostic]) -> None:
+    """Run the per-block rules over ``found`` (a whole document's scan or a run's)."""
+    for rule in BLOCK_RULES:
+        rule(found, out)
+    check_claim_confidence(found, profiles, out)
+
+
+def _block_findings(doc: Document, found: Scan, profiles: set[str]) -> list[Diagnostic]:
+    """The per-block rules' findings, kept on the tree by declared profiles; a spliced tree
+    takes its base version's outside the run (shifted) and runs the rules on the run."""
+    key = frozenset(profiles)
+    cached = doc._block_diags
+    if cached is not None and cached[0] == key:
+        return cached[1]  # type: ignore[no-any-return]
+    out: list[Diagnostic] = []
+    recipe = doc._block_recipe
+    if recipe is not None and recipe[0] == key:
+        _key, base, run, r0, r1, delta = recipe
+        out.extend(d for d in base if d.line is not None and d.line <= r0)
+        block_rules(run, profiles, out)
+        for d in base:
+            if d.line is not None and d.line > r1:
+                out.append(
+                    d
+                    if not delta
+                    else Diagnostic(
+                        d.severity, d.code, d.message, d.line + delta, d.column, d.node_id, d.phase
+                    )
+                )
+    else:
+        block_rules(found, profiles, out)
+    doc._block_diags = (key, out)
+    doc._block_recipe = None
     return out
 
 

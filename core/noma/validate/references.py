@@ -11,15 +11,17 @@ import re
 
 from ..diagnostics import Diagnostic
 from .registry import diag
-from .scan import Scan, is_noverify
+from .scan import (
+    REFERENCE_ATTRS,
+    REFERENCE_KEYS,
+    TARGET_ATTRS,
+    TARGET_DIRECTIVES,
+    TARGET_KEYS,
+    Scan,
+    is_noverify,
+)
 
-# Reference attributes on any directive (spec §4.4, the positions rename_id retargets).
-REFERENCE_ATTRS = ("for", "parent", "dataset")
-# ... and on the review/notes directives only (interop "Validator").
-TARGET_ATTRS = ("target", "block", "ref")
-TARGET_DIRECTIVES = frozenset({"comment", "footnote", "endnote", "change_request", "state_change"})
-REFERENCE_KEYS = frozenset(REFERENCE_ATTRS)
-TARGET_KEYS = frozenset(REFERENCE_ATTRS + TARGET_ATTRS)
+__all__ = ["REFERENCE_ATTRS", "TARGET_ATTRS", "check_broken_references", "check_duplicate_ids"]
 
 # [[target]] or [[target|label]]; blanks around the target do not count, and an empty
 # target is not a link. (Greedy and stripped afterwards: a lazy target is 5x slower.)
@@ -61,25 +63,23 @@ def check_broken_references(scan: Scan, out: list[Diagnostic]) -> None:
     """Reference attributes and wikilinks must name an id or alias of this document."""
     idx = scan.index
     ids, aliases = idx.first, idx.alias_owner
-    for name, blocks in scan.checked_by_name.items():
+    for d in scan.ref_blocks:  # checked directives with a reference attribute (the walk's)
+        name = d.name
         keys = TARGET_KEYS if name in TARGET_DIRECTIVES else REFERENCE_KEYS
-        for d in blocks:
-            raw_attrs = d.raw_attrs
-            if keys.isdisjoint(raw_attrs):
+        raw_attrs = d.raw_attrs
+        for key, raw in raw_attrs.items():
+            if key not in keys:
                 continue
-            for key, raw in raw_attrs.items():
-                if key not in keys:
-                    continue
-                ref = raw.strip()
-                if ref and ref not in ids and ref not in aliases:
-                    out.append(
-                        diag(
-                            "broken-reference",
-                            f'::{name} {key}="{ref}" points at "{ref}", which is not an id '
-                            "or alias in this document.",
-                            d,
-                        )
+            ref = raw.strip()
+            if ref and ref not in ids and ref not in aliases:
+                out.append(
+                    diag(
+                        "broken-reference",
+                        f'::{name} {key}="{ref}" points at "{ref}", which is not an id '
+                        "or alias in this document.",
+                        d,
                     )
+                )
 
     texts = [_blank_code_spans(t) if "`" in t else t for t in scan.site_texts]
     # Fast path: every link target of the document in one regex pass (sites joined by a

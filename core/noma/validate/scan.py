@@ -57,6 +57,14 @@ RAW_BODY_DIRECTIVES = frozenset(
 
 _OFF = (False, 0, "no", "off", "false")
 
+# Reference attributes on any directive (spec §4.4, the positions rename_id retargets).
+REFERENCE_ATTRS = ("for", "parent", "dataset")
+# ... and on the review/notes directives only (interop "Validator").
+TARGET_ATTRS = ("target", "block", "ref")
+TARGET_DIRECTIVES = frozenset({"comment", "footnote", "endnote", "change_request", "state_change"})
+REFERENCE_KEYS = frozenset(REFERENCE_ATTRS)
+TARGET_KEYS = frozenset(REFERENCE_ATTRS + TARGET_ATTRS)
+
 
 def is_noverify(attrs: Attrs) -> bool:
     """``noverify`` is a flag; ``noverify=false`` (or ``no``/``off``/``0``) turns it off."""
@@ -88,6 +96,8 @@ class Scan:
     directives: list[Directive] = field(default_factory=list)
     by_name: dict[str, list[Directive]] = field(default_factory=dict)
     checked_by_name: dict[str, list[Directive]] = field(default_factory=dict)  # no noverify
+    # Checked directives that carry a reference attribute (for=, parent=, ...), in order.
+    ref_blocks: list[Directive] = field(default_factory=list)
     # Inline text holding "[[": its text, first line and owning block id, as three parallel
     # lists of untracked values (`scan_document` says why not one object per site).
     site_texts: list[str] = field(default_factory=list)
@@ -120,7 +130,23 @@ def _line(node: Node) -> int:
 
 
 def scan_document(doc: Document) -> Scan:
-    """Walk ``doc`` once, pre-order.
+    """The document's scan, made once per tree and kept on it (trees are immutable, so it
+    stays true; `core.noma.incremental` splices it into the next version)."""
+    cached = doc._scan
+    if isinstance(cached, Scan) and cached.doc is doc:
+        return cached
+    result = Scan(doc=doc, index=index(doc))
+    scan_nodes(result, doc.children, None, False, False)
+    doc._scan = result
+    return result
+
+
+def scan_nodes(result: Scan, kids: list[Node], owner: str | None, quiet: bool, raw: bool) -> None:
+    """Walk ``kids`` (and everything below them) once, pre-order, into ``result``.
+
+    ``owner``, ``quiet`` and ``raw`` are the context of their container: the id of the
+    block that owns them, whether they are a ``noverify`` block's inline content, whether
+    they sit in a raw-body directive.
 
     Iterative (deep directive nesting must not hit the recursion limit) and frugal: a leaf
     costs one step of a loop over its container's children, and only a container with
@@ -130,8 +156,8 @@ def scan_document(doc: Document) -> Scan:
     lives in parallel stacks, and the text sites are parallel lists of strings, ints and
     ``None``.
     """
-    result = Scan(doc=doc, index=index(doc))
     directives = result.directives
+    ref_blocks = result.ref_blocks
     by_name = result.by_name
     checked_by_name = result.checked_by_name
     texts = result.site_texts
@@ -140,11 +166,7 @@ def scan_document(doc: Document) -> Scan:
     # The children being walked, the next position in them, the id of the block that owns
     # them, whether they are a quiet (``noverify``) block's inline content, and whether
     # they sit in a raw-body directive; plus the same, saved, for every interrupted level.
-    kids: list[Node] = doc.children
     pos = 0
-    owner: str | None = None
-    quiet = False
-    raw = False
     saved_kids: list[list[Node]] = []
     saved_pos: list[int] = []
     saved_owner: list[str | None] = []
@@ -182,6 +204,9 @@ def scan_document(doc: Document) -> Scan:
             nv = "noverify" in attrs and is_noverify(attrs)
             if not nv:
                 checked_by_name[name].append(node)
+                keys = TARGET_KEYS if name in TARGET_DIRECTIVES else REFERENCE_KEYS
+                if not keys.isdisjoint(node.raw_attrs):
+                    ref_blocks.append(node)
             if node.children:
                 saved_kids.append(kids)
                 saved_pos.append(pos)
@@ -248,4 +273,3 @@ def scan_document(doc: Document) -> Scan:
                 lines.append(node.line)
                 owners.append(owner)
         # Code, ThematicBreak, Frontmatter: nothing to read.
-    return result

@@ -1,0 +1,153 @@
+"""The incremental engine (issue 14): what one edit costs on a large document.
+
+- ``apply``: one op in memory on a warm engine (`DocumentCache` holds the pre-state): read and
+  hash the file, apply the op, build and validate the post-state; nothing written
+  (``patch_file(write=False)``, what a proof costs). Two ops from the issue: update_attribute
+  on the last claim, replace_body (one line becomes two) on the first risk.
+- ``patch``: warm ``patch_block`` end to end: the same, plus the write-ahead commit
+  (fsync, rename, transcript record); a different claim each run so every run writes.
+- ``validate_doc``: the MCP tool on an unchanged file (one read, one hash).
+
+Medians over ``--repeat`` runs. Run: ``./dev bench incremental``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.generate import generate
+from core.noma.patch.pipeline import Actor, DocumentCache, PatchRequest, patch_file
+
+ACTOR = Actor("agent", "bench")
+
+
+def _median(samples: list[float]) -> float:
+    return round(statistics.median(samples), 1)
+
+
+def _ops(n: int) -> dict[str, dict[str, Any]]:
+    return {
+        "attr-last-claim": {
+            "op": "update_attribute",
+            "id": f"claim-{n - 1}",
+            "key": "bench",
+            "value": 1,
+        },
+        "body-first-risk": {
+            "op": "replace_body",
+            "id": "risk-0",
+            "content": "The effect holds for small tenants.\nLarger ones were not measured.",
+        },
+    }
+
+
+def apply_in_memory(path: Path, op: dict[str, Any], repeat: int) -> float:
+    cache = DocumentCache()
+    patch_file(path, PatchRequest(ops=[op], actor=ACTOR), write=False, cache=cache)  # warm
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        outcome = patch_file(path, PatchRequest(ops=[op], actor=ACTOR), write=False, cache=cache)
+        samples.append((time.perf_counter() - start) * 1000)
+        assert outcome.ok, outcome.error
+    return _median(samples)
+
+
+def patch_warm(path: Path, n: int, repeat: int) -> float:
+    cache = DocumentCache()
+    first = {"op": "update_attribute", "id": "claim-0", "key": "bench_seq", "value": -1}
+    patch_file(path, PatchRequest(ops=[first], actor=ACTOR), cache=cache)
+    samples = []
+    for i in range(repeat):
+        op = {"op": "update_attribute", "id": f"claim-{(i * 7919) % n}", "key": "seq", "value": i}
+        start = time.perf_counter()
+        outcome = patch_file(path, PatchRequest(ops=[op], actor=ACTOR), cache=cache)
+        samples.append((time.perf_counter() - start) * 1000)
+        assert outcome.ok and outcome.written, outcome.error
+    return _median(samples)
+
+
+def validate_unchanged(path: Path, repeat: int) -> float | None:
+    try:
+        from core.mcp.tools import ToolContext, validate_doc
+    except ImportError:
+        return None
+    ctx = ToolContext(path.parent)
+    validate_doc(ctx, str(path))
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        validate_doc(ctx, str(path))
+        samples.append((time.perf_counter() - start) * 1000)
+    return _median(samples)
+
+
+def mcp_round_trips(path: Path, n: int, repeat: int) -> tuple[float, float]:
+    """Medians of ``validate_doc`` (unchanged file) and ``patch_block`` over MCP stdio."""
+    import asyncio
+    import os
+    import sys
+
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    async def drive() -> tuple[float, float]:
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "core.cli", "mcp", "--root", str(path.parent)],
+            cwd=str(path.parent),
+            env=dict(os.environ),  # the SDK passes a minimal environment by default
+        )
+        checks: list[float] = []
+        patches: list[float] = []
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            await session.call_tool("validate_doc", {"file": str(path)})  # warm
+            for _ in range(repeat):
+                start = time.perf_counter()
+                await session.call_tool("validate_doc", {"file": str(path)})
+                checks.append((time.perf_counter() - start) * 1000)
+            for i in range(repeat):
+                op = {"op": "update_attribute", "id": f"claim-{(i * 7919) % n}", "key": "m"}
+                op["value"] = i
+                start = time.perf_counter()
+                result = await session.call_tool("patch_block", {"file": str(path), "op": op})
+                patches.append((time.perf_counter() - start) * 1000)
+                assert not result.is_error
+        return _median(checks), _median(patches)
+
+    return asyncio.run(drive())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="bench incremental")
+    parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--sizes", default="1000,5000")
+    parser.add_argument("--mcp", action="store_true", help="also time the MCP stdio server")
+    args = parser.parse_args(argv)
+    print("one edit on a warm engine (medians, ms)")
+    header = ("sections", "apply attr", "apply body", "patch", "validate_doc")
+    print(f"{header[0]:>8} {header[1]:>11} {header[2]:>11} {header[3]:>8} {header[4]:>13}")
+    for n in (int(s) for s in args.sizes.split(",")):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "bench.noma"
+            path.write_text(generate(n))
+            ops = _ops(n)
+            attr = apply_in_memory(path, ops["attr-last-claim"], args.repeat)
+            body = apply_in_memory(path, ops["body-first-risk"], args.repeat)
+            unchanged = validate_unchanged(path, args.repeat)
+            warm = patch_warm(path, n, args.repeat)
+            print(f"{n:>8} {attr:>11} {body:>11} {warm:>8} {unchanged!s:>13}", flush=True)
+            if args.mcp:
+                check, patch = mcp_round_trips(path, n, args.repeat)
+                print(f"{'':>8} MCP stdio: validate_doc {check}, patch_block {patch}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

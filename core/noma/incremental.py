@@ -1,0 +1,679 @@
+"""Incremental re-parse: a new version of a document costs the size of the change.
+
+`reparse(old_doc, old_text, new_text)` finds the lines that differ, widens them to a run of
+sibling blocks inside the deepest heading section (or the document) whose parse state at
+the run's start and end is known, parses only that run, and splices the result into a new
+tree. Nothing in ``old_doc`` is mutated (architecture "Immutable trees"): containers on the
+path to the run are copied, blocks before the run are shared, blocks after it are shared
+when the line count did not change and copied with shifted spans when it did. Ids and
+slug suffixes are planned over the whole section list (cheap: strings only); a shared
+section whose id would change, or any case the checks below cannot prove safe, falls back
+to a full parse. A slower correct path beats a wrong fast one; the property test
+(`tests/noma/test_incremental_properties.py`) compares every result with a full parse.
+
+Why a run start is safe: the parser only looks forward (a paragraph or list item looks at
+the next line, a table start at the line after). A run starts where nothing before it can
+reach into it: right after the container's heading or the frontmatter, after a blank line
+(when the block before is not a heading section, which blank lines do not close), after a
+closed fence, directive or thematic break, or on an unchanged heading line. A run ends
+where the next sibling starts afresh: before a heading line that closes every section the
+run left open, after a blank line, or at the container's own end. Recovery (an unclosed
+fence or directive) runs to the end of the file and is never spliced.
+"""
+
+from __future__ import annotations
+
+import heapq
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable
+from typing import Any
+
+from .diagnostics import Diagnostic
+from .ids import assign_directive_ids, plan_section_ids
+from .nodes import (
+    Code,
+    Directive,
+    Document,
+    ListItem,
+    ListNode,
+    Node,
+    Paragraph,
+    Quote,
+    Section,
+    Table,
+    ThematicBreak,
+)
+from .parser import _Parser, gc_paused, parse
+from .slug import slugify
+from .source import BOM, from_text, split_lines
+
+# Recovery notes that describe one line only (a ``::`` line read as text): safe to splice.
+LOCAL_NOTES = frozenset(
+    {"unmatched-directive-closer", "directive-depth-mismatch", "malformed-directive-opener"}
+)
+_CHUNK = 4096
+_MAX_EXTEND = 6  # how many following siblings a run may take in before widening
+
+
+def reparse(old_doc: Document, old_text: str, new_text: str) -> Document:
+    """The parse of ``new_text``, reusing ``old_doc`` (the parse of ``old_text``)."""
+    doc = try_reparse(old_doc, old_text, new_text)
+    return doc if doc is not None else parse(new_text, chapter=old_doc.chapter)
+
+
+def try_reparse(old_doc: Document, old_text: str, new_text: str) -> Document | None:
+    """The spliced parse of ``new_text``, or None when a full parse is needed."""
+    if old_text == new_text:
+        return old_doc
+    if old_doc.chapter is not None or any(d.code not in LOCAL_NOTES for d in old_doc.notes):
+        return None
+    new_src = from_text(new_text)
+    if new_src.invalid_utf8_at is not None or "\x00" in new_text:
+        return None
+    old_bom = old_text.startswith(BOM)
+    old_crlf = "\r\n" in old_text
+    if new_src.bom != old_doc.bom or new_src.bom != old_bom or new_src.crlf != old_crlf:
+        return None
+    old_body = old_text[1:] if old_bom else old_text
+    if old_crlf:
+        old_body = old_body.replace("\r\n", "\n")
+    new_body = new_src.body
+    if "\r" in old_body or "\r" in new_body:
+        return None
+    with gc_paused():
+        return _Splice(old_doc, old_body, new_body).run()
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n:
+        j = min(i + _CHUNK, n)
+        if a[i:j] != b[i:j]:
+            lo, hi = i, j  # a[:lo] == b[:lo]; the first difference is before hi
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if a[lo:mid] == b[lo:mid]:
+                    lo = mid
+                else:
+                    hi = mid
+            return lo
+        i = j
+    return n
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    la, lb = len(a), len(b)
+    i = 0
+    while i < limit:
+        j = min(i + _CHUNK, limit)
+        if a[la - j : la - i] != b[lb - j : lb - i]:
+            lo, hi = i, j  # the last lo chars agree; a difference within the last hi
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if a[la - mid : la - lo] == b[lb - mid : lb - lo]:
+                    lo = mid
+                else:
+                    hi = mid
+            return lo
+        i = j
+    return limit
+
+
+def _blank(line: str) -> bool:
+    return not line or line.isspace()
+
+
+def _start0(node: Node) -> int:
+    return node.line - 1
+
+
+def _line(node: Node) -> int:
+    return node.line
+
+
+class _Widen(Exception):
+    """This container cannot hold the change; try its parent."""
+
+
+class _Splice:
+    """One incremental re-parse."""
+
+    def __init__(self, old: Document, old_body: str, new_body: str) -> None:
+        self.old = old
+        self.lines = split_lines(new_body)
+        self.new_n = len(self.lines)
+        self.old_n = old.line_count
+        self.delta = self.new_n - self.old_n
+        p = _common_prefix(old_body, new_body)
+        q = _common_suffix(old_body, new_body, min(len(old_body), len(new_body)) - p)
+        self.a = old_body.count("\n", 0, p)  # first line that may differ (0-based)
+        # Lines wholly inside the common suffix: from the first line break inside it on.
+        self.old_b = self.old_n
+        if q:
+            t = old_body.find("\n", len(old_body) - q)
+            if t != -1:
+                self.old_b = old_body.count("\n", 0, t + 1)
+        self.old_b = max(self.old_b, self.a)
+        self.new_b = self.old_b + self.delta
+
+    def run(self) -> Document | None:
+        old, lines, a = self.old, self.lines, self.a
+        if self.new_b < a or self.old_b > self.old_n:
+            return None
+        fm = old.frontmatter
+        self.fm_end = fm.end_line if fm is not None else 0
+        if a == 0 or a < self.fm_end:
+            return None
+        if fm is None and lines and lines[0].rstrip() == "---":
+            return None  # an unterminated frontmatter opener: a later line could close it
+        path: list[Document | Section] = [old]
+        node: Document | Section = old
+        while True:
+            children = node.children
+            k = bisect_right(children, a, key=_start0) - 1
+            if k < 0:
+                break
+            child = children[k]
+            if isinstance(child, Section) and child.line - 1 < a and child.end_line >= self.old_b:
+                path.append(child)
+                node = child
+            else:
+                break
+        for depth in range(len(path) - 1, -1, -1):
+            try:
+                return self._attempt(path[: depth + 1])
+            except _Widen:
+                continue
+        return None
+
+    # -- choosing and parsing the run ----------------------------------------------------
+
+    def _safe_start(self, container: Document | Section, k: int, lo_k: int) -> bool:
+        children = container.children
+        if k <= lo_k:
+            return True
+        node, prev = children[k], children[k - 1]
+        x = node.line - 1
+        if isinstance(node, Section) and x < self.a:
+            return True  # an unchanged heading line closes what it closed before
+        if isinstance(prev, Section):
+            return False  # blank lines do not close a section
+        if isinstance(prev, ThematicBreak) or (
+            isinstance(prev, (Code, Directive)) and prev.closed and prev.end_line == x
+        ):
+            return True
+        return _blank(self.lines[x - 1])
+
+    def _attempt(self, path: list[Document | Section]) -> Document | None:
+        container = path[-1]
+        children = container.children
+        is_doc = isinstance(container, Document)
+        lo_k = 1 if isinstance(container, Document) and container.frontmatter is not None else 0
+        content_start = self.fm_end if is_doc else container.line
+        k0 = max(bisect_right(children, self.a, key=_start0) - 1, lo_k)
+        k1 = max(bisect_left(children, self.old_b, key=_start0) - 1, k0)
+        while not self._safe_start(container, k0, lo_k):
+            k0 -= 1
+        r0 = children[k0].line - 1 if k0 > lo_k else content_start
+        if r0 <= 0 or r0 > self.a:
+            raise _Widen
+        end = container.end_line if isinstance(container, Section) else self.old_n
+        for _ in range(_MAX_EXTEND):
+            nxt = children[k1 + 1] if k1 + 1 < len(children) else None
+            r1 = nxt.line - 1 if nxt is not None else end
+            sub = self._parse_region(r0, r1 + self.delta, container)
+            if sub is None:
+                return None
+            if self._end_safe(sub, nxt, r0, r1 + self.delta):
+                return self._build(path, k0, k1, r0, r1, sub)
+            k1 += 1
+        raise _Widen
+
+    def _parse_region(self, r0: int, nr1: int, container: Document | Section) -> _Parser | None:
+        if nr1 < r0:
+            return None
+        sub = _Parser(self.lines, r0, nr1)
+        sub.run()
+        if any(d.code not in LOCAL_NOTES for d in sub.notes):
+            return None  # recovery that runs to the end of the file
+        if isinstance(container, Section):
+            for section in sub.sections:
+                if section.depth == 1 and section.level <= container.level:
+                    raise _Widen  # the run closes its container
+        return sub
+
+    def _end_safe(self, sub: _Parser, nxt: Node | None, r0: int, nr1: int) -> bool:
+        if nxt is None:
+            return True
+        open_sections = [s for s in sub.sections if not s.in_directive and s.end_line == nr1]
+        if isinstance(nxt, Section):
+            return all(s.level >= nxt.level for s in open_sections)
+        if open_sections:
+            return False
+        return nr1 == r0 or _blank(self.lines[nr1 - 1])
+
+    # -- the new tree --------------------------------------------------------------------
+
+    def _build(
+        self,
+        path: list[Document | Section],
+        k0: int,
+        k1: int,
+        r0: int,
+        r1: int,
+        sub: _Parser,
+    ) -> Document | None:
+        old, delta = self.old, self.delta
+        container = path[-1]
+        new_doc = Document(
+            1,
+            max(self.new_n, 1),
+            children=[],
+            meta=old.meta,
+            frontmatter=old.frontmatter,
+            bom=old.bom,
+            line_count=self.new_n,
+            chapter=old.chapter,
+        )
+        # Copies of the path: the document, then each enclosing section.
+        copies: dict[int, Node] = {id(old): new_doc}
+        path_copies: list[Document | Section] = [new_doc]
+        for k, node in enumerate(path):
+            nxt_on_path = path[k + 1] if k + 1 < len(path) else None
+            if k == 0:
+                copy: Document | Section = new_doc
+            else:
+                assert isinstance(node, Section)
+                copy = _copy_section(node, node.line, node.end_line + delta)
+                copies[id(node)] = copy
+                path_copies.append(copy)
+            if nxt_on_path is not None:
+                idx = bisect_left(node.children, nxt_on_path.line, key=_line)
+                copy.children = node.children[:idx]
+            else:
+                copy.children = node.children[:k0]
+        depth_offset = container.depth
+        stub = sub.doc
+        for block in sub.flat_nodes:
+            if isinstance(block, (Section, Directive)):
+                block.depth += depth_offset
+        for section in sub.sections:
+            section.slug = slugify(section.title)
+        assign_directive_ids(sub.directives)
+        # Children: each path copy gets its old children before the path (shared), the next
+        # copy (or, innermost, the re-parsed run), then its old children after it: shared
+        # when no line moved, else copied with shifted spans.
+        fresh: set[int] = {id(n) for n in path_copies}
+        fresh.update(id(n) for n in sub.sections)
+        for k, node in enumerate(path):
+            copy = path_copies[k]
+            if k + 1 < len(path):
+                copy.children.append(path_copies[k + 1])
+                after = node.children[bisect_right(node.children, path[k + 1].line, key=_line) :]
+            else:
+                copy.children.extend(stub.children)
+                after = node.children[k1 + 1 :]
+            if delta == 0:
+                copy.children.extend(after)
+            else:
+                for child in after:
+                    copy.children.append(_shift_subtree(child, delta, copies, fresh))
+        # The pre-order walk is rebuilt from the children when someone asks (`walk`).
+        new_doc._flat = None
+
+        # Ids: when the run holds the same headings (titles, levels, id and alias
+        # attributes) as before, no id anywhere can change; else plan over every section,
+        # apply to fresh nodes and refuse to change shared ones.
+        old_ids = old._id_nodes if old._id_nodes is not None else []
+        j0 = bisect_left(old_ids, r0 + 1, key=_line)
+        j1 = bisect_left(old_ids, r1 + 1, key=_line)
+        id_nodes = old_ids[:j0]
+        for enclosing in path[1:]:
+            at = bisect_left(id_nodes, enclosing.line, key=_line)
+            id_nodes[at] = copies[id(enclosing)]
+        run_ids: list[Node] = list(heapq.merge(sub.sections, sub.directives, key=_line))
+        id_nodes.extend(run_ids)
+        if delta == 0:
+            id_nodes.extend(old_ids[j1:])
+        else:
+            id_nodes.extend([copies[id(n)] for n in old_ids[j1:]])
+        old_run = [n for n in old_ids[j0:j1] if isinstance(n, Section)]
+        ids_moved = False  # did a copied section outside the run change id (scan owners)?
+        if [_heading_key(n) for n in old_run] == [_heading_key(n) for n in sub.sections]:
+            for before, section in zip(old_run, sub.sections, strict=True):
+                section.id = before.id
+                section.aliases = before.aliases
+        else:
+            sections = [n for n in id_nodes if isinstance(n, Section)]
+            for section, (ident, aliases) in zip(
+                sections, plan_section_ids(old.meta, sections, None), strict=True
+            ):
+                if id(section) in fresh:
+                    moved = section.id != ident and (
+                        section.line <= r0 or section.line > r1 + delta
+                    )
+                    ids_moved = ids_moved or moved
+                    section.id = ident
+                    if aliases is not None:
+                        section.aliases = aliases
+                elif section.id != ident or list(section.aliases) != (aliases or []):
+                    return None
+        new_doc._id_nodes = id_nodes
+
+        if not ids_moved:
+            # Blocks outside the run kept their ids and depths: the structure guard's
+            # outline and (when no line moved) the id index are spliced too.
+            _splice_outline(old, new_doc, j0, j1, run_ids)
+            if delta == 0:
+                new_doc._index = _splice_index(old, path, copies, old_ids[j0:j1], run_ids, r0, r1)
+        new_doc.notes = _splice_notes(old.notes, sub.notes, r0, r1, delta)
+        old_scan = old._scan
+        if old_scan is not None and not ids_moved:
+            new_doc._scan, run_scan = _splice_scan(
+                old_scan, new_doc, path_copies, stub.children, copies, r0, r1, delta
+            )
+            base = old._block_diags
+            if base is not None and all(d.line is not None for d in base[1]):
+                new_doc._block_recipe = (base[0], base[1], run_scan, r0, r1, delta)
+        new_doc.attr_problems = [
+            *(p for p in old.attr_problems if p[0] <= r0),
+            *sub.attr_problems,
+            *((line + delta, g) for line, g in old.attr_problems if line > r1),
+        ]
+        return new_doc
+
+
+_LEVELS = {level: "#" * level for level in range(1, 7)}
+
+
+def _outline_entry(n: Node) -> tuple[str | None, str, int]:
+    name = n.name if isinstance(n, Directive) else _LEVELS[n.level]  # type: ignore[attr-defined]
+    return (n.id, name, n.depth)
+
+
+def _splice_outline(old: Document, new: Document, j0: int, j1: int, run: list[Node]) -> None:
+    """The guard's outline (`patch.guard.outline`) of the new tree, and the hint that its
+    entries before ``j0`` and from ``j1`` on (old numbering) are the old ones."""
+    cached = old._outline
+    if cached is None or new._id_nodes is None:
+        return
+    entries = cached[0]
+    spliced = [*entries[:j0], *(_outline_entry(n) for n in run), *entries[j1:]]
+    new._outline = (spliced, new._id_nodes)
+    new._splice = (entries, j0, j1, j0 + len(run))
+
+
+def _splice_index(
+    old: Document,
+    path: list[Document | Section],
+    copies: dict[int, Node],
+    old_run: list[Node],
+    run: list[Node],
+    r0: int,
+    r1: int,
+) -> Any:
+    """The id index of the new tree when no line moved: the old one with the run's entries
+    swapped; None (built on demand) when an alias or a duplicate makes that unsure."""
+    from .ids import IdIndex
+
+    idx = old._index
+    if not isinstance(idx, IdIndex) or any(n.aliases for n in (*old_run, *run)):
+        return None
+    new = IdIndex(
+        entries=[], first=dict(idx.first), count=dict(idx.count), alias_owner=idx.alias_owner
+    )
+    removed = [n for n in old_run if n.id is not None]
+    added = [n for n in run if n.id is not None]
+    gone = {id(n) for n in removed}
+    for n in removed:
+        ident = n.id
+        assert ident is not None
+        new.count[ident] -= 1
+    for n in added:
+        ident = n.id
+        assert ident is not None
+        new.count[ident] = new.count.get(ident, 0) + 1
+    for ident in {n.id for n in removed} | {n.id for n in added}:
+        assert ident is not None
+        if new.count.get(ident, 0) <= 0:
+            new.count.pop(ident, None)
+            new.first.pop(ident, None)
+            continue
+        was = idx.first.get(ident)
+        if was is not None and id(was) in gone:
+            if new.count[ident] != sum(1 for n in added if n.id == ident):
+                return None  # the first copy was in the run, another is elsewhere
+            was = None
+        first_new = next((n for n in added if n.id == ident), None)
+        if was is None or (first_new is not None and first_new.line < was.line):
+            assert first_new is not None
+            new.first[ident] = first_new
+        else:
+            new.first[ident] = was
+    for enclosing in path[1:]:
+        ident = enclosing.id
+        if ident is not None and new.first.get(ident) is enclosing:
+            new.first[ident] = copies[id(enclosing)]
+    # Entries, in document order: the old ones with the run's swapped and copies mapped.
+    entries = idx.entries
+    k0 = bisect_left(entries, r0 + 1, key=_entry_line)
+    k1 = bisect_left(entries, r1 + 1, key=_entry_line)
+    head = entries[:k0]
+    for enclosing in path[1:]:
+        if enclosing.id is not None:
+            at = bisect_left(head, enclosing.line, key=_entry_line)
+            head[at] = (enclosing.id, copies[id(enclosing)])
+    new.entries = [*head, *[(n.id, n) for n in added if n.id is not None], *entries[k1:]]
+    return new
+
+
+def _entry_line(entry: tuple[str, Node]) -> int:
+    return entry[1].line
+
+
+def _splice_scan(
+    old: Any,
+    doc: Document,
+    path: list[Document | Section],
+    run_nodes: list[Node],
+    copies: dict[int, Node],
+    r0: int,
+    r1: int,
+    delta: int,
+) -> tuple[Any, Any]:
+    """The validator's scan of the new tree, and the run's own: the old scan's entries
+    before and after the run (shifted, mapped to copies), the run scanned afresh in its
+    container's context."""
+    from .ids import index
+    from .validate.scan import Scan, is_noverify, scan_nodes
+
+    owner: str | None = None
+    quiet = False
+    for container in path[1:]:
+        assert isinstance(container, Section)
+        owner = container.id if container.id is not None else owner
+        quiet = is_noverify(container.attrs) if container.attrs else False
+    run = Scan(doc=doc, index=index(doc))
+    scan_nodes(run, run_nodes, owner, quiet, False)
+    new = Scan(doc=doc, index=run.index)
+
+    def blocks(old_list: list[Directive], mid: list[Directive]) -> list[Directive]:
+        j0 = bisect_left(old_list, r0 + 1, key=_line)
+        j1 = bisect_left(old_list, r1 + 1, key=_line)
+        tail = old_list[j1:]
+        if delta:
+            tail = [copies[id(d)] for d in tail]  # type: ignore[misc]
+        return [*old_list[:j0], *mid, *tail]
+
+    new.directives = blocks(old.directives, run.directives)
+    new.ref_blocks = blocks(old.ref_blocks, run.ref_blocks)
+    # Buckets keyed in order of each name's first block, as one walk would make them; a
+    # name's checked bucket exists (maybe empty) exactly when its bucket does.
+    by_name = {
+        name: blocks(old.by_name.get(name, []), run.by_name.get(name, []))
+        for name in dict.fromkeys([*old.by_name, *run.by_name])
+    }
+    order = sorted((n for n in by_name if by_name[n]), key=lambda n: by_name[n][0].line)
+    new.by_name = {name: by_name[name] for name in order}
+    new.checked_by_name = {
+        name: blocks(old.checked_by_name.get(name, []), run.checked_by_name.get(name, []))
+        for name in order
+    }
+    lines = old.site_lines
+    k0 = bisect_left(lines, r0 + 1)
+    k1 = bisect_left(lines, r1 + 1)
+    new.site_texts = [*old.site_texts[:k0], *run.site_texts, *old.site_texts[k1:]]
+    new.site_lines = [
+        *lines[:k0],
+        *run.site_lines,
+        *(lines[k1:] if not delta else [n + delta for n in lines[k1:]]),
+    ]
+    new.site_owners = [*old.site_owners[:k0], *run.site_owners, *old.site_owners[k1:]]
+    return new, run
+
+
+def _heading_key(s: Section) -> tuple[Any, ...]:
+    """What a heading contributes to id planning."""
+    attrs = s.attrs
+    return (
+        s.slug,
+        s.level,
+        "id" in attrs,
+        attrs.get("id"),
+        "aliases" in attrs,
+        attrs.get("aliases"),
+    )
+
+
+def _shift_subtree(root: Node, delta: int, copies: dict[int, Node], fresh: set[int]) -> Node:
+    """A copy of ``root`` and everything below it, every span moved by ``delta``; blocks
+    (sections, directives) are recorded in ``copies`` (old id -> copy) and ``fresh``."""
+    shift = _SHIFT
+    new_root = shift[type(root)](root, delta)
+    if isinstance(root, (Section, Directive)):
+        copies[id(root)] = new_root
+        fresh.add(id(new_root))
+    if not isinstance(root, (Section, Directive, ListNode)):
+        return new_root
+    stack: list[tuple[Node, Node]] = [(root, new_root)]
+    while stack:
+        old, new = stack.pop()
+        if isinstance(old, ListNode):
+            new.items = [shift[ListItem](item, delta) for item in old.items]  # type: ignore[attr-defined]
+            continue
+        kids = old.children  # type: ignore[attr-defined]
+        if not kids:
+            continue
+        out = new.children  # type: ignore[attr-defined]
+        for kid in kids:
+            copy = shift[type(kid)](kid, delta)
+            out.append(copy)
+            kind = type(kid)
+            if kind is Section or kind is Directive:
+                copies[id(kid)] = copy
+                fresh.add(id(copy))
+                stack.append((kid, copy))
+            elif kind is ListNode:
+                stack.append((kid, copy))
+    return new_root
+
+
+def _add_child(parent: Node, child: Node) -> None:
+    if isinstance(parent, ListNode):
+        parent.items.append(child)  # type: ignore[arg-type]
+    else:
+        parent.children.append(child)  # type: ignore[attr-defined]
+
+
+def _splice_notes(
+    old: list[Diagnostic], new: list[Diagnostic], r0: int, r1: int, delta: int
+) -> list[Diagnostic]:
+    out = [d for d in old if d.line is not None and d.line <= r0]
+    out.extend(new)
+    for d in old:
+        if d.line is not None and d.line > r1:
+            out.append(
+                Diagnostic(
+                    d.severity, d.code, d.message, d.line + delta, d.column, d.node_id, d.phase
+                )
+            )
+    return out
+
+
+def _copy_section(s: Section, line: int, end_line: int) -> Section:
+    return Section(
+        line,
+        end_line,
+        id=s.id,
+        aliases=s.aliases,
+        depth=s.depth,
+        level=s.level,
+        title=s.title,
+        children=[],
+        attrs=s.attrs,
+        slug=s.slug,
+        in_directive=s.in_directive,
+    )
+
+
+def _shift_section(s: Any, d: int) -> Node:
+    return _copy_section(s, s.line + d, s.end_line + d)
+
+
+def _shift_directive(n: Any, d: int) -> Node:
+    return Directive(
+        n.line + d,
+        n.end_line + d,
+        id=n.id,
+        aliases=n.aliases,
+        depth=n.depth,
+        name=n.name,
+        attrs=n.attrs,
+        raw_attrs=n.raw_attrs,
+        body=n.body,
+        children=[],
+        colons=n.colons,
+        closed=n.closed,
+    )
+
+
+def _shift_paragraph(n: Any, d: int) -> Node:
+    return Paragraph(n.line + d, n.end_line + d, content=n.content)
+
+
+def _shift_code(n: Any, d: int) -> Node:
+    return Code(n.line + d, n.end_line + d, lang=n.lang, content=n.content, closed=n.closed)
+
+
+def _shift_item(n: Any, d: int) -> Node:
+    return ListItem(n.line + d, n.end_line + d, content=n.content)
+
+
+def _shift_list(n: Any, d: int) -> Node:
+    return ListNode(n.line + d, n.end_line + d, ordered=n.ordered, items=[])
+
+
+def _shift_quote(n: Any, d: int) -> Node:
+    return Quote(n.line + d, n.end_line + d, content=n.content)
+
+
+def _shift_break(n: Any, d: int) -> Node:
+    return ThematicBreak(n.line + d, n.end_line + d)
+
+
+def _shift_table(n: Any, d: int) -> Node:
+    return Table(n.line + d, n.end_line + d, header=n.header, align=n.align, rows=n.rows)
+
+
+_SHIFT: dict[type, Callable[[Any, int], Node]] = {
+    Section: _shift_section,
+    Directive: _shift_directive,
+    Paragraph: _shift_paragraph,
+    Code: _shift_code,
+    ListItem: _shift_item,
+    ListNode: _shift_list,
+    Quote: _shift_quote,
+    ThematicBreak: _shift_break,
+    Table: _shift_table,
+}

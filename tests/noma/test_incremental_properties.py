@@ -1,0 +1,256 @@
+"""The incremental parser equals a full parse, on every step of random edit sequences.
+
+Random op lists (through the patch engine) and random line edits (headings of every level,
+directive openers and closers, fences, tables, lists, blank lines, frontmatter lines) are
+applied in sequence to corpus documents and generated research documents; after every step
+the spliced tree (`core.noma.incremental.reparse`) must equal a fresh full parse: the JSON
+tree, every node's span, depth, id and aliases, the walk order and parents, the id index,
+recovery notes and untidy attribute groups. The previous version must be left exactly as it
+was (immutable trees). Runs with a fixed and a random seed, like the trust properties.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from test_trust_properties import SEEDS, TRIED, _ids, corpus, op_for, run
+
+from bench.generate import generate
+from core.noma.diagnostics import Diagnostic
+from core.noma.incremental import reparse, try_reparse
+from core.noma.nodes import Document
+from core.noma.parser import parse
+from core.noma.patch import PatchError
+from core.noma.patch.engine import apply_one
+from core.noma.patch.guard import check_structure, outline
+from core.noma.validate import validate
+
+LINES = [
+    "",
+    "   ",
+    "# Top",
+    "## Step",
+    "## Step 2",
+    "### Deep",
+    '#### Deeper {id="d1"}',
+    '## Use {aliases="u1, u2"}',
+    '::note{id="n1"}',
+    ':::tip{id="t1"}',
+    '::claim{id="c1" for="x"}',
+    "::",
+    ":::",
+    "::::",
+    "```",
+    "```py",
+    "---",
+    "| a | b |",
+    "|---|---|",
+    "| --- | --- |",
+    "- item",
+    "* item",
+    "1. one",
+    "  continued",
+    "> quoted",
+    "text with [[step]] link",
+    "plain words",
+    "::broken{",
+]
+
+
+@st.composite
+def line_edit(draw: st.DrawFn, text: str) -> str:
+    lines = text.split("\n")
+    pos = draw(st.integers(0, len(lines)))
+    kind = draw(st.sampled_from(["insert", "delete", "replace", "insert-many"]))
+    if kind == "insert":
+        lines[pos:pos] = [draw(st.sampled_from(LINES))]
+    elif kind == "insert-many":
+        lines[pos:pos] = draw(st.lists(st.sampled_from(LINES), min_size=2, max_size=5))
+    elif kind == "delete":
+        del lines[pos : pos + draw(st.integers(1, 4))]
+    else:
+        lines[pos : pos + 1] = [draw(st.sampled_from(LINES))]
+    return "\n".join(lines)
+
+
+def snapshot(doc: Document) -> Any:
+    """Everything a consumer can read from a parse."""
+    from core.noma.ids import index
+
+    nodes = [n for n, _p in doc.walk()]
+    position = {id(n): k for k, n in enumerate(nodes)}
+    position[id(doc)] = -1
+    walk = [
+        (
+            type(n).__name__,
+            n.line,
+            n.end_line,
+            n.id,
+            list(n.aliases),
+            n.depth,
+            position[id(p)],
+            getattr(n, "slug", None),
+        )
+        for n, p in doc.walk()
+    ]
+    idx = index(doc)
+    entries, blocks = outline(doc)
+    return {
+        "first": {k: position[id(n)] for k, n in idx.first.items()},
+        "count": dict(idx.count),
+        "entries": [(k, position[id(n)]) for k, n in idx.entries],
+        "outline": list(entries),
+        "outline_nodes": [position[id(n)] for n in blocks],
+        "json": doc.to_json(),
+        "walk": walk,
+        "line_count": doc.line_count,
+        "end": (doc.line, doc.end_line),
+        "ids": idx.canonical,
+        "aliases": idx.alias_map(),
+        "id_nodes": [(n.line, n.id) for n in (doc._id_nodes or [])],
+        "notes": [(d.severity, d.code, d.message, d.line, d.column) for d in doc.notes],
+        "attr_problems": list(doc.attr_problems),
+        "fm": doc.frontmatter.to_json() if doc.frontmatter else None,
+    }
+
+
+TODAY = date(2026, 11, 22)
+GUARD_OPS: list[dict[str, Any]] = [
+    {"op": "update_attribute", "id": "x", "key": "k", "value": 1},
+    {"op": "add_block", "parent": "x", "content": "::note\nx\n::"},
+    {"op": "replace_body", "id": "x", "content": ""},
+]
+
+
+def _verdict(op: dict[str, Any], before: Document, after: Document) -> str | None:
+    error = check_structure(op, before, after)
+    return None if error is None else f"{error.code}: {error.message}"
+
+
+def _diags(found: list[Diagnostic]) -> list[tuple[Any, ...]]:
+    return [(d.severity, d.code, d.message, d.line, d.column, d.node_id) for d in found]
+
+
+def check_step(old_doc: Document, old_text: str, new_text: str) -> Document:
+    before = snapshot(old_doc)
+    for op in GUARD_OPS:
+        _verdict(op, old_doc, old_doc)
+    attempt = try_reparse(old_doc, old_text, new_text)
+    key = "incremental-spliced" if attempt is not None else "incremental-full"
+    TRIED[key] = TRIED.get(key, 0) + 1
+    spliced = reparse(old_doc, old_text, new_text)
+    fresh = parse(new_text)
+    for what, present in (("index", spliced._index), ("outline", spliced._splice)):
+        if present is not None and spliced is not old_doc:
+            TRIED[f"incremental-{what}-spliced"] = TRIED.get(f"incremental-{what}-spliced", 0) + 1
+    if spliced._block_recipe is not None:
+        TRIED["incremental-block-rules-spliced"] = (
+            TRIED.get("incremental-block-rules-spliced", 0) + 1
+        )
+    if spliced._scan is not None:
+        TRIED["incremental-scan-spliced"] = TRIED.get("incremental-scan-spliced", 0) + 1
+    assert snapshot(spliced) == snapshot(fresh), "incremental parse differs"
+    # The structure guard reads the same verdict from the spliced tree (which carries a
+    # hint about its unchanged outline) as from a fresh parse.
+    for op in GUARD_OPS:
+        assert _verdict(op, old_doc, spliced) == _verdict(op, old_doc, fresh)
+    # Validation of the spliced tree (its scan spliced from the previous version's) equals
+    # a full validation of a fresh parse, diagnostic for diagnostic, in order.
+    assert _diags(validate(spliced, today=TODAY)) == _diags(validate(fresh, today=TODAY))
+    assert snapshot(old_doc) == before, "the previous version was mutated"
+    return spliced
+
+
+@st.composite
+def start_text(draw: st.DrawFn) -> str:
+    if draw(st.booleans()):
+        return generate(draw(st.integers(1, 12)), seed=draw(st.integers(0, 50)))
+    data = draw(st.sampled_from(corpus()))
+    return data.decode("utf-8", errors="surrogateescape")
+
+
+@pytest.mark.parametrize("which", SEEDS)
+def test_incremental_parse_equals_full_parse_after_every_edit(which: int) -> None:
+    @given(st.data())
+    def prop(data: st.DataObject) -> None:
+        TRIED["incremental"] = TRIED.get("incremental", 0) + 1
+        text = data.draw(start_text())
+        doc = parse(text)
+        validate(doc, today=TODAY)
+        for _ in range(data.draw(st.integers(1, 6))):
+            if data.draw(st.booleans()):
+                op = data.draw(op_for(_ids(text.encode("utf-8", "surrogateescape"))))
+                try:
+                    new_text = apply_one(text, op, doc)
+                except PatchError:
+                    continue
+            else:
+                new_text = data.draw(line_edit(text))
+            doc = check_step(doc, text, new_text)
+            text = new_text
+
+    run("incremental", prop, which)
+
+
+def test_the_splice_path_is_taken_and_shares_unchanged_blocks() -> None:
+    text = generate(40, seed=3)
+    doc = parse(text)
+    lines = text.split("\n")
+    k = max(i for i, line in enumerate(lines) if line.startswith("The effect may not hold"))
+    lines[k] = "The effect holds for every tenant."
+    new_text = "\n".join(lines)
+    spliced = try_reparse(doc, text, new_text)
+    assert spliced is not None, "a one-line paragraph edit must not need a full parse"
+    assert snapshot(spliced) == snapshot(parse(new_text))
+    old_nodes = {id(n) for n, _ in doc.walk()}
+    shared = sum(1 for n, _ in spliced.walk() if id(n) in old_nodes)
+    assert shared > 0.9 * len(old_nodes)
+
+
+def test_a_line_count_change_shifts_later_blocks_without_touching_the_old_tree() -> None:
+    text = generate(30, seed=5)
+    doc = parse(text)
+    lines = text.split("\n")
+    k = next(i for i, line in enumerate(lines) if line.startswith("The effect may not hold"))
+    lines[k : k + 1] = ["First line.", "Second line.", "Third line."]
+    new_text = "\n".join(lines)
+    old_spans = [(n.line, n.end_line) for n, _ in doc.walk()]
+    spliced = try_reparse(doc, text, new_text)
+    assert spliced is not None
+    assert snapshot(spliced) == snapshot(parse(new_text))
+    assert [(n.line, n.end_line) for n, _ in doc.walk()] == old_spans
+
+
+def test_edits_that_cannot_be_proven_local_fall_back_to_a_full_parse() -> None:
+    text = "# T\n\nintro\n\n## A\n\npara\n\n## B\n\nmore\n"
+    doc = parse(text)
+    unclosed = text.replace("para", "```\npara")
+    assert try_reparse(doc, text, unclosed) is None
+    assert snapshot(reparse(doc, text, unclosed)) == snapshot(parse(unclosed))
+    frontmatter = "---\n" + text
+    assert try_reparse(doc, text, frontmatter) is None
+
+
+def test_zz_report_incremental_cases(capsys: pytest.CaptureFixture[str]) -> None:
+    with capsys.disabled():
+        print(f"\nincremental property cases tried: {TRIED}")
+
+
+def test_removing_the_first_of_two_duplicate_ids_keeps_the_index_exact() -> None:
+    text = '# T\n\n## A\n\n::note{id="d"}\none\n::\n\npara\n\n## B\n\n::note{id="d"}\ntwo\n::\n'
+    doc = parse(text)
+    snapshot(doc)
+    new_text = text.replace('::note{id="d"}\none\n::\n', "gone\nfor\ngood\n", 1)
+    spliced = try_reparse(doc, text, new_text)
+    assert spliced is not None
+    assert snapshot(spliced) == snapshot(parse(new_text))
+    from core.noma.ids import index
+
+    assert index(spliced).first["d"].line == 13  # the surviving copy
+    # And the other way round: a duplicate appears before the surviving copy.
+    again = check_step(spliced, new_text, text)
+    assert index(again).count["d"] == 2
