@@ -22,6 +22,7 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import BindingType
 from textual.screen import Screen
+from textual.signal import Signal
 from textual.worker import Worker, WorkerState, get_current_worker
 from watchfiles import Change, DefaultFilter, awatch
 
@@ -42,6 +43,9 @@ from .keys import ALL_ACTIONS, APP_ACTIONS, display_key
 from .messages import (
     DiskChanged,
     DocumentLoaded,
+    EditClosed,
+    EditOpened,
+    EditProposed,
     FilesListed,
     PatchDone,
     Pending,
@@ -103,6 +107,9 @@ class WorkbenchApp(App[None]):
         self._select_after_load: str | None = None
         self._inflight: Pending | None = None
         self._main = MainScreen()
+        # Published whenever the drift of the open edits may have changed; editor screens
+        # subscribe (attributes down, signals across) instead of the app walking its stack.
+        self.drift_signal: Signal[bool] = Signal(self, "drift")
         for theme in THEMES:
             self.register_theme(theme)
         self.theme = self.config.theme if self.get_theme(self.config.theme) else DEFAULT_THEME
@@ -279,9 +286,19 @@ class WorkbenchApp(App[None]):
             f"{self.sessions[-1].action} {self.sessions[-1].target}" if self.sessions else ""
         )
         status.drift = any(s.drift for s in self.sessions)
-        for screen in self.screen_stack:
-            if isinstance(screen, EditScreen):
-                screen.refresh_drift()
+        self.drift_signal.publish(status.drift)
+
+    @guarded
+    def on_edit_opened(self, message: EditOpened) -> None:
+        self.begin_session(message.session)
+
+    @guarded
+    def on_edit_closed(self, message: EditClosed) -> None:
+        self.end_session(message.session)
+
+    @guarded
+    def on_edit_proposed(self, message: EditProposed) -> None:
+        self.propose(message.session, message.ops, editor=message.editor)
 
     @property
     def drift(self) -> bool:

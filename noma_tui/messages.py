@@ -80,3 +80,29 @@ class PatchDone(Message):
         super().__init__()
         self.pending = pending
         self.outcome = outcome
+
+
+class EditOpened(Message):
+    """An editor screen opened an edit (it counts for drift and the status bar)."""
+
+    def __init__(self, session: EditSession) -> None:
+        super().__init__()
+        self.session = session
+
+
+class EditClosed(Message):
+    """An editor screen closed; its edit no longer counts as open."""
+
+    def __init__(self, session: EditSession) -> None:
+        super().__init__()
+        self.session = session
+
+
+class EditProposed(Message):
+    """An editor built its ops: the app shows the proof and applies on confirmation."""
+
+    def __init__(self, session: EditSession, ops: list[dict[str, Any]], editor: EditScreen) -> None:
+        super().__init__()
+        self.session = session
+        self.ops = ops
+        self.editor = editor

@@ -340,7 +340,18 @@ class MainScreen(Screen[None]):
                 session,
                 self._title("update_attribute", loaded, block),
                 [
-                    Field("key", "Attribute", first, "name, e.g. confidence", keys),
+                    Field(
+                        "key",
+                        "Attribute",
+                        first,
+                        "name, e.g. confidence",
+                        keys,
+                        loads=lambda key: {
+                            "value": show_attr_value(node.attrs[key.strip()])
+                            if key.strip() in node.attrs and key.strip() != "id"
+                            else ""
+                        },
+                    ),
                     Field(
                         "value",
                         'Value (true/false and numbers are typed; "quote" for text)',

@@ -3,8 +3,10 @@
 It renders the engine's `Proof` (``core.noma.proof.build_proof``): the op results, the
 sha256 change, the validation summary before and after, the diff of the touched lines and
 the diagnostics that would appear or disappear. The writer may add a reason, which goes
-into the transcript record. For a delete this screen is also the confirmation: the
-default button is "Keep", and deleting takes an explicit ``y`` or a click.
+into the transcript record. Applying is always explicit: ctrl+s or the Apply button, never
+the Enter that ends the reason (Enter there only says how to apply). For a delete this
+screen is also the confirmation: the default button is "Keep", and deleting takes an
+explicit ``y`` or a click.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from textual.widgets import Button, Footer, Input, Static
 from core.noma.diagnostics import Diagnostic
 from core.noma.proof import Proof
 
+from ..keyorder import OrderedInput, after_typed
 from ..palette import DEFAULT_PALETTE, SEVERITY_GLYPH, Palette
 from ..session import EditSession
 
@@ -120,7 +123,9 @@ class ProofScreen(ModalScreen[str | None]):
             yield Static(render_summary(self.proof, self.session, self.palette), id="proof-summary")
             with VerticalScroll(id="proof-diff-scroll"):
                 yield Static(render_diff(self.proof, self.palette), id="proof-diff")
-            reason = Input(placeholder="reason (optional, recorded in the transcript)", id="reason")
+            reason = OrderedInput(
+                placeholder="reason (optional, recorded in the transcript)", id="reason"
+            )
             reason.cursor_blink = self.cursor_blink
             yield reason
             with Horizontal(classes="dialog-buttons"):
@@ -144,8 +149,9 @@ class ProofScreen(ModalScreen[str | None]):
             self.action_apply()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.action_apply()
+        event.stop()  # the reason is done; applying is still a deliberate key
+        key = "y" if self.danger else "ctrl+s"
+        self.notify(f"Press {key} (or the button) to apply; Esc goes back.", timeout=4)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -155,7 +161,11 @@ class ProofScreen(ModalScreen[str | None]):
             self.action_back()
 
     def action_apply(self) -> None:
-        self.dismiss(self.query_one("#reason", Input).value.strip())
+        after_typed(self, self._apply_now)
+
+    def _apply_now(self) -> None:
+        if self.is_attached and self.app.screen is self:
+            self.dismiss(self.query_one("#reason", Input).value.strip())
 
     def action_back(self) -> None:
         self.dismiss(None)

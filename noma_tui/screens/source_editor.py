@@ -14,6 +14,7 @@ from textual.widgets import TextArea
 
 from .. import ops
 from ..document import LoadedDocument
+from ..keyorder import OrderedTextArea
 from ..session import EditSession
 from .edit_base import EditScreen
 
@@ -40,7 +41,7 @@ class SourceEditorScreen(EditScreen):
         self.cursor_blink = cursor_blink
 
     def compose_fields(self) -> ComposeResult:
-        area = TextArea(
+        area = OrderedTextArea(
             self.initial,
             id="source",
             soft_wrap=True,
@@ -57,6 +58,9 @@ class SourceEditorScreen(EditScreen):
     @property
     def text(self) -> str:
         return self.query_one("#source", TextArea).text
+
+    def dirty(self) -> bool:
+        return self.text != self.initial
 
     def build_ops(self) -> list[dict[str, Any]] | None:
         text = self.text
@@ -76,4 +80,5 @@ class SourceEditorScreen(EditScreen):
         if block is None:
             return
         fresh = loaded.body_text(block) if self.mode == "replace_body" else loaded.block_text(block)
-        self.query_one("#source", TextArea).load_text(fresh.replace("\r", ""))
+        self.initial = fresh.replace("\r", "")
+        self.query_one("#source", TextArea).load_text(self.initial)
