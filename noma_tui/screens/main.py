@@ -25,7 +25,7 @@ from core.noma.patch.errors import PatchError
 from .. import ops
 from ..document import ROOT, LoadedDocument
 from ..errors import guarded
-from ..flow_pane import FlowFrontierPane
+from ..panes.flow import FlowFrontierPane
 from ..keys import BY_ACTION, SCREEN_ACTIONS
 from ..ops import parse_attr_value, show_attr_value
 from ..panes.block_view import BlockView

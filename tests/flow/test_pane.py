@@ -18,7 +18,7 @@ from textual.widgets import Footer
 from core.flow import get_run, list_runs
 from core.flow.lanes import ProviderLane
 from core.workspace import Workspace
-from noma_tui.flow_pane import FlowFrontierPane
+from noma_tui.panes.flow import FlowFrontierPane
 
 from .conftest import FakeLane, make_workspace
 
