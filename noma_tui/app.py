@@ -39,7 +39,7 @@ from .document import LoadedDocument
 from .document import load_document as read_loaded
 from .errors import error_code, error_text, guarded
 from .history import TranscriptSnapshot, load_transcript
-from .keys import ALL_ACTIONS, APP_ACTIONS, display_key
+from .keys import ALL_ACTIONS, APP_ACTIONS, FLOW_ACTIONS, display_key
 from .messages import (
     DiskChanged,
     DocumentLoaded,
@@ -492,11 +492,19 @@ class WorkbenchApp(App[None]):
             detail = f"{display_key(self.config.keymap.get(spec.id, spec.key))}"
             if spec.op:
                 detail += f" · patch op {spec.op}"
-            yield SystemCommand(spec.help, detail, partial(self._run_command, spec.action))
+            flow = spec in FLOW_ACTIONS
+            if flow:
+                detail += " · flow runs"
+            yield SystemCommand(spec.help, detail, partial(self._run_command, spec.action, flow))
 
-    def _run_command(self, action: str) -> None:
+    def _run_command(self, action: str, flow: bool = False) -> None:
         if action in {spec.action for spec in APP_ACTIONS}:
             self.call_later(self.run_action, action)
+            return
+        if flow:
+            pane = self._main.query_one("#flow-pane")
+            self._main.action_focus_pane("flow")
+            self.call_later(pane.run_action, action)
             return
         main = self._main
         if not main.check_action(action, ()):

@@ -11,6 +11,8 @@ shown lazily and a cursor move costs a dictionary lookup.
 from __future__ import annotations
 
 import bisect
+import os
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +65,7 @@ class LoadedDocument:
     badges: dict[int, Badge]
     duplicate_ids: set[str]
     load_ms: float = 0.0
+    read_only: bool = False  # no write bit, or the user may not write it (or its folder)
     _positions: dict[int, int] = field(default_factory=dict, repr=False)
 
     @property
@@ -258,5 +261,19 @@ def load_document(
         badges=badges,
         duplicate_ids=duplicates,
         load_ms=(time.perf_counter() - started) * 1000,
+        read_only=is_read_only(path),
         _positions=positions,
     )
+
+
+def is_read_only(path: Path) -> bool:
+    """True when an edit could not (or should not) be written: the file has no write bit
+    (honoured even for root, who could write it anyway), or the user may not write the
+    file or its folder (the atomic write puts a temp file beside it)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return True
+    if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        return True
+    return not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK))

@@ -37,6 +37,7 @@ class ActionSpec:
 
 EDIT = "Edit the selected block"
 NAVIGATE = "Navigate"
+FLOW = "Flow runs"
 APP = "App"
 
 EDIT_ACTIONS: tuple[ActionSpec, ...] = (
@@ -77,12 +78,40 @@ NAVIGATION_ACTIONS: tuple[ActionSpec, ...] = (
                "Focus the diagnostics", NAVIGATE, footer=False),
     ActionSpec("focus.transcript", "focus_pane('transcript')", "4", "Transcript",
                "Focus the transcript", NAVIGATE, footer=False),
+    ActionSpec("focus.flow", "focus_pane('flow')", "5", "Flow", "Focus the flow runs pane",
+               NAVIGATE, footer=False),
     ActionSpec("go.id", "goto_id", "g", "Go to", "Go to a block by id or alias", NAVIGATE,
                footer=False),
     ActionSpec("copy.ref", "copy_ref", "y", "Copy", "Copy the block's id and hash (also "
                "shown in a notification)", NAVIGATE, footer=False),
     ActionSpec("doc.reload", "reload", "ctrl+r", "Reload", "Re-read the document from disk",
                NAVIGATE, footer=False),
+)  # fmt: skip
+
+FLOW_ACTIONS: tuple[ActionSpec, ...] = (
+    ActionSpec("flow.start", "start_run", "n", "Start", "Start a run of a flow", FLOW),
+    ActionSpec("flow.advance", "advance", "a", "Advance", "Advance the step (pending → in "
+               "progress → done)", FLOW),
+    ActionSpec("flow.approve", "approve", "v", "Approve", "Approve the step's evidence as "
+               "the human reviewer (done)", FLOW),
+    ActionSpec("flow.block", "block", "b", "Block", "Mark the step blocked (again: unblock)",
+               FLOW),
+    ActionSpec("flow.skip", "skip", "s", "Skip", "Skip the step with one of its declared "
+               "reasons", FLOW),
+    ActionSpec("flow.evidence", "evidence", "e", "Evidence", "Attach evidence (the open "
+               "document's transcript, or a typed pointer)", FLOW),
+    ActionSpec("flow.consent", "consent", "c", "Consent", "Consent to automatable execution "
+               "(cost cap, time limit)", FLOW),
+    ActionSpec("flow.dry_run", "dry_run", "X", "Dry run", "Check every gate for executing "
+               "the step; nothing runs", FLOW),
+    ActionSpec("flow.execute", "execute", "x", "Execute", "Execute the automatable step in "
+               "the sandbox", FLOW),
+    ActionSpec("flow.review", "submit_review", "r", "Review", "Submit the run's outcome to "
+               "review", FLOW),
+    ActionSpec("flow.message", "show_message", "o", "Message", "Show the last flow message "
+               "in full", FLOW, footer=False),
+    ActionSpec("flow.reload", "reload", "f5", "Reload", "Re-read the runs", FLOW,
+               footer=False),
 )  # fmt: skip
 
 APP_ACTIONS: tuple[ActionSpec, ...] = (
@@ -94,8 +123,9 @@ APP_ACTIONS: tuple[ActionSpec, ...] = (
 )  # fmt: skip
 
 SCREEN_ACTIONS = EDIT_ACTIONS + NAVIGATION_ACTIONS
-ALL_ACTIONS = SCREEN_ACTIONS + APP_ACTIONS
-BY_ACTION = {spec.action: spec for spec in ALL_ACTIONS}
+ALL_ACTIONS = SCREEN_ACTIONS + FLOW_ACTIONS + APP_ACTIONS
+BY_ACTION = {spec.action: spec for spec in SCREEN_ACTIONS + APP_ACTIONS}
+FLOW_BY_ACTION = {spec.action: spec for spec in FLOW_ACTIONS}
 BY_ID = {spec.id: spec for spec in ALL_ACTIONS}
 
 

@@ -14,6 +14,7 @@ from core.noma.nodes import Directive, Node, Section
 
 from .document import Badge, LoadedDocument
 from .palette import SEVERITY_GLYPH, Palette
+from .visible import plain
 
 MAX_TITLE = 60
 
@@ -25,7 +26,7 @@ def block_label(node: Node, badge: Badge | None, palette: Palette, duplicate: bo
         text.append(f"{glyph}{badge.count} ", palette.severity(badge.severity))
     if isinstance(node, Section):
         title = node.title if len(node.title) <= MAX_TITLE else node.title[: MAX_TITLE - 1] + "…"
-        text.append(title or "(untitled)", palette.heading)
+        text.append(plain(title) or "(untitled)", palette.heading)
         if node.id:
             text.append(f"  #{node.id}", palette.muted)
     elif isinstance(node, Directive):
@@ -56,4 +57,8 @@ def root_label(loaded: LoadedDocument, palette: Palette) -> Text:
         text.append(f"  {SEVERITY_GLYPH['warning']}{warnings}", palette.warning)
     if loaded.recovered:
         text.append("  recovered (spans are hints)", palette.warning)
+    if loaded.read_only:
+        text.append("  read-only", palette.warning)
+    if loaded.source.invalid_utf8_at is not None:
+        text.append("  invalid bytes ⟨XX⟩", palette.error)
     return text

@@ -22,6 +22,7 @@ from core.noma.nodes import Directive, Section
 from ..document import ROOT, LoadedDocument
 from ..highlight import highlight_lines
 from ..palette import DEFAULT_PALETTE, SEVERITY_GLYPH, Palette
+from ..visible import HINT, marked
 
 MAX_LINES = 300
 
@@ -108,8 +109,19 @@ class BlockView(ScrollView, can_focus=True):
         second = Text("sha256 ", p.muted)
         second.append(loaded.sha256[:16] + "…")
         out = [first, second]
+        out.extend(self._file_notes(loaded))
         if loaded.recovered:
             out.append(Text("recovered: the parser needed recovery, spans are hints", p.warning))
+        return out
+
+    def _file_notes(self, loaded: LoadedDocument) -> list[Text]:
+        p = self.palette
+        out = []
+        if loaded.read_only:
+            out.append(Text("read-only: the file is not writable, so no edit applies", p.warning))
+        bad = loaded.source.invalid_utf8_at
+        if bad is not None:
+            out.append(Text(f"line {bad[0]}, column {bad[1]}: {HINT}", p.error))
         return out
 
     def _block_meta(self, loaded: LoadedDocument, block: int) -> list[Text]:
@@ -135,6 +147,7 @@ class BlockView(ScrollView, can_focus=True):
             glyph = SEVERITY_GLYPH[badge.severity]
             second.append(f"  {glyph}{badge.count} diagnostic(s)", p.severity(badge.severity))
         out = [first, second]
+        out.extend(self._file_notes(loaded))
         if loaded.recovered:
             out.append(Text("span is a hint: the document needed recovery", p.warning))
         return out
@@ -147,7 +160,7 @@ class BlockView(ScrollView, can_focus=True):
         rows: list[Text] = []
         for number, line in zip(range(first, shown_last + 1), highlight_lines(raw, p), strict=True):
             row = Text(f"{number:>{width}} ", style=p.muted, no_wrap=True)
-            row.append_text(line)
+            row.append_text(marked(line, p.error))
             rows.append(row)
         if shown_last < last:
             rows.append(Text(f"… {last - shown_last} more line(s) to line {last}", p.muted))

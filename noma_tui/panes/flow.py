@@ -1,34 +1,40 @@
-"""The flow-run frontier pane: runs, the selected run's steps, and keys to move the frontier.
+"""The flow runs pane: runs, the selected run's steps, a detail view of the step under the
+cursor, and keys to move the frontier.
 
 The pane renders core records and never computes them: every key calls one handler of
 `core.flow` (the same ones behind ``noma flow run ...`` and the MCP ``flow_run`` tool) and
-shows what came back. A refusal is shown with its §8 code and HTTP status, exactly as the
-engine returned it. Keys act on the step under the steps cursor, which jumps to the
-frontier after every change, so the usual path is just pressing keys.
+shows what came back, read as typed records (`FlowRun`, `StepState`). A refusal is shown in
+one line with its §8 code and HTTP status; ``o`` opens the whole message.
 
-The app tells the pane which document is open (`open_document`), so "attach evidence"
-can offer that document's latest transcript ``op_id`` or ``post_sha256`` as a pointer.
-Automatable execution runs in a worker thread (the sandbox takes a moment); everything else
-is a single SQLite transaction and runs inline.
+Every handler call runs in a thread worker and posts `FlowPane.Done` back (a CLI holding the
+store's write lock must never freeze the UI); keys wait while a call is in flight. Its keys
+live in the one registry (`noma_tui.keys.FLOW_ACTIONS`, section "Flow runs" in F1 and the
+palette); its dialogs are the app's `PickerScreen` and `InputFormScreen`, and every form
+validates its fields before the handler is called. The skip picker offers only the reasons
+the step declares.
+
+The app tells the pane which document is open (`set_open_document`), so "attach evidence"
+can offer that document's latest transcript ``op_id`` or ``post_sha256`` as a pointer. The
+store is opened lazily (`noma_tui.flow_store`): nothing is written until a run is.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
+from pydantic import ValidationError
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
-from textual.widgets import DataTable, Input, Label, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import DataTable, Static
 
 from core.flow import (
-    FlowContext,
     FlowRefusal,
     FlowResult,
     advance_step,
@@ -40,105 +46,101 @@ from core.flow import (
     start_run,
     submit_review,
 )
-from core.flow.enums import FINISHED_STEP, SKIP_REASONS
-from core.flow.evidence import pointer_kind_for, transcript_offers
-from core.flow.models import FlowBundle
+from core.flow.context import FlowContext
+from core.flow.enums import FINISHED_STEP
+from core.flow.evidence import EvidenceOffer, pointer_kind_for, transcript_offers
+from core.flow.models import FlowBundle, FlowStep
+from core.flow.records import FlowRun, StepState
 from core.flow.runs import pinned_bundle
 from core.workspace import Workspace
+
+from ..flow_store import open_flow_context
+from ..keys import FLOW_ACTIONS
+from ..screens.form import Field, InputFormScreen
+from ..screens.picker import PickerScreen
 
 MARKS = {"done": "✓", "skipped": "↷", "in_progress": "●", "blocked": "■", "pending": "·"}
 # A consent id that matches nothing: executing without one lets the engine answer with the
 # code its precondition order gives (a gate, the step, or "consent required").
 NO_CONSENT = "fcons_none"
 TYPE_POINTER = "__type__"
+LOADING = "Loading runs…"
+POINTER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:#/@+-]{0,199}$")  # records.Pointer
+MAX_INTENT = 2000  # records.Proposal.intent
+MAX_TTL_SECONDS = 7 * 24 * 3600
 
 
-# ----------------------------------------------------------------------------- dialogs
+def _typed_run(record: object) -> FlowRun | None:
+    try:
+        return FlowRun.model_validate(record)
+    except ValidationError:
+        return None
 
 
-class ChoiceDialog(ModalScreen[str | None]):
-    """Pick one option (Enter) or cancel (Escape)."""
-
-    DEFAULT_CSS = """
-    ChoiceDialog { align: center middle; }
-    ChoiceDialog > Vertical {
-        width: 64; height: auto; max-height: 80%;
-        border: round $accent; background: $surface; padding: 0 1;
-    }
-    ChoiceDialog OptionList { height: auto; max-height: 16; }
-    """
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="flow.dialog.cancel")
-    ]
-
-    def __init__(self, title: str, options: list[tuple[str, str]], detail: str = "") -> None:
-        super().__init__()
-        self.title_text = title
-        self.detail = detail
-        self.options = options
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label(self.title_text)
-            if self.detail:
-                yield Label(Text(self.detail, style="italic"))
-            yield OptionList(*[Option(label, id=key) for key, label in self.options])
-
-    def on_mount(self) -> None:
-        self.query_one(OptionList).focus()
-
-    @on(OptionList.OptionSelected)
-    def _chosen(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(event.option.id)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+def declared_skip_reasons(step: FlowStep | None) -> tuple[str, ...]:
+    """The reasons a step declares it may be skipped for (none: it may not be skipped)."""
+    if step is None:
+        return ()
+    reasons = getattr(step, "skip_reasons", ())
+    return tuple(reasons() if callable(reasons) else reasons)
 
 
-class FormDialog(ModalScreen[dict[str, str] | None]):
-    """A few labelled inputs; Enter moves to the next and submits on the last."""
-
-    DEFAULT_CSS = """
-    FormDialog { align: center middle; }
-    FormDialog > Vertical {
-        width: 64; height: auto; border: round $accent; background: $surface; padding: 0 1;
-    }
-    """
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="flow.dialog.cancel")
-    ]
-
-    def __init__(self, title: str, fields: list[tuple[str, str, str]]) -> None:
-        super().__init__()
-        self.title_text = title
-        self.fields = fields  # (name, label, default)
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label(self.title_text)
-            for name, label, default in self.fields:
-                yield Label(label)
-                yield Input(value=default, id=f"field-{name}")
-
-    def on_mount(self) -> None:
-        self.query(Input).first().focus()
-
-    @on(Input.Submitted)
-    def _next(self, event: Input.Submitted) -> None:
-        inputs = list(self.query(Input))
-        index = inputs.index(event.input)
-        if index + 1 < len(inputs):
-            inputs[index + 1].focus()
-            return
-        self.dismiss(
-            {name: self.query_one(f"#field-{name}", Input).value for name, _, _ in self.fields}
-        )
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+def when_not_to_run(step: FlowStep | None) -> str:
+    if step is None:
+        return ""
+    rule = step.when_not_to_run
+    return rule if isinstance(rule, str) else str(getattr(rule, "description", rule))
 
 
-# -------------------------------------------------------------------------------- pane
+def refusal_line(refusal: FlowRefusal) -> str:
+    return f"✗ {refusal.code} ({refusal.status}) {refusal.message}"
+
+
+def refusal_detail(refusal: FlowRefusal) -> str:
+    lines = [refusal_line(refusal)]
+    for problem in refusal.problems:
+        lines.append(f"  · {problem.path}: {problem.message}")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------- form checks
+
+
+def check_consent(cap_limit: int | None) -> Callable[[dict[str, str]], str | None]:
+    def check(values: dict[str, str]) -> str | None:
+        cap, ttl = values["cap"].strip(), values["ttl"].strip()
+        if not cap.isdigit():
+            return "The cost cap is a whole number of units (0 or more)."
+        if cap_limit is not None and int(cap) > cap_limit:
+            return f"The workspace policy allows at most {cap_limit} units."
+        if not ttl.isdigit() or int(ttl) == 0:
+            return "The time limit is a whole number of seconds, more than 0."
+        if int(ttl) > MAX_TTL_SECONDS:
+            return f"At most {MAX_TTL_SECONDS} seconds (7 days)."
+        return None
+
+    return check
+
+
+def check_intent(values: dict[str, str]) -> str | None:
+    intent = values["intent"].strip()
+    if not intent:
+        return "Say what the run produced (the review intent cannot be empty)."
+    if len(intent) > MAX_INTENT:
+        return f"At most {MAX_INTENT} characters ({len(intent)} typed)."
+    return None
+
+
+def check_pointer(values: dict[str, str]) -> str | None:
+    ref = values["pointer"].strip()
+    if not ref:
+        return "Type a pointer: a transcript op_id, a sha256, a prop_ id or an artifact id."
+    if not POINTER.match(ref):
+        return "A pointer is 1–200 of A-Z a-z 0-9 _ . : # / @ + - (starting with a letter/digit)."
+    return None
+
+
+# ------------------------------------------------------------------------------ pane
 
 
 class FlowFrontierPane(Vertical):
@@ -146,28 +148,21 @@ class FlowFrontierPane(Vertical):
 
     DEFAULT_CSS = """
     FlowFrontierPane { height: 1fr; min-height: 8; }
-    FlowFrontierPane #flow-header { height: auto; padding: 0 1; background: $boost; }
+    FlowFrontierPane #flow-header { height: 1; padding: 0 1; background: $boost;
+        text-overflow: ellipsis; text-wrap: nowrap; }
     FlowFrontierPane #flow-runs { height: auto; max-height: 8; }
-    FlowFrontierPane #flow-run { height: 1; padding: 0 1; color: $text-muted; }
-    FlowFrontierPane #flow-steps { height: 1fr; }
-    FlowFrontierPane #flow-status { height: auto; min-height: 1; padding: 0 1; }
+    FlowFrontierPane #flow-run { height: 1; padding: 0 1; color: $text-muted;
+        text-overflow: ellipsis; text-wrap: nowrap; }
+    FlowFrontierPane #flow-steps { height: 1fr; min-height: 3; }
+    FlowFrontierPane #flow-detail { height: auto; max-height: 7; padding: 0 1;
+        border-top: hkey $border-blurred; }
+    FlowFrontierPane #flow-status { height: 1; padding: 0 1;
+        text-overflow: ellipsis; text-wrap: nowrap; }
     FlowFrontierPane #flow-status.-refused { color: $error; text-style: bold; }
     FlowFrontierPane #flow-status.-ok { color: $success; }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "start_run", "Start", id="flow.start"),
-        Binding("a", "advance", "Advance", id="flow.advance"),
-        Binding("v", "approve", "Approve", id="flow.approve"),
-        Binding("b", "block", "Block", id="flow.block"),
-        Binding("s", "skip", "Skip", id="flow.skip"),
-        Binding("e", "evidence", "Evidence", id="flow.evidence"),
-        Binding("c", "consent", "Consent", id="flow.consent"),
-        Binding("X", "dry_run", "Dry run", id="flow.dry_run"),
-        Binding("x", "execute", "Execute", id="flow.execute"),
-        Binding("r", "submit_review", "Review", id="flow.submit_review"),
-        Binding("f5", "reload", "Reload", id="flow.reload", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = [spec.binding() for spec in FLOW_ACTIONS]
 
     class Refused(Message):
         """The engine said no; `refusal` carries the §8 code and status."""
@@ -184,7 +179,7 @@ class FlowFrontierPane(Vertical):
     class RunChanged(Message):
         """A run record changed (started, advanced, executed, ...)."""
 
-        def __init__(self, pane: FlowFrontierPane, run: dict[str, Any]) -> None:
+        def __init__(self, pane: FlowFrontierPane, run: FlowRun) -> None:
             super().__init__()
             self.pane = pane
             self.run = run
@@ -193,24 +188,27 @@ class FlowFrontierPane(Vertical):
         def control(self) -> FlowFrontierPane:
             return self.pane
 
-    class Executed(Message):
-        """Posted from the execution worker with the handler's result."""
+    class Done(Message):
+        """Posted from a worker thread: ``then(result)`` runs on the UI thread."""
 
-        def __init__(self, result: FlowResult, dry_run: bool) -> None:
+        def __init__(self, then: Callable[[Any], None], result: Any) -> None:
             super().__init__()
+            self.then = then
             self.result = result
-            self.dry_run = dry_run
 
     def __init__(self, workspace: Workspace, *, id: str | None = "flow-pane") -> None:
         super().__init__(id=id)
         self.workspace = workspace
-        self.ctx: FlowContext | None = None
+        self.ctx: FlowContext | None = None  # opened lazily: nothing on disk until a write
         self.open_document: Path | None = None
-        self.runs: list[dict[str, Any]] = []
-        self.run: dict[str, Any] | None = None
+        self.runs: list[FlowRun] = []
+        self.run: FlowRun | None = None
         self.bundle: FlowBundle | None = None
+        self.bundles: dict[str, FlowBundle | None] = {}
         self.consents: dict[str, str] = {}
         self.last_status = ""
+        self.last_detail = ""
+        self.busy = 0  # handler calls in flight
 
     # ---------------------------------------------------------------------- layout
 
@@ -221,14 +219,15 @@ class FlowFrontierPane(Vertical):
         yield Static("", id="flow-run")
         steps: DataTable[Any] = DataTable(id="flow-steps", cursor_type="row")
         yield steps
+        yield Static("", id="flow-detail")
         yield Static("", id="flow-status")
 
     def on_mount(self) -> None:
-        self.ctx = FlowContext.open(self.workspace)
+        self.ctx = open_flow_context(self.workspace)
         runs = self.query_one("#flow-runs", DataTable)
         runs.add_columns("Flow", "Status", "Done", "Started")
         steps = self.query_one("#flow-steps", DataTable)
-        steps.add_columns(" ", "#", "Step", "Status", "Proof", "Mode")
+        steps.add_columns(" ", "#", "Step", "Status", "Proof")
         gates = self.ctx.posture.gates
         policy = self.ctx.posture.policy
         header = (
@@ -239,9 +238,8 @@ class FlowFrontierPane(Vertical):
         if self.ctx.posture.problems:
             header += " · config problem: failing closed"
         self.query_one("#flow-header", Static).update(header)
-        self.reload()
-        if not self.runs:
-            self.say("No runs yet: press n to start one.")
+        self.say(LOADING)
+        self.reload(first=True)
 
     def on_unmount(self) -> None:
         if self.ctx is not None:
@@ -252,26 +250,82 @@ class FlowFrontierPane(Vertical):
         """Called by the app when the focused document changes (for evidence offers)."""
         self.open_document = path
 
+    def focus_steps(self) -> None:
+        self.query_one("#flow-steps", DataTable).focus()
+
+    # -------------------------------------------------------------------- workers
+
+    def background(self, fn: Callable[[FlowContext], Any], then: Callable[[Any], None]) -> None:
+        """Run ``fn(ctx)`` in a thread; ``then(result)`` back on the UI thread."""
+        if self.ctx is None:
+            return
+        self.busy += 1
+        self._worker(self.ctx, fn, then)
+
+    @work(thread=True, group="flow-call", exit_on_error=False)
+    def _worker(
+        self, ctx: FlowContext, fn: Callable[[FlowContext], Any], then: Callable[[Any], None]
+    ) -> None:
+        try:
+            result = fn(ctx)
+        except Exception as exc:  # reported like a refusal; the pane stays usable
+            result = exc
+        finally:
+            try:
+                ctx.store.release()
+            except Exception:
+                pass
+        self.post_message(self.Done(then, result))
+
+    def on_flow_frontier_pane_done(self, message: FlowFrontierPane.Done) -> None:
+        message.stop()
+        self.busy = max(0, self.busy - 1)
+        if isinstance(message.result, Exception):
+            exc = message.result
+            self.say(f"✗ {type(exc).__name__}: {exc}", refused=True, detail=repr(exc))
+            return
+        message.then(message.result)
+
+    def ready(self) -> bool:
+        """False (after saying so) while a call is in flight: keys never race a write."""
+        if self.busy:
+            self.say("Still working on the last request…")
+            return False
+        return self.ctx is not None
+
     # ---------------------------------------------------------------------- render
 
-    def reload(self, select: str | None = None) -> None:
-        assert self.ctx is not None
-        result = list_runs(self.ctx, {"limit": 200})
-        self.runs = result["runs"] if isinstance(result, dict) else []
+    def reload(self, select: str | None = None, *, first: bool = False) -> None:
+        keep = select or (self.run.run_id if self.run else None)
+
+        def load(ctx: FlowContext) -> tuple[list[FlowRun], dict[str, FlowBundle | None]]:
+            result = list_runs(ctx, {"limit": 200})
+            records = result["runs"] if isinstance(result, dict) else []
+            runs = [r for r in (_typed_run(x) for x in records) if r is not None]
+            bundles = {r.run_id: pinned_bundle(ctx, r.run_id) for r in runs}
+            return runs, bundles
+
+        def loaded(result: tuple[list[FlowRun], dict[str, FlowBundle | None]]) -> None:
+            self.runs, self.bundles = result
+            self._fill_runs(keep)
+            if first and self.last_status == LOADING:
+                self.say("No runs yet: press n to start one." if not self.runs else "")
+
+        self.background(load, loaded)
+
+    def _fill_runs(self, keep: str | None) -> None:
         table = self.query_one("#flow-runs", DataTable)
-        keep = select or (self.run["run_id"] if self.run else None)
         table.clear()
         for run in self.runs:
-            states = run["step_states"]
-            finished = sum(s["status"] in FINISHED_STEP for s in states)
+            finished = sum(s.status in FINISHED_STEP for s in run.step_states)
             table.add_row(
-                f"{run['flow_id'].removeprefix('flow_')}@{run['flow_version']}",
-                run["status"],
-                f"{finished}/{len(states)}",
-                run["started"][5:16].replace("T", " "),
-                key=run["run_id"],
+                f"{run.flow_id.removeprefix('flow_')}@{run.flow_version}",
+                run.status,
+                f"{finished}/{len(run.step_states)}",
+                run.started[5:16].replace("T", " "),
+                key=run.run_id,
             )
-        ids = [r["run_id"] for r in self.runs]
+        ids = [r.run_id for r in self.runs]
         if keep in ids:
             table.move_cursor(row=ids.index(keep))
             self.show(self.runs[ids.index(keep)])
@@ -281,180 +335,235 @@ class FlowFrontierPane(Vertical):
         else:
             self.show(None)
 
-    def show(self, run: dict[str, Any] | None) -> None:
+    def show(self, run: FlowRun | None) -> None:
         """Fill the steps table for ``run`` and put the cursor on its frontier."""
-        assert self.ctx is not None
-        if run is None or self.run is None or run["run_id"] != self.run["run_id"]:
-            self.bundle = pinned_bundle(self.ctx, run["run_id"]) if run else None
         self.run = run
+        self.bundle = self.bundles.get(run.run_id) if run is not None else None
         table = self.query_one("#flow-steps", DataTable)
         table.clear()
         line = self.query_one("#flow-run", Static)
         if run is None or self.bundle is None:
             line.update("")
+            self._show_detail()
             return
-        held = " · consent held" if run["run_id"] in self.consents else ""
-        line.update(f"{run['run_id']} · {run['etag']}{held}")
-        states = run["step_states"]
-        frontier = next((i for i, s in enumerate(states) if s["status"] not in FINISHED_STEP), None)
+        held = " · consent held" if run.run_id in self.consents else ""
+        line.update(f"{run.run_id} · {run.etag}{held}")
+        states = run.step_states
+        frontier = next((i for i, s in enumerate(states) if s.status not in FINISHED_STEP), None)
         for index, (state, step) in enumerate(zip(states, self.bundle.steps, strict=True)):
             here = index == frontier
             style = "bold reverse" if here else ""
-            proof = "verified" if state["verified"] else ""
-            if state.get("evidence_ref") and not state["verified"]:
-                proof = "evidence"
-            mode = f"{step.automatable} · {step.verification.kind}"
             table.add_row(
-                Text("▶" if here else MARKS.get(state["status"], "?"), style=style),
+                Text("▶" if here else MARKS.get(state.status, "?"), style=style),
                 Text(str(step.ordinal), style=style),
                 Text(step.owned_job, style=style),
-                Text(state["status"], style=style),
-                proof,
-                mode,
-                key=state["step_id"],
+                Text(state.status, style=style),
+                self._proof(state),
+                key=state.step_id,
             )
         if frontier is not None:
             table.move_cursor(row=frontier)
+        self._show_detail()
 
-    def say(self, text: str, *, refused: bool = False, ok: bool = False) -> None:
+    @staticmethod
+    def _proof(state: StepState) -> str:
+        if state.verified:
+            return "verified"
+        return "evidence" if state.evidence_ref else ""
+
+    def _show_detail(self) -> None:
+        """The step under the cursor, in full: what the narrow table cannot show."""
+        detail = self.query_one("#flow-detail", Static)
+        target = self._cursor_step()
+        if target is None or self.bundle is None:
+            detail.update(Text("Select a run to see its steps.", style="dim"))
+            return
+        state, step = target
+        text = Text()
+        text.append(f"#{step.ordinal} {step.owned_job}", style="bold")
+        text.append(f"  {state.status}")
+        proof = self._proof(state)
+        if proof:
+            text.append(f" · {proof}")
+        text.append(f"\n{step.automatable} · verify: {step.verification.kind}", style="dim")
+        if step.verification.evidence_required:
+            text.append(" (evidence required)", style="dim")
+        if state.evidence_ref:
+            text.append(f"\nevidence: {state.evidence_ref}")
+        reasons = declared_skip_reasons(step)
+        text.append("\nskip: " + (", ".join(reasons) if reasons else "not skippable"), style="dim")
+        rule = when_not_to_run(step)
+        if rule:
+            text.append(f"\nwhen not to run: {rule}", style="dim")
+        detail.update(text)
+
+    def say(self, text: str, *, refused: bool = False, ok: bool = False, detail: str = "") -> None:
+        """One line in the pane; the whole text (and any detail) behind ``o``."""
         self.last_status = text
+        self.last_detail = detail or text
         status = self.query_one("#flow-status", Static)
-        status.update(text)
+        status.update(Text(text.replace("\n", " "), no_wrap=True, overflow="ellipsis"))
         status.set_class(refused, "-refused")
         status.set_class(ok, "-ok")
 
     def apply(self, result: FlowResult, done: str) -> bool:
         """Show a handler's result: the refusal's code, or ``done`` and the updated run."""
         if isinstance(result, FlowRefusal):
-            self.say(f"✗ {result.code} ({result.status}) {result.message}", refused=True)
+            self.say(refusal_line(result), refused=True, detail=refusal_detail(result))
             self.post_message(self.Refused(self, result))
             return False
-        run = result.get("run")
+        run = _typed_run(result.get("run"))
         self.say(done, ok=True)
-        if isinstance(run, dict):
-            self.reload(select=run["run_id"])
+        if run is not None:
+            self.reload(select=run.run_id)
             self.post_message(self.RunChanged(self, run))
         return True
 
     @on(DataTable.RowHighlighted, "#flow-runs")
     def _run_highlighted(self, event: DataTable.RowHighlighted) -> None:
         key = event.row_key.value
-        run = next((r for r in self.runs if r["run_id"] == key), None)
-        if run is not None and (self.run is None or run["run_id"] != self.run["run_id"]):
+        run = next((r for r in self.runs if r.run_id == key), None)
+        if run is not None and (self.run is None or run.run_id != self.run.run_id):
             self.show(run)
+
+    @on(DataTable.RowHighlighted, "#flow-steps")
+    def _step_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail()
 
     # --------------------------------------------------------------------- targets
 
-    def _target(self) -> tuple[dict[str, Any], dict[str, Any]] | None:
-        """The selected run and the step under the steps cursor (the frontier by default)."""
-        if self.run is None or self.bundle is None:
-            self.say("No run selected: press n to start one.")
+    def _cursor_step(self) -> tuple[StepState, FlowStep] | None:
+        if self.run is None or self.bundle is None or not self.run.step_states:
             return None
         table = self.query_one("#flow-steps", DataTable)
         row = table.cursor_row if table.row_count else 0
-        states = self.run["step_states"]
-        return self.run, states[min(max(row, 0), len(states) - 1)]
+        states = self.run.step_states
+        index = min(max(row, 0), len(states) - 1)
+        return states[index], self.bundle.steps[index]
+
+    def _target(self) -> tuple[FlowRun, StepState, FlowStep] | None:
+        """The selected run and the step under the steps cursor (the frontier by default)."""
+        if not self.ready():
+            return None
+        target = self._cursor_step()
+        if self.run is None or target is None:
+            self.say("No run selected: press n to start one.")
+            return None
+        return self.run, target[0], target[1]
 
     def _advance(self, to_status: str, **extra: Any) -> None:
         target = self._target()
-        if target is None or self.ctx is None:
+        if target is None:
             return
-        run, state = target
-        request = {"run_id": run["run_id"], "step_id": state["step_id"], "to_status": to_status}
-        result = advance_step(self.ctx, {**request, **extra})
-        self.apply(result, f"{state['step_id']} → {to_status}")
+        run, state, _step = target
+        request = {"run_id": run.run_id, "step_id": state.step_id, "to_status": to_status}
+        self.background(
+            lambda ctx: advance_step(ctx, {**request, **extra}),
+            lambda result: self.apply(result, f"{state.step_id} → {to_status}"),
+        )
 
     # --------------------------------------------------------------------- actions
 
     def action_reload(self) -> None:
-        self.reload()
+        if self.ready():
+            self.reload()
+
+    def action_show_message(self) -> None:
+        from ..screens.message import MessageScreen
+
+        self.app.push_screen(MessageScreen("Flow runs: last message", self.last_detail or "—"))
 
     def action_start_run(self) -> None:
-        assert self.ctx is not None
-        flows = list_flows(self.ctx)
-        if isinstance(flows, FlowRefusal) or not flows["flows"]:
-            self.say("No flows in this workspace's flows/ folder.")
+        if not self.ready():
             return
-        options = [
-            (f"{f['flow_id']}@{f['version']}", f"{f['title']}  ({f['flow_id']}@{f['version']})")
-            for f in flows["flows"]
-        ]
+
+        def listed(flows: FlowResult) -> None:
+            if isinstance(flows, FlowRefusal):
+                self.apply(flows, "")
+                return
+            if not flows["flows"]:
+                self.say("No flows in this workspace's flows/ folder.")
+                return
+            options = [
+                (f"{f['flow_id']}@{f['version']}", f"{f['title']}  ({f['flow_id']}@{f['version']})")
+                for f in flows["flows"]
+            ]
+            self.app.push_screen(PickerScreen("Start a run of which flow?", options), chosen)
 
         def chosen(key: str | None) -> None:
-            if key is None or self.ctx is None:
+            if key is None:
                 return
             flow_id, _, version = key.partition("@")
-            result = start_run(self.ctx, {"flow_id": flow_id, "flow_version": version})
-            if isinstance(result, dict):
-                self.apply(result, f"Started {result['run']['run_id']} on {key}")
-            else:
-                self.apply(result, "")
 
-        self.app.push_screen(ChoiceDialog("Start a run of which flow?", options), chosen)
+            def started(result: FlowResult) -> None:
+                text = ""
+                if isinstance(result, dict):
+                    text = f"Started {result['run']['run_id']} on {key}"
+                self.apply(result, text)
+
+            self.background(
+                lambda ctx: start_run(ctx, {"flow_id": flow_id, "flow_version": version}), started
+            )
+
+        self.background(list_flows, listed)
 
     def action_advance(self) -> None:
         target = self._target()
-        if target is None:
-            return
-        status = target[1]["status"]
-        self._advance("done" if status == "in_progress" else "in_progress")
+        if target is not None:
+            self._advance("done" if target[1].status == "in_progress" else "in_progress")
 
     def action_approve(self) -> None:
         self._advance("done", approve=True)
 
     def action_block(self) -> None:
         target = self._target()
-        if target is None:
-            return
-        self._advance("in_progress" if target[1]["status"] == "blocked" else "blocked")
+        if target is not None:
+            self._advance("in_progress" if target[1].status == "blocked" else "blocked")
 
     def action_skip(self) -> None:
         target = self._target()
-        if target is None or self.bundle is None:
+        if target is None:
             return
-        step = self.bundle.step(target[1]["step_id"])
-        declared = step.skip_reasons if step else ()
-        options = [
-            (reason, f"{reason}{'  (declared by the step)' if reason in declared else ''}")
-            for reason in SKIP_REASONS
-        ]
+        _run, state, step = target
+        reasons = declared_skip_reasons(step)
+        if not reasons:
+            self.say(f"{state.step_id} declares no skip reasons: it cannot be skipped.")
+            return
+        rule = when_not_to_run(step)
 
         def chosen(reason: str | None) -> None:
             if reason is not None:
                 self._advance("skipped", skip_reason=reason)
 
-        when = ""
-        if step is not None:
-            rule = step.when_not_to_run
-            when = "When not to run: " + (rule if isinstance(rule, str) else rule.description)
-        dialog = ChoiceDialog(f"Skip {target[1]['step_id']} because…", options, when)
-        self.app.push_screen(dialog, chosen)
+        self.app.push_screen(
+            PickerScreen(
+                f"Skip {state.step_id} because…",
+                [(reason, reason) for reason in reasons],
+                f"When not to run: {rule}" if rule else "",
+            ),
+            chosen,
+        )
 
     def action_evidence(self) -> None:
         target = self._target()
         if target is None:
             return
-        run, state = target
-        offers = transcript_offers(self.open_document)
-        options = [(f"{o.pointer_kind}:{o.evidence_ref}", o.label) for o in offers]
-        options.append((TYPE_POINTER, "Type a pointer (id or sha256)…"))
+        run, state, _step = target
 
         def record(kind: str, ref: str) -> None:
-            if self.ctx is None:
-                return
-            result = record_evidence(
-                self.ctx,
-                {
-                    "run_id": run["run_id"],
-                    "step_id": state["step_id"],
-                    "evidence_ref": ref,
-                    "pointer_kind": kind,
-                },
+            request = {
+                "run_id": run.run_id,
+                "step_id": state.step_id,
+                "evidence_ref": ref,
+                "pointer_kind": kind,
+            }
+            self.background(
+                lambda ctx: record_evidence(ctx, request),
+                lambda result: self.apply(result, f"Evidence ({kind}) attached to {state.step_id}"),
             )
-            self.apply(result, f"Evidence ({kind}) attached to {state['step_id']}")
 
         def typed(values: dict[str, str] | None) -> None:
-            if values and values["pointer"].strip():
+            if values is not None:
                 ref = values["pointer"].strip()
                 record(pointer_kind_for(ref), ref)
 
@@ -462,38 +571,43 @@ class FlowFrontierPane(Vertical):
             if key is None:
                 return
             if key == TYPE_POINTER:
-                form = FormDialog("Evidence pointer", [("pointer", "Pointer", "")])
+                form = InputFormScreen(
+                    f"Evidence for {state.step_id}",
+                    [Field("pointer", "Pointer (op_id, sha256, prop_… or artifact id)")],
+                    check_pointer,
+                )
                 self.app.push_screen(form, typed)
                 return
             kind, _, ref = key.partition(":")
             record(kind, ref)
 
-        self.app.push_screen(ChoiceDialog("Attach which evidence?", options), chosen)
+        def offered(offers: list[EvidenceOffer]) -> None:
+            options = [(f"{o.pointer_kind}:{o.evidence_ref}", o.label) for o in offers]
+            options.append((TYPE_POINTER, "Type a pointer (id or sha256)…"))
+            self.app.push_screen(PickerScreen("Attach which evidence?", options), chosen)
+
+        document = self.open_document
+        self.background(lambda _ctx: transcript_offers(document), offered)
 
     def action_consent(self) -> None:
+        if not self.ready():
+            return
         if self.run is None or self.ctx is None:
             self.say("No run selected: press n to start one.")
             return
-        run_id = self.run["run_id"]
+        run_id = self.run.run_id
         policy = self.ctx.posture.policy
-        form = FormDialog(
-            f"Consent to automatable execution on {run_id}",
+        lanes = list(policy.allowed_lanes) or ["local_default"]
+        form = InputFormScreen(
+            f"Consent to automatable execution on {run_id} (lanes {', '.join(lanes)})",
             [
-                ("cap", "Cost cap (units)", str(policy.cost_cap_units or 1)),
-                ("ttl", "Valid for (seconds)", "3600"),
+                Field("cap", "Cost cap (units)", str(policy.cost_cap_units or 1)),
+                Field("ttl", "Valid for (seconds)", "3600"),
             ],
+            check_consent(policy.cost_cap_units or None),
         )
 
-        def minted(values: dict[str, str] | None) -> None:
-            if values is None or self.ctx is None:
-                return
-            request: dict[str, Any] = {
-                "run_id": run_id,
-                "allowed_lanes": list(self.ctx.posture.policy.allowed_lanes) or ["local_default"],
-                "cost_cap_units": _int(values["cap"]),
-                "ttl_seconds": _int(values["ttl"]),
-            }
-            result = mint_consent(self.ctx, request)
+        def minted(result: FlowResult) -> None:
             if isinstance(result, FlowRefusal):
                 self.apply(result, "")
                 return
@@ -506,7 +620,18 @@ class FlowFrontierPane(Vertical):
                 ok=True,
             )
 
-        self.app.push_screen(form, minted)
+        def filled(values: dict[str, str] | None) -> None:
+            if values is None:
+                return
+            request: dict[str, Any] = {
+                "run_id": run_id,
+                "allowed_lanes": lanes,
+                "cost_cap_units": int(values["cap"]),
+                "ttl_seconds": int(values["ttl"]),
+            }
+            self.background(lambda ctx: mint_consent(ctx, request), minted)
+
+        self.app.push_screen(form, filled)
 
     def action_dry_run(self) -> None:
         self._execute(dry_run=True)
@@ -518,69 +643,57 @@ class FlowFrontierPane(Vertical):
         target = self._target()
         if target is None:
             return
-        run, state = target
+        run, state, _step = target
         request = {
-            "run_id": run["run_id"],
-            "step_id": state["step_id"],
-            "consent_id": self.consents.get(run["run_id"], NO_CONSENT),
+            "run_id": run.run_id,
+            "step_id": state.step_id,
+            "consent_id": self.consents.get(run.run_id, NO_CONSENT),
             "dry_run": dry_run,
         }
-        self.say(("Checking gates for " if dry_run else "Executing ") + state["step_id"] + " …")
-        self._execute_worker(request, dry_run)
+        self.say(("Checking gates for " if dry_run else "Executing ") + state.step_id + " …")
 
-    @work(thread=True, exclusive=True, group="flow-exec", exit_on_error=False)
-    def _execute_worker(self, request: dict[str, Any], dry_run: bool) -> None:
-        ctx = self.ctx
-        if ctx is None:
-            return
-        try:
-            result = execute_automatable(ctx, request)
-        finally:
-            ctx.store.release()
-        self.post_message(self.Executed(result, dry_run))
+        def executed(result: FlowResult) -> None:
+            if isinstance(result, FlowRefusal):
+                self.apply(result, "")
+            elif dry_run:
+                self.say(
+                    f"Dry run: every gate passes; lane {result['model_lane']}, "
+                    f"{result['reservable_units']} units reservable",
+                    ok=True,
+                )
+            else:
+                execution = result["execution"]
+                self.apply(
+                    result,
+                    f"Execution {execution['status']}: {execution['cost_units']} units on "
+                    f"{execution['model_lane']}",
+                )
 
-    def on_flow_frontier_pane_executed(self, message: FlowFrontierPane.Executed) -> None:
-        message.stop()
-        result = message.result
-        if isinstance(result, FlowRefusal):
-            self.apply(result, "")
-        elif message.dry_run:
-            self.say(
-                f"Dry run: every gate passes; lane {result['model_lane']}, "
-                f"{result['reservable_units']} units reservable",
-                ok=True,
-            )
-        else:
-            execution = result["execution"]
-            self.apply(
-                result,
-                f"Execution {execution['status']}: {execution['cost_units']} units on "
-                f"{execution['model_lane']}",
-            )
+        self.background(lambda ctx: execute_automatable(ctx, request), executed)
 
     def action_submit_review(self) -> None:
-        if self.run is None or self.ctx is None:
+        if not self.ready():
+            return
+        if self.run is None:
             self.say("No run selected: press n to start one.")
             return
-        run_id = self.run["run_id"]
-        form = FormDialog("Submit the run's outcome to review", [("intent", "Intent", "")])
+        run_id = self.run.run_id
 
-        def submitted(values: dict[str, str] | None) -> None:
-            if values is None or self.ctx is None:
-                return
-            result = submit_review(self.ctx, {"run_id": run_id, "intent": values["intent"]})
+        def submitted(result: FlowResult) -> None:
             if isinstance(result, FlowRefusal):
                 self.apply(result, "")
             else:
                 proposal = result["proposal"]
                 self.say(f"Proposal {proposal['proposal_id']} is pending review", ok=True)
 
-        self.app.push_screen(form, submitted)
+        def filled(values: dict[str, str] | None) -> None:
+            if values is not None:
+                request = {"run_id": run_id, "intent": values["intent"].strip()}
+                self.background(lambda ctx: submit_review(ctx, request), submitted)
 
-
-def _int(text: str) -> int | str:
-    """A number if it is one; otherwise the text, for the engine to refuse with its code."""
-    try:
-        return int(text.strip())
-    except ValueError:
-        return text
+        form = InputFormScreen(
+            f"Submit {run_id}'s outcome to review",
+            [Field("intent", "Intent (what the run produced, for the reviewer)")],
+            check_intent,
+        )
+        self.app.push_screen(form, filled)

@@ -21,6 +21,7 @@ class StatusBar(Static):
     editing: reactive[str] = reactive("")
     drift: reactive[bool] = reactive(False)
     message: reactive[str] = reactive("")
+    read_only: reactive[bool] = reactive(False)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -36,6 +37,8 @@ class StatusBar(Static):
             text.append(self.message or "No document open.")
             return text
         text.append(self.doc_name, style="bold")
+        if self.read_only:
+            text.append(" [read-only]", p.warning)
         text.append(f"  sha {self.sha[:8]}")
         text.append(f"  {SEVERITY_GLYPH['error']}{self.errors}", p.error if self.errors else "")
         text.append(

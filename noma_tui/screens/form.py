@@ -19,11 +19,13 @@ from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
 from textual.widget import Widget
-from textual.widgets import Input, Label
+from textual.widgets import Footer, Input, Label, Static
 
-from ..keyorder import OrderedInput, move_focus
+from ..keyorder import OrderedInput, after_typed, move_focus
 from ..session import EditSession
 from .edit_base import EditScreen
 
@@ -41,14 +43,16 @@ class Field:
     loads: Loads | None = None  # this field's value -> new values for other fields
 
 
+FIELD_BINDINGS: list[BindingType] = [
+    Binding("enter", "next_field", "Next", id="form.next", priority=True, show=False),
+    Binding("tab", "next_field(False)", "Next", id="form.tab", priority=True, show=False),
+    Binding("shift+tab", "previous_field", "Back", id="form.back", priority=True, show=False),
+]
+
+
 class FormScreen(EditScreen):
     HINT = "enter/tab next field · enter in the last field or ctrl+s: preview · esc cancel"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "next_field", "Next", id="form.next", priority=True, show=False),
-        Binding("tab", "next_field(False)", "Next", id="form.tab", priority=True, show=False),
-        Binding("shift+tab", "previous_field", "Back", id="form.back", priority=True,
-                show=False),
-    ]  # fmt: skip
+    BINDINGS: ClassVar[list[BindingType]] = FIELD_BINDINGS
 
     def __init__(
         self,
@@ -158,3 +162,99 @@ class FormScreen(EditScreen):
         except ValueError as exc:
             self.notify(str(exc), title="invalid_op", severity="error")
             return None
+
+
+Check = Callable[[dict[str, str]], str | None]
+
+
+class InputFormScreen(ModalScreen[dict[str, str] | None]):
+    """A few labelled inputs that are not a document edit (a flow consent, a review
+    intent, an evidence pointer). ``check`` validates the values before the caller ever
+    sees them: an error message keeps the form open with the message shown in it.
+
+    Same key rules as `FormScreen`: Enter/Tab move, Enter in the last field or ctrl+s
+    submits, Esc cancels (asking first when something was typed)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *FIELD_BINDINGS,
+        Binding("ctrl+s", "submit", "Submit", id="form.submit", priority=True),
+        Binding("escape", "cancel", "Cancel", id="form.cancel", priority=True),
+    ]
+
+    def __init__(self, title: str, fields: list[Field], check: Check | None = None) -> None:
+        super().__init__()
+        self.title_text = title
+        self.fields = fields
+        self.check = check
+        self.auto: dict[str, str] = {f.name: f.value for f in fields}
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog edit-dialog input-form"):
+            yield Static(self.title_text, classes="dialog-title")
+            for f in self.fields:
+                yield Label(f.label, classes="field-label")
+                yield OrderedInput(
+                    f.value, placeholder=f.placeholder, id=f"field-{f.name}",
+                    select_on_focus=False,
+                )  # fmt: skip
+            yield Static("", id="form-error", classes="form-error")
+            yield Static("enter/tab next · enter in the last field or ctrl+s: submit · "
+                         "esc cancel", classes="dialog-hint")  # fmt: skip
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.set_focus(self.query(Input).first())
+
+    def values(self) -> dict[str, str]:
+        return {f.name: self.query_one(f"#field-{f.name}", Input).value for f in self.fields}
+
+    def _step(self, delta: int, *, submit_at_end: bool) -> None:
+        inputs = list(self.query(Input))
+        focused = self.focused
+        if not isinstance(focused, Input) or focused not in inputs:
+            move_focus(self, inputs[0])
+            return
+        index = inputs.index(focused) + delta
+        if index >= len(inputs) and submit_at_end:
+            self.action_submit()
+            return
+        move_focus(self, inputs[index % len(inputs)])
+
+    def action_next_field(self, submit_at_end: bool = True) -> None:
+        self._step(1, submit_at_end=submit_at_end)
+
+    def action_previous_field(self) -> None:
+        self._step(-1, submit_at_end=False)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+
+    def action_submit(self) -> None:
+        after_typed(self, self._submit_now)
+
+    def _submit_now(self) -> None:
+        if not self.is_attached or self.app.screen is not self:
+            return
+        values = self.values()
+        problem = self.check(values) if self.check is not None else None
+        if problem:
+            self.query_one("#form-error", Static).update(f"✗ {problem}")
+            return
+        self.dismiss(values)
+
+    def action_cancel(self) -> None:
+        after_typed(self, self._cancel_now)
+
+    def _cancel_now(self) -> None:
+        if not self.is_attached or self.app.screen is not self:
+            return
+        if self.values() == self.auto:
+            self.dismiss(None)
+            return
+        from .confirm import ConfirmScreen
+
+        def answered(discard: bool | None) -> None:
+            if discard:
+                self.dismiss(None)
+
+        self.app.push_screen(ConfirmScreen("Discard what you typed?"), answered)

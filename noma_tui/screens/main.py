@@ -25,13 +25,13 @@ from core.noma.patch.errors import PatchError
 from .. import ops
 from ..document import ROOT, LoadedDocument
 from ..errors import guarded
-from ..panes.flow import FlowFrontierPane
-from ..keys import BY_ACTION, SCREEN_ACTIONS
+from ..keys import BY_ACTION, EDIT_ACTIONS, SCREEN_ACTIONS
 from ..ops import parse_attr_value, show_attr_value
 from ..panes.block_view import BlockView
 from ..panes.diagnostics import DiagnosticsPane
 from ..panes.doc_tree import DocumentTree
 from ..panes.file_list import FileList
+from ..panes.flow import FlowFrontierPane
 from ..panes.status_bar import StatusBar
 from ..panes.transcript import TranscriptPane
 from ..session import EditSession
@@ -57,7 +57,12 @@ PANES = {
     "block": "#block",
     "diagnostics": "#diagnostics",
     "transcript": "#transcript",
+    "flow": "#flow-pane",
 }
+
+DOCUMENT_ONLY = frozenset({spec.action for spec in EDIT_ACTIONS} | {"copy_ref"})
+"""Actions on the selected document block: inactive while the flow pane has focus, so its
+keys (and any key it does not use, like d or y) never reach a document block."""
 
 
 class MainScreen(Screen[None]):
@@ -97,9 +102,9 @@ class MainScreen(Screen[None]):
         }
         for selector, title in titles.items():
             self.query_one(selector).border_title = title
-        flow = self.query_one(FlowFrontierPane)
+        flow = self.query_one("#flow-pane")
         if not flow.border_title:
-            flow.border_title = "Flow runs"
+            flow.border_title = "5 Flow runs"
         self.query_one("#tree").focus()
         self.workbench.start()
 
@@ -148,6 +153,7 @@ class MainScreen(Screen[None]):
         self.block_view.show(loaded, tree.cursor_block())
         status = self.status
         status.doc_name = loaded.name
+        status.read_only = loaded.read_only
         status.sha = loaded.sha256
         status.errors = loaded.count("error")
         status.warnings = loaded.count("warning")
@@ -207,6 +213,8 @@ class MainScreen(Screen[None]):
         block = self.selected()
         if loaded is None or block is None:
             return None if op in GENERAL_OPS else False
+        if loaded.read_only or loaded.source.invalid_utf8_at is not None:
+            return None if op in GENERAL_OPS else False
         node = loaded.blocks[block]
         if op in ("update_heading",):
             fits = isinstance(node, Section)
@@ -231,7 +239,19 @@ class MainScreen(Screen[None]):
             return True if parent is not None and loaded.patchable(parent[0]) else None
         return True if loaded.patchable(block) and loaded.span_ok(block) else None
 
+    def flow_focused(self) -> bool:
+        focused = self.focused
+        return focused is not None and any(
+            node.id == "flow-pane" for node in focused.ancestors_with_self
+        )
+
+    def on_descendant_focus(self) -> None:
+        self.query_one("#sidebar").set_class(self.flow_focused(), "-flow")
+        self.refresh_footer()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in DOCUMENT_ONLY and self.flow_focused():
+            return False
         spec = BY_ACTION.get(action)
         if spec is None or spec.op is None:
             if action in ("copy_ref",):
@@ -242,8 +262,18 @@ class MainScreen(Screen[None]):
     def why_not(self, action: str) -> str:
         spec = BY_ACTION[action]
         loaded = self.workbench.loaded
+        if self.flow_focused() and action in DOCUMENT_ONLY:
+            return "The flow pane has focus: press 1 or 2 to act on the document."
         if loaded is None:
             return "No document is open."
+        if loaded.read_only:
+            return f"{loaded.name} is read-only (no write permission): nothing can be applied."
+        if loaded.source.invalid_utf8_at is not None:
+            line, column = loaded.source.invalid_utf8_at
+            return (
+                f"{loaded.name} has invalid UTF-8 at line {line}, column {column} (shown as "
+                "⟨XX⟩); fix the bytes in another editor first."
+            )
         if self.selected() is None:
             return "Select a block in the document tree first."
         block = self.selected()
@@ -579,8 +609,14 @@ class MainScreen(Screen[None]):
     @guarded
     def action_focus_pane(self, pane: str) -> None:
         selector = PANES.get(pane)
-        if selector:
-            self.query_one(selector).focus()
+        if not selector:
+            return
+        widget = self.query_one(selector)
+        focus_steps = getattr(widget, "focus_steps", None)
+        if callable(focus_steps):
+            focus_steps()
+        else:
+            widget.focus()
 
     @guarded
     def action_goto_id(self) -> None:

@@ -1,4 +1,6 @@
-"""Pick one item from a short list: a directive template, an attribute to remove."""
+"""Pick one item from a short list: a directive template, an attribute to remove, a flow
+to start, a skip reason. An optional detail line explains the choice (e.g. a step's
+"when not to run")."""
 
 from __future__ import annotations
 
@@ -17,15 +19,18 @@ class PickerScreen(ModalScreen[str | None]):
         Binding("escape", "cancel", "Cancel", id="picker.cancel")
     ]
 
-    def __init__(self, title: str, choices: list[tuple[str, str]]) -> None:
+    def __init__(self, title: str, choices: list[tuple[str, str]], detail: str = "") -> None:
         """``choices`` are (value, label) pairs."""
         super().__init__()
         self.title_text = title
         self.choices = choices
+        self.detail = detail
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog picker-dialog"):
             yield Static(self.title_text, classes="dialog-title")
+            if self.detail:
+                yield Static(self.detail, id="picker-detail", classes="picker-detail")
             yield OptionList(
                 *[Option(label, id=value) for value, label in self.choices], id="choices"
             )

@@ -73,7 +73,7 @@ def workspace_with_document(tmp_path: Path, **config: Any) -> tuple[Path, Path]:
 
 def states(app: PaneApp) -> list[str]:
     assert app.pane.run is not None
-    return [s["status"] for s in app.pane.run["step_states"]]
+    return [s.status for s in app.pane.run.step_states]
 
 
 async def settle(pilot: Pilot[None]) -> None:
@@ -81,25 +81,33 @@ async def settle(pilot: Pilot[None]) -> None:
     await pilot.pause()
 
 
+async def press(pilot: Pilot[None], *keys: str) -> None:
+    """Press keys one by one, letting each handler call (a thread worker) finish."""
+    await settle(pilot)  # the first load of the runs, too
+    for key in keys:
+        await pilot.press(key)
+        await settle(pilot)
+
+
 async def drive_manual_run(pilot: Pilot[None]) -> None:
     app = pilot.app
     assert isinstance(app, PaneApp)
-    await pilot.press("n", "down", "enter")  # start: flows are listed by id
+    await press(pilot, "n", "down", "enter")  # start: flows are listed by id
     await pilot.pause()
-    assert app.pane.run["flow_id"] == "flow_weekly_review"
-    await pilot.press("a")  # step 1 -> in progress
-    await pilot.press("a")  # -> done, but no proof yet
+    assert app.pane.run.flow_id == "flow_weekly_review"
+    await press(pilot, "a")  # step 1 -> in progress
+    await press(pilot, "a")  # -> done, but no proof yet
     await pilot.pause()
     assert app.pane.last_status.startswith("✗ FLOW_VERIFICATION_UNSATISFIED (403)")
-    await pilot.press("e", "enter")  # the open document's latest transcript op_id
+    await press(pilot, "e", "enter")  # the open document's latest transcript op_id
     await pilot.pause()
-    assert app.pane.run["step_states"][0]["evidence_ref"] == OP_ID
-    await pilot.press("a")  # done, verified
-    await pilot.press("s", "down", "down", "enter")  # step 2: skip, "superseded"
+    assert app.pane.run.step_states[0].evidence_ref == OP_ID
+    await press(pilot, "a")  # done, verified
+    await press(pilot, "s", "down", "enter")  # step 2: its declared reasons; "superseded"
     await pilot.pause()
     assert states(app) == ["done", "skipped", "pending"]
-    await pilot.press("e", "down", "enter")  # step 3: the document's post_sha256
-    await pilot.press("a", "a")  # in progress, then done without approval
+    await press(pilot, "e", "down", "enter")  # step 3: the document's post_sha256
+    await press(pilot, "a", "a")  # in progress, then done without approval
     await pilot.pause()
     assert app.pane.last_status.startswith("✗ FLOW_VERIFICATION_UNSATISFIED")
 
@@ -107,10 +115,10 @@ async def drive_manual_run(pilot: Pilot[None]) -> None:
 async def finish_manual_run(pilot: Pilot[None]) -> None:
     app = pilot.app
     assert isinstance(app, PaneApp)
-    await pilot.press("v")  # the human approves the evidence
+    await press(pilot, "v")  # the human approves the evidence
     await pilot.pause()
-    assert app.pane.run["status"] == "done"
-    await pilot.press("r", *"Weekly review outcome", "enter")
+    assert app.pane.run.status == "done"
+    await press(pilot, "r", *"Weekly review outcome", "enter")
     await pilot.pause()
     assert app.pane.last_status.startswith("Proposal prop_")
 
@@ -122,14 +130,14 @@ async def test_pane_drives_a_whole_manual_run_by_keyboard(tmp_path, clock, pinne
         await drive_manual_run(pilot)
         await finish_manual_run(pilot)
         run = app.pane.run
-        assert run["step_states"][2] == {
+        assert run.step_states[2].to_json() == {
             "step_id": "flow_weekly_review#3",
             "status": "done",
             "evidence_ref": POST,
             "verified": True,
         }
         ctx = app.pane.ctx
-        assert get_run(ctx, {"run_id": run["run_id"]})["run"] == run
+        assert get_run(ctx, {"run_id": run.run_id})["run"] == run.to_json()
         proposals = ctx.store.connection().execute("SELECT kind, status FROM proposals").fetchall()
         assert [tuple(p) for p in proposals] == [("flow_run_outcome", "pending")]
 
@@ -137,23 +145,23 @@ async def test_pane_drives_a_whole_manual_run_by_keyboard(tmp_path, clock, pinne
 async def drive_automatable_run(pilot: Pilot[None]) -> None:
     app = pilot.app
     assert isinstance(app, PaneApp)
-    await pilot.press("n", "enter")  # flow_lead_import sorts first
+    await press(pilot, "n", "enter")  # flow_lead_import sorts first
     await pilot.pause()
-    assert app.pane.run["flow_id"] == "flow_lead_import"
-    await pilot.press("x")  # no consent held yet
+    assert app.pane.run.flow_id == "flow_lead_import"
+    await press(pilot, "x")  # no consent held yet
     await settle(pilot)
     assert app.pane.last_status.startswith("✗ FLOW_EXECUTION_CONSENT_REQUIRED (403)")
-    await pilot.press("c", "enter", "enter")  # default cap and ttl
+    await press(pilot, "c", "enter", "enter")  # default cap and ttl
     await pilot.pause()
     assert app.pane.last_status.startswith("Consent held for run_")
-    await pilot.press("X")  # dry run: gates only, nothing runs
+    await press(pilot, "X")  # dry run: gates only, nothing runs
     await settle(pilot)
     assert app.pane.last_status.startswith("Dry run: every gate passes")
-    await pilot.press("x")
+    await press(pilot, "x")
     await settle(pilot)
     assert app.pane.last_status == "Execution completed: 3 units on local_default"
     assert states(app) == ["done", "pending", "pending"]
-    await pilot.press("x")  # step 2 is automatable but human_review: never auto-verified
+    await press(pilot, "x")  # step 2 is automatable but human_review: never auto-verified
     await settle(pilot)
     assert states(app) == ["done", "in_progress", "pending"]
 
@@ -165,15 +173,15 @@ async def test_pane_drives_a_whole_automatable_run_by_keyboard(
     app = PaneApp(root, doc)
     async with app.run_test(size=SIZE) as pilot:
         await drive_automatable_run(pilot)
-        await pilot.press("v")
+        await press(pilot, "v")
         await pilot.pause()
         assert states(app) == ["done", "done", "pending"]
-        await pilot.press("x")  # step 3 is agent_assisted
+        await press(pilot, "x")  # step 3 is agent_assisted
         await settle(pilot)
         assert app.pane.last_status.startswith("✗ FLOW_STEP_NOT_AUTOMATABLE (400)")
-        await pilot.press("a", "e", "down", "enter", "a")  # manual path, with a hash pointer
+        await press(pilot, "a", "e", "down", "enter", "a")  # manual path, with a hash pointer
         await pilot.pause()
-        assert app.pane.run["status"] == "done"
+        assert app.pane.run.status == "done"
     assert len(fake_lane.calls) == 2
 
 
@@ -183,7 +191,7 @@ async def test_pane_shows_the_disabled_gate_code(tmp_path, clock, pinned_ids):
     messages: list[Any] = []
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         assert "writes off" in str(app.pane.query_one("#flow-header").render())
-        await pilot.press("n", "enter")
+        await press(pilot, "n", "enter")
         await pilot.pause()
         assert app.pane.last_status == (
             "✗ FLOW_RUN_WRITES_DISABLED (403) run writes are disabled in this workspace"
@@ -199,16 +207,16 @@ async def test_keys_act_on_the_cursor_step_and_refuse_out_of_order(tmp_path, clo
     root, doc = workspace_with_document(tmp_path)
     app = PaneApp(root, doc)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("n", "down", "enter")
-        await pilot.press("down", "a")  # the cursor on step 2, not the frontier
+        await press(pilot, "n", "down", "enter")
+        await press(pilot, "down", "a")  # the cursor on step 2, not the frontier
         await pilot.pause()
         assert app.pane.last_status.startswith("✗ FLOW_STEP_OUT_OF_ORDER (409)")
-        await pilot.press("up", "b")  # a refusal leaves the cursor; back to the frontier
+        await press(pilot, "up", "b")  # a refusal leaves the cursor; back to the frontier
         await pilot.pause()
-        assert app.pane.run["status"] == "blocked"
-        await pilot.press("b")
+        assert app.pane.run.status == "blocked"
+        await press(pilot, "b")
         await pilot.pause()
-        assert app.pane.run["status"] == "in_progress"
+        assert app.pane.run.status == "in_progress"
 
 
 # -------------------------------------------------------------------------- snapshots
@@ -242,7 +250,7 @@ def test_snapshot_automatable_run_after_execute(snap_compare, tmp_path, clock, p
 
 def test_snapshot_skip_reason_dialog(snap_compare, tmp_path, clock, pinned_ids):
     async def run_before(pilot: Pilot[None]) -> None:
-        await pilot.press("n", "down", "enter", "s")
+        await press(pilot, "n", "down", "enter", "s")
         await pilot.pause()
 
     assert snap_compare(snapshot_app(tmp_path), terminal_size=SIZE, run_before=run_before)
