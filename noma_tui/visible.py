@@ -8,6 +8,7 @@ terminal would print those as ``\\udcff`` or garbage; the panes show each as a m
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from rich.style import Style
@@ -52,7 +53,7 @@ def _pieces(text: Text) -> list[tuple[str, Style | str | None]]:
         {0, len(plain_text), *(s.start for s in text.spans), *(s.end for s in text.spans)}
     )
     out: list[tuple[str, Style | str | None]] = []
-    for start, end in zip(cuts, cuts[1:], strict=False):
+    for start, end in itertools.pairwise(cuts):
         styles = [s.style for s in text.spans if s.start <= start and s.end >= end]
         style: Style | str | None = styles[-1] if styles else (text.style or None)
         out.append((plain_text[start:end], style))

@@ -20,6 +20,7 @@ store is opened lazily (`noma_tui.flow_store`): nothing is written until a run i
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable
 from pathlib import Path
