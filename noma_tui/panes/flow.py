@@ -272,10 +272,8 @@ class FlowFrontierPane(Vertical):
         except Exception as exc:  # reported like a refusal; the pane stays usable
             result = exc
         finally:
-            try:
+            with contextlib.suppress(Exception):  # release is best effort
                 ctx.store.release()
-            except Exception:
-                pass
         self.post_message(self.Done(then, result))
 
     def on_flow_frontier_pane_done(self, message: FlowFrontierPane.Done) -> None:
