@@ -50,6 +50,7 @@ from .messages import (
     PatchDone,
     Pending,
     ProofReady,
+    RevertReady,
     TranscriptLoaded,
 )
 from .palette import Palette
@@ -106,6 +107,9 @@ class WorkbenchApp(App[None]):
         self._after_load: list[Callable[[LoadedDocument], None]] = []
         self._select_after_load: str | None = None
         self._inflight: Pending | None = None
+        # Every version of the open documents this session has seen, by sha256: the
+        # pre-states undo needs (core.noma.revert). Bounded; the oldest go first.
+        self.versions: dict[str, str] = {}
         self._main = MainScreen()
         # Published whenever the drift of the open edits may have changed; editor screens
         # subscribe (attributes down, signals across) instead of the app walking its stack.
@@ -182,6 +186,7 @@ class WorkbenchApp(App[None]):
             return
         previous = self.loaded
         self.loaded = loaded
+        self._remember(loaded)
         select = self._select_after_load
         self._select_after_load = None
         unchanged = (
@@ -316,6 +321,8 @@ class WorkbenchApp(App[None]):
         title: str | None = None,
         danger: bool = False,
         select_id: str | None = None,
+        parent_op_id: str | None = None,
+        reason_prefix: str | None = None,
     ) -> None:
         """Show the proof for ``ops``; apply them if the writer confirms."""
         if self.doc_path is None:
@@ -331,6 +338,8 @@ class WorkbenchApp(App[None]):
             editor,
             danger,
             select_id=select_id or _selection_after(ops),
+            parent_op_id=parent_op_id,
+            reason_prefix=reason_prefix,
         )
         self._inflight = pending
         self.main.status.message = "preparing the proof…"
@@ -338,11 +347,15 @@ class WorkbenchApp(App[None]):
 
     def _request(self, pending: Pending) -> PatchRequest:
         session = pending.session
+        reason = pending.reason
+        if pending.reason_prefix:
+            reason = f"{pending.reason_prefix}: {reason}" if reason else pending.reason_prefix
         return PatchRequest(
             ops=[session.stamp(op) for op in pending.ops],
             actor=self.actor,
-            reason=pending.reason,
+            reason=reason,
             base_sha256=session.base_sha256,
+            parent_op_id=pending.parent_op_id,
         )
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="proof")
@@ -469,6 +482,126 @@ class WorkbenchApp(App[None]):
         if event.worker.group in ("proof", "apply") and self._inflight is not None:
             self._drop(self._inflight)
 
+    # -- undo / redo -----------------------------------------------------------------------------
+
+    MAX_VERSIONS = 64
+
+    def _remember(self, loaded: LoadedDocument) -> None:
+        self.versions.pop(loaded.sha256, None)
+        self.versions[loaded.sha256] = loaded.source.text
+        while len(self.versions) > self.MAX_VERSIONS:
+            self.versions.pop(next(iter(self.versions)))
+
+    def own_records(self) -> list[dict[str, Any]]:
+        """This actor's applied records in the open document, oldest first."""
+        snapshot = self.transcript
+        if snapshot is None or snapshot.path != transcript_path(self.doc_path or Path()):
+            return []
+        actor = {"kind": self.actor.kind, "name": self.actor.name}
+        return [
+            row.record
+            for row in snapshot.rows
+            if row.record is not None
+            and row.problem is None
+            and row.record.get("patch_result") == "applied"
+            and row.record.get("pre_sha256") != row.record.get("post_sha256")
+            and isinstance(row.record.get("actor"), dict)
+            and {k: row.record["actor"].get(k) for k in ("kind", "name")} == actor
+        ]
+
+    def undo_target(self) -> dict[str, Any] | None:
+        """The latest edit of this actor here that is not a revert and not reverted."""
+        own = self.own_records()
+        reverted = {r.get("parent_op_id") for r in own if _is_kind(r, "revert")}
+        for record in reversed(own):
+            if not _is_kind(record, "revert") and record.get("op_id") not in reverted:
+                return record
+        return None
+
+    def redo_target(self) -> dict[str, Any] | None:
+        """The latest revert of this actor not yet redone, if no new edit came after it."""
+        own = self.own_records()
+        redone = {r.get("parent_op_id") for r in own if _is_kind(r, "redo")}
+        for record in reversed(own):
+            if _is_kind(record, "revert"):
+                if record.get("op_id") not in redone:
+                    return record
+                continue
+            if not _is_kind(record, "redo"):
+                return None  # a new edit since: nothing to redo
+        return None
+
+    def revert(self, record: dict[str, Any], kind: str = "revert") -> None:
+        """Show the proof of reverting ``record`` (a redo reverts a revert)."""
+        loaded = self.loaded
+        if loaded is None or self.doc_path is None:
+            return
+        pre = self.versions.get(str(record.get("pre_sha256")))
+        if pre is None:
+            self.notify(
+                f"The version before this edit ({str(record.get('pre_sha256'))[:8]}) was not "
+                "seen by this session, so its inverse cannot be computed. Undo works for edits "
+                "made (or watched) since the document was opened.",
+                title="revert_pre_state_unknown",
+                severity="error",
+                timeout=10,
+            )
+            return
+        self.main.status.message = f"preparing the {kind}…"
+        self.start_revert(record, kind, pre, loaded.source.text)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="revert")
+    def start_revert(self, record: dict[str, Any], kind: str, pre: str, current: str) -> None:
+        from core.noma.revert import RevertError, inverse
+
+        result: Any
+        try:
+            result = inverse(record, pre, current)
+        except RevertError as exc:
+            result = exc
+        self.post_message(RevertReady(record, kind, result))
+
+    @guarded
+    def on_revert_ready(self, message: RevertReady) -> None:
+        from core.noma.revert import RevertError
+
+        self.main.status.message = ""
+        result, record = message.result, message.record
+        what = f"{message.kind} of {_op_line(record)}"
+        if isinstance(result, RevertError):
+            hint = ""
+            if result.code == SHA_MISMATCH:
+                hint = " Nothing was written."
+            self.notify(result.message + hint, title=result.code, severity="error", timeout=10)
+            return
+        loaded = self.loaded
+        if loaded is None:
+            return
+        session = EditSession(message.kind, result.target, loaded.sha256, None)
+        self.propose(
+            session,
+            result.ops,
+            title=f"{what.capitalize()} → {result.summary}",
+            parent_op_id=result.op_id or None,
+            reason_prefix=f"{message.kind} {result.op_id}",
+        )
+
+    @guarded
+    def action_undo(self) -> None:
+        record = self.undo_target()
+        if record is None:
+            self.notify("No edit of yours in this document to undo.", title="undo")
+            return
+        self.revert(record, "revert")
+
+    @guarded
+    def action_redo(self) -> None:
+        record = self.redo_target()
+        if record is None:
+            self.notify("Nothing to redo (or a new edit came after the undo).", title="redo")
+            return
+        self.revert(record, "redo")
+
     # -- app actions ---------------------------------------------------------------------------
 
     @guarded
@@ -511,6 +644,22 @@ class WorkbenchApp(App[None]):
             self.notify(main.why_not(action), title="not available", severity="warning")
             return
         self.call_later(main.run_action, action)
+
+
+def _is_kind(record: dict[str, Any], kind: str) -> bool:
+    """A revert or redo record: the app writes its reason as ``"<kind> <op_id>[: ...]"``."""
+    reason = record.get("reason")
+    return (
+        bool(record.get("parent_op_id"))
+        and isinstance(reason, str)
+        and (reason == kind or reason.startswith(kind + " ") or reason.startswith(kind + ":"))
+    )
+
+
+def _op_line(record: dict[str, Any]) -> str:
+    from .history import op_summary
+
+    return op_summary(record.get("op"))
 
 
 def _selection_after(ops: list[dict[str, Any]]) -> str | None:

@@ -67,6 +67,14 @@ EDIT_ACTIONS: tuple[ActionSpec, ...] = (
                "update_table_cell"),
 )  # fmt: skip
 
+HISTORY = "Undo"
+HISTORY_ACTIONS: tuple[ActionSpec, ...] = (
+    ActionSpec("edit.undo", "undo", "u,ctrl+z", "Undo", "Undo: revert your latest edit in "
+               "this document (shown as a proof, recorded as a new edit)", HISTORY),
+    ActionSpec("edit.redo", "redo", "U", "Redo", "Redo: re-apply the edit you last undid",
+               HISTORY, footer=False),
+)  # fmt: skip
+
 NAVIGATION_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("focus.files", "focus_pane('files')", "f", "Files", "Focus the file list",
                NAVIGATE, footer=False),
@@ -122,7 +130,7 @@ APP_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("app.quit", "quit_app", "q", "Quit", "Quit the workbench", APP),
 )  # fmt: skip
 
-SCREEN_ACTIONS = EDIT_ACTIONS + NAVIGATION_ACTIONS
+SCREEN_ACTIONS = EDIT_ACTIONS + HISTORY_ACTIONS + NAVIGATION_ACTIONS
 ALL_ACTIONS = SCREEN_ACTIONS + FLOW_ACTIONS + APP_ACTIONS
 BY_ACTION = {spec.action: spec for spec in SCREEN_ACTIONS + APP_ACTIONS}
 FLOW_BY_ACTION = {spec.action: spec for spec in FLOW_ACTIONS}

@@ -35,6 +35,8 @@ class Pending:
     danger: bool = False
     reason: str | None = None
     select_id: str | None = None
+    parent_op_id: str | None = None  # a revert / redo: the record it reverts
+    reason_prefix: str | None = None  # "revert <op_id>": always first in the reason
 
 
 class DocumentLoaded(Message):
@@ -106,3 +108,13 @@ class EditProposed(Message):
         self.session = session
         self.ops = ops
         self.editor = editor
+
+
+class RevertReady(Message):
+    """The inverse of a record was computed (or refused with a code)."""
+
+    def __init__(self, record: dict[str, Any], kind: str, result: Any) -> None:
+        super().__init__()
+        self.record = record
+        self.kind = kind  # "revert" or "redo"
+        self.result = result  # core.noma.revert.Revert, or a RevertError

@@ -25,7 +25,7 @@ from core.noma.patch.errors import PatchError
 from .. import ops
 from ..document import ROOT, LoadedDocument
 from ..errors import guarded
-from ..keys import BY_ACTION, EDIT_ACTIONS, SCREEN_ACTIONS
+from ..keys import BY_ACTION, EDIT_ACTIONS, HISTORY_ACTIONS, SCREEN_ACTIONS
 from ..ops import parse_attr_value, show_attr_value
 from ..panes.block_view import BlockView
 from ..panes.diagnostics import DiagnosticsPane
@@ -60,7 +60,7 @@ PANES = {
     "flow": "#flow-pane",
 }
 
-DOCUMENT_ONLY = frozenset({spec.action for spec in EDIT_ACTIONS} | {"copy_ref"})
+DOCUMENT_ONLY = frozenset({spec.action for spec in EDIT_ACTIONS + HISTORY_ACTIONS} | {"copy_ref"})
 """Actions on the selected document block: inactive while the flow pane has focus, so its
 keys (and any key it does not use, like d or y) never reach a document block."""
 
@@ -194,7 +194,21 @@ class MainScreen(Screen[None]):
     def on_transcript_pane_show_record(self, event: TranscriptPane.ShowRecord) -> None:
         from .record import RecordScreen
 
-        self.app.push_screen(RecordScreen(event.row))
+        record = event.row.record
+
+        def chosen(action: str | None) -> None:
+            if action == "revert" and record is not None:
+                self.workbench.revert(record, "revert")
+
+        self.app.push_screen(RecordScreen(event.row), chosen)
+
+    @guarded
+    def action_undo(self) -> None:
+        self.workbench.action_undo()
+
+    @guarded
+    def action_redo(self) -> None:
+        self.workbench.action_redo()
 
     @guarded
     def on_file_list_open(self, event: FileList.Open) -> None:
@@ -253,6 +267,11 @@ class MainScreen(Screen[None]):
         if action in DOCUMENT_ONLY and self.flow_focused():
             return False
         spec = BY_ACTION.get(action)
+        if action in ("undo", "redo"):
+            loaded = self.workbench.loaded
+            if loaded is None or loaded.read_only or loaded.source.invalid_utf8_at is not None:
+                return None
+            return True
         if spec is None or spec.op is None:
             if action in ("copy_ref",):
                 return True if self.selected() is not None else None
