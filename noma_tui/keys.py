@@ -88,6 +88,17 @@ NAVIGATION_ACTIONS: tuple[ActionSpec, ...] = (
                "Focus the transcript", NAVIGATE, footer=False),
     ActionSpec("focus.flow", "focus_pane('flow')", "5", "Flow", "Focus the flow runs pane",
                NAVIGATE, footer=False),
+    ActionSpec("search.filter", "filter", "slash", "Filter", "Search / filter the focused "
+               "list: the tree by id, alias, title or text; the transcript by actor, op or "
+               "result; the diagnostics by code or message", NAVIGATE),
+    ActionSpec("search.clear", "clear_filter", "escape", "Clear", "Clear the filter (Esc)",
+               NAVIGATE, footer=False),
+    ActionSpec("diagnostics.severity", "cycle_severity", "S", "Severity", "Diagnostics: one "
+               "severity at a time (all → error → warning → info)", NAVIGATE, footer=False),
+    ActionSpec("nav.down", "cursor('down')", "j", "Down", "Move down in the focused list",
+               NAVIGATE, footer=False),
+    ActionSpec("nav.up", "cursor('up')", "k", "Up", "Move up in the focused list", NAVIGATE,
+               footer=False),
     ActionSpec("go.id", "goto_id", "g", "Go to", "Go to a block by id or alias", NAVIGATE,
                footer=False),
     ActionSpec("copy.ref", "copy_ref", "y", "Copy", "Copy the block's id and hash (also "
@@ -139,7 +150,13 @@ BY_ID = {spec.id: spec for spec in ALL_ACTIONS}
 
 def display_key(key: str) -> str:
     """``f1,question_mark`` -> ``F1 / ?`` for the help screen."""
-    names = {"question_mark": "?", "ctrl": "^", "escape": "Esc", "enter": "Enter"}
+    names = {
+        "question_mark": "?",
+        "ctrl": "^",
+        "escape": "Esc",
+        "enter": "Enter",
+        "slash": "/",
+    }
     out = []
     for part in key.split(","):
         part = part.strip()

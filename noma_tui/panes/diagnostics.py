@@ -11,10 +11,11 @@ from rich.text import Text
 from textual.message import Message
 from textual.widgets import DataTable
 
-from ..document import LoadedDocument
+from ..document import DiagnosticRow, LoadedDocument
 from ..palette import DEFAULT_PALETTE, SEVERITY_GLYPH, SEVERITY_WORD, Palette
 
 MAX_ROWS = 2000
+SEVERITY_LEVELS = (None, "error", "warning", "info")  # `S` cycles: all, then one severity
 
 
 class DiagnosticsPane(DataTable[Text | str]):
@@ -35,6 +36,8 @@ class DiagnosticsPane(DataTable[Text | str]):
         self.palette: Palette = DEFAULT_PALETTE
         self.loaded: LoadedDocument | None = None
         self._blocks: list[int | None] = []
+        self.severity: str | None = None  # only this severity (None: all)
+        self.filter_text = ""  # `/`: code, message, id or severity contains it
 
     def on_mount(self) -> None:
         self.add_column("severity", width=8, key="sev")
@@ -43,21 +46,50 @@ class DiagnosticsPane(DataTable[Text | str]):
         self.add_column("id", width=18, key="id")
         self.add_column("message", key="message")
 
-    def show(self, loaded: LoadedDocument) -> None:
+    def _rows(self, loaded: LoadedDocument) -> list[DiagnosticRow]:
+        needle = self.filter_text.lower()
+        out = []
+        for row in loaded.diagnostics:
+            d = row.diagnostic
+            if self.severity is not None and d.severity != self.severity:
+                continue
+            if needle:
+                hay = f"{d.severity}\n{d.code}\n{d.message}\n{d.node_id or ''}".lower()
+                if needle not in hay:
+                    continue
+            out.append(row)
+        return out
+
+    def set_filter(self, text: str) -> int:
+        self.filter_text = text.strip()
+        if self.loaded is not None:
+            self.show(self.loaded, force=True)
+        return self.row_count
+
+    def cycle_severity(self) -> str | None:
+        index = SEVERITY_LEVELS.index(self.severity)
+        self.severity = SEVERITY_LEVELS[(index + 1) % len(SEVERITY_LEVELS)]
+        if self.loaded is not None:
+            self.show(self.loaded, force=True)
+        return self.severity
+
+    def show(self, loaded: LoadedDocument, *, force: bool = False) -> None:
         same = (
-            self.loaded is not None
+            not force
+            and self.loaded is not None
             and self.loaded.path == loaded.path
             and [r.diagnostic for r in self.loaded.diagnostics]
             == [r.diagnostic for r in loaded.diagnostics]
         )
         self.loaded = loaded
-        self._blocks = [r.block for r in loaded.diagnostics[:MAX_ROWS]]
+        rows = self._rows(loaded)[:MAX_ROWS]
+        self._blocks = [r.block for r in rows]
         if same:
             return
         cursor = self.cursor_row
         self.clear()
         p = self.palette
-        for row in loaded.diagnostics[:MAX_ROWS]:
+        for row in rows:
             d = row.diagnostic
             style = p.severity(d.severity)
             sev = Text(f"{SEVERITY_GLYPH[d.severity]} {SEVERITY_WORD[d.severity]}", style=style)
@@ -73,6 +105,15 @@ class DiagnosticsPane(DataTable[Text | str]):
         self.border_subtitle = f"{errors} error · {warnings} warn · {infos} info"
         if len(loaded.diagnostics) > MAX_ROWS:
             self.border_subtitle += f" (first {MAX_ROWS} shown)"
+        shown = []
+        if self.severity is not None:
+            shown.append(f"{self.severity} only")
+        if self.filter_text:
+            shown.append(f"/{self.filter_text}")
+        if shown:
+            self.border_subtitle = f"{' · '.join(shown)} · {len(rows)} shown · " + (
+                self.border_subtitle
+            )
 
     def redraw(self) -> None:
         """Re-style after a theme change."""

@@ -31,7 +31,9 @@ class TranscriptPane(DataTable[Text | str]):
         super().__init__(id=id, cursor_type="row", zebra_stripes=False)
         self.palette: Palette = DEFAULT_PALETTE
         self.rows_shown: list[TranscriptRow] = []
+        self.shown_rows: list[TranscriptRow] = []  # the rows in the table (after the filter)
         self.snapshot: TranscriptSnapshot | None = None
+        self.filter_text = ""  # `/`: actor, op or result contains it
 
     def on_mount(self) -> None:
         self.add_column("time (UTC)", width=14, key="time")
@@ -52,13 +54,16 @@ class TranscriptPane(DataTable[Text | str]):
             and len(new) >= len(old)
             and all(a.raw == b.raw for a, b in zip(old, new, strict=False))
         )
-        if not prefix_ok:
+        if not prefix_ok or self.filter_text:
             self.clear()
             self.rows_shown = []
+            self.shown_rows = []
             old = []
         added = new[len(old) :]
         for row in added:
-            self._add(row)
+            if self._passes(row):
+                self._add(row)
+                self.shown_rows.append(row)
         self.rows_shown = list(new)
         if added and self.row_count:
             self.move_cursor(row=self.row_count - 1, animate=False)
@@ -72,7 +77,26 @@ class TranscriptPane(DataTable[Text | str]):
         drift = Text("DRIFT", style=p.drift) if row.drift else Text("")
         self.add_row(row.time, drift, row.actor, row.op, result, row.shas, key=str(row.number))
 
+    def _passes(self, row: TranscriptRow) -> bool:
+        if not self.filter_text:
+            return True
+        return self.filter_text.lower() in f"{row.actor}\n{row.op}\n{row.result}".lower()
+
+    def set_filter(self, text: str) -> int:
+        """Show only records whose actor, op or result contains ``text``; returns how many."""
+        self.filter_text = text.strip()
+        if self.snapshot is not None:
+            snapshot, self.snapshot = self.snapshot, None
+            self.rows_shown = []
+            self.show(snapshot)
+        return len(self.shown_rows)
+
     def _subtitle(self, snapshot: TranscriptSnapshot) -> None:
+        if self.filter_text:
+            self.border_subtitle = (
+                f"/{self.filter_text} · {len(self.shown_rows)} of {len(snapshot.rows)} record(s)"
+            )
+            return
         if not snapshot.exists:
             self.border_subtitle = "no transcript yet"
             return
@@ -93,5 +117,5 @@ class TranscriptPane(DataTable[Text | str]):
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
         row = event.cursor_row
-        if 0 <= row < len(self.rows_shown):
-            self.post_message(self.ShowRecord(self, self.rows_shown[row]))
+        if 0 <= row < len(self.shown_rows):
+            self.post_message(self.ShowRecord(self, self.shown_rows[row]))

@@ -16,7 +16,8 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Tree
+from textual.timer import Timer
+from textual.widgets import Footer, Header, Input, Tree
 
 from core.noma.ids import index
 from core.noma.nodes import Directive, Section
@@ -25,6 +26,7 @@ from core.noma.patch.errors import PatchError
 from .. import ops
 from ..document import ROOT, LoadedDocument
 from ..errors import guarded
+from ..keyorder import OrderedInput
 from ..keys import BY_ACTION, EDIT_ACTIONS, HISTORY_ACTIONS, SCREEN_ACTIONS
 from ..ops import parse_attr_value, show_attr_value
 from ..panes.block_view import BlockView
@@ -71,6 +73,8 @@ class MainScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self._footer_signature: tuple[bool | None, ...] = ()
+        self.filter_target = "tree"  # the pane the `/` bar filters
+        self._filter_timer: Timer | None = None
 
     @property
     def workbench(self) -> WorkbenchApp:
@@ -83,6 +87,7 @@ class MainScreen(Screen[None]):
                 yield FileList(id="files")
                 yield FlowFrontierPane(self.workbench.workspace)
             with Vertical(id="work"):
+                yield OrderedInput(id="filter", classes="-hidden")
                 with Horizontal(id="upper"):
                     yield DocumentTree(id="tree")
                     yield BlockView(id="block")
@@ -265,6 +270,8 @@ class MainScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in DOCUMENT_ONLY and self.flow_focused():
+            return False
+        if action in ("filter", "clear_filter") and self.flow_focused():
             return False
         spec = BY_ACTION.get(action)
         if action in ("undo", "redo"):
@@ -636,6 +643,97 @@ class MainScreen(Screen[None]):
             focus_steps()
         else:
             widget.focus()
+
+    # -- search and filters ------------------------------------------------------------
+
+    FILTER_HINTS: ClassVar[dict[str, str]] = {
+        "tree": "filter the document: id, alias, title or text · enter keep · esc clear",
+        "transcript": "filter the transcript: actor, op or result · enter keep · esc clear",
+        "diagnostics": "filter the diagnostics: code, message or id · enter keep · esc clear",
+    }
+
+    def _filter_pane(self, target: str) -> Any:
+        return {"tree": self.doc_tree, "transcript": self.transcript,
+                "diagnostics": self.diagnostics}[target]  # fmt: skip
+
+    @property
+    def filter_bar(self) -> Input:
+        return self.query_one("#filter", Input)
+
+    @guarded
+    def action_filter(self) -> None:
+        focused = self.focused
+        if isinstance(focused, TranscriptPane):
+            self.filter_target = "transcript"
+        elif isinstance(focused, DiagnosticsPane):
+            self.filter_target = "diagnostics"
+        elif focused is not self.filter_bar:
+            self.filter_target = "tree"
+        bar = self.filter_bar
+        bar.placeholder = self.FILTER_HINTS[self.filter_target]
+        bar.value = self._filter_pane(self.filter_target).filter_text
+        bar.remove_class("-hidden")
+        self.set_focus(bar)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id != "filter":
+            return
+        event.stop()
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        value = event.value
+        self._filter_timer = self.set_timer(0.12, lambda: self._apply_filter(value))
+
+    def _apply_filter(self, value: str) -> None:
+        count = self._filter_pane(self.filter_target).set_filter(value)
+        if value.strip():
+            self.status.message = f"/{value.strip()}: {count} shown"
+        else:
+            self.status.message = ""
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id != "filter":
+            return
+        event.stop()
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        self._apply_filter(event.value)
+        bar = self.filter_bar
+        bar.add_class("-hidden")
+        self._filter_pane(self.filter_target).focus()
+
+    @guarded
+    def action_clear_filter(self) -> None:
+        bar = self.filter_bar
+        in_bar = self.focused is bar
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        target = self.filter_target
+        if not in_bar:
+            focused = self.focused
+            target = next(
+                (name for name in ("tree", "transcript", "diagnostics")
+                 if self._filter_pane(name) is focused),
+                "",
+            )  # fmt: skip
+            if not target or not self._filter_pane(target).filter_text:
+                return
+        self._filter_pane(target).set_filter("")
+        bar.value = ""
+        bar.add_class("-hidden")
+        self.status.message = ""
+        self._filter_pane(target).focus()
+
+    @guarded
+    def action_cycle_severity(self) -> None:
+        severity = self.diagnostics.cycle_severity()
+        self.notify(f"Diagnostics: {severity or 'all'} shown", timeout=2)
+
+    @guarded
+    def action_cursor(self, direction: str) -> None:
+        move = getattr(self.focused, f"action_cursor_{direction}", None)
+        if callable(move):
+            move()
 
     @guarded
     def action_goto_id(self) -> None:

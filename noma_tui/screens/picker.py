@@ -16,7 +16,9 @@ from textual.widgets.option_list import Option
 
 class PickerScreen(ModalScreen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="picker.cancel")
+        Binding("escape", "cancel", "Cancel", id="picker.cancel"),
+        Binding("j", "move('down')", "Down", id="picker.down", show=False),
+        Binding("k", "move('up')", "Up", id="picker.up", show=False),
     ]
 
     def __init__(self, title: str, choices: list[tuple[str, str]], detail: str = "") -> None:
@@ -45,6 +47,13 @@ class PickerScreen(ModalScreen[str | None]):
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         self.dismiss(event.option.id)
+
+    def action_move(self, direction: str) -> None:
+        options = self.query_one("#choices", OptionList)
+        if direction == "down":
+            options.action_cursor_down()
+        else:
+            options.action_cursor_up()
 
     def action_cancel(self) -> None:
         self.dismiss(None)
