@@ -482,6 +482,27 @@ class WorkbenchApp(App[None]):
         if event.worker.group in ("proof", "apply") and self._inflight is not None:
             self._drop(self._inflight)
 
+    # -- empty and new documents -----------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="apply")
+    def write_first_content(self, loaded: LoadedDocument, text: str) -> None:
+        from .newdoc import write_first_content
+
+        write_first_content(loaded.path, loaded.sha256, text)
+        self.call_from_thread(self._written, loaded.path, f"First content of {loaded.name}")
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="apply")
+    def create_document(self, name: str, text: str) -> None:
+        from .newdoc import create_document
+
+        path = create_document(self.workspace.root, name, text)
+        self.call_from_thread(self._written, path, f"Created {path.name}")
+
+    def _written(self, path: Path, note: str) -> None:
+        self.notify(note, title="Written", timeout=4)
+        self.refresh_files()
+        self.open_document(path)
+
     # -- undo / redo -----------------------------------------------------------------------------
 
     MAX_VERSIONS = 64

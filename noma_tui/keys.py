@@ -78,6 +78,8 @@ HISTORY_ACTIONS: tuple[ActionSpec, ...] = (
 NAVIGATION_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("focus.files", "focus_pane('files')", "f", "Files", "Focus the file list",
                NAVIGATE, footer=False),
+    ActionSpec("file.new", "new_document", "N", "New file", "Create a new document from a "
+               "template", NAVIGATE, footer=False),
     ActionSpec("focus.tree", "focus_pane('tree')", "1", "Tree", "Focus the document tree",
                NAVIGATE, footer=False),
     ActionSpec("focus.block", "focus_pane('block')", "2", "Block", "Focus the block view",

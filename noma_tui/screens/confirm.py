@@ -20,20 +20,23 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("n,escape", "answer(False)", "No", id="confirm.no"),
     ]
 
-    def __init__(self, question: str, detail: str = "", *, yes: str = "Discard") -> None:
+    def __init__(
+        self, question: str, detail: str = "", *, yes: str = "Discard", no: str = "Keep editing"
+    ) -> None:
         super().__init__()
         self.question = question
         self.detail = detail
         self.yes = yes
+        self.no = no
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog confirm-dialog"):
             yield Static(self.question, classes="dialog-title")
             if self.detail:
-                yield Static(self.detail, id="confirm-detail")
+                yield Static(self.detail, id="confirm-detail", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.yes} (y)", id="yes", variant="error")
-                yield Button("Keep editing (n)", id="no", variant="primary")
+                yield Button(f"{self.no} (n)", id="no", variant="primary")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -28,6 +28,7 @@ from ..document import ROOT, LoadedDocument
 from ..errors import guarded
 from ..keyorder import OrderedInput
 from ..keys import BY_ACTION, EDIT_ACTIONS, HISTORY_ACTIONS, SCREEN_ACTIONS
+from ..newdoc import DOCUMENT_BY_NAME, DOCUMENT_TEMPLATES, NewDocumentError, check_name
 from ..ops import parse_attr_value, show_attr_value
 from ..panes.block_view import BlockView
 from ..panes.diagnostics import DiagnosticsPane
@@ -39,7 +40,8 @@ from ..panes.transcript import TranscriptPane
 from ..session import EditSession
 from ..tables import read_table
 from ..templates import BY_NAME, TEMPLATES
-from .form import Field, FormScreen
+from .confirm import ConfirmScreen
+from .form import Field, FormScreen, InputFormScreen
 from .picker import PickerScreen
 from .prompt import PromptScreen
 from .source_editor import SourceEditorScreen
@@ -47,6 +49,17 @@ from .table_grid import TableGridScreen
 
 if TYPE_CHECKING:
     from ..app import WorkbenchApp
+
+
+class NotAvailable(Exception):
+    """An action that cannot run here; the message says what to do instead."""
+
+    code = "not_available"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
 
 GENERAL_OPS = frozenset(
     {"replace_body", "update_attribute", "rename_id", "add_block", "delete_block", "add_comment"}
@@ -230,6 +243,9 @@ class MainScreen(Screen[None]):
         apply to this kind of block (hidden from the footer)."""
         loaded = self.workbench.loaded
         block = self.selected()
+        if loaded is not None and block is None and op in GENERAL_OPS:
+            # Runs, and says what to do: select a block, or (empty document) press n.
+            return True
         if loaded is None or block is None:
             return None if op in GENERAL_OPS else False
         if loaded.read_only or loaded.source.invalid_utf8_at is not None:
@@ -316,7 +332,14 @@ class MainScreen(Screen[None]):
     def _loaded_block(self) -> tuple[LoadedDocument, int]:
         loaded = self.workbench.loaded
         block = self.selected()
-        assert loaded is not None and block is not None
+        if loaded is None:
+            raise NotAvailable("No document is open.")
+        if block is None:
+            if not loaded.blocks:
+                raise NotAvailable(f"{loaded.name} is empty: press n to start it from a template.")
+            raise NotAvailable("Select a block in the document tree first (1, then j/k).")
+        if loaded.read_only or loaded.source.invalid_utf8_at is not None:
+            raise NotAvailable(self.why_not("edit_body"))
         return loaded, block
 
     @staticmethod
@@ -485,6 +508,10 @@ class MainScreen(Screen[None]):
 
     @guarded
     def action_add_block(self) -> None:
+        loaded = self.workbench.loaded
+        if loaded is not None and not loaded.blocks:
+            self._first_content(loaded)
+            return
         loaded, block = self._loaded_block()
         where = self._add_parent(loaded, block)
         assert where is not None
@@ -628,6 +655,73 @@ class MainScreen(Screen[None]):
                 cells,
                 cursor_blink=self._blink(),
             )
+        )
+
+    # -- empty and new documents ---------------------------------------------------------
+
+    def _template_picker(self, title: str, chosen: Any) -> None:
+        choices = [(t.name, f"{t.name:<10} {t.help}") for t in DOCUMENT_TEMPLATES]
+        self.app.push_screen(PickerScreen(title, choices), chosen)
+
+    def _first_content(self, loaded: LoadedDocument) -> None:
+        if loaded.read_only:
+            raise NotAvailable(self.why_not("add_block"))
+        title = Path(loaded.name).stem.replace("-", " ").replace("_", " ").capitalize()
+
+        def chosen(name: str | None) -> None:
+            if not name:
+                return
+            text = DOCUMENT_BY_NAME[name].render(title)
+
+            def answered(write: bool | None) -> None:
+                if write:
+                    self.workbench.write_first_content(loaded, text)
+
+            self.app.push_screen(
+                ConfirmScreen(
+                    f"{loaded.name} is empty: write this as its first content?",
+                    text + "\n(No patch op can add a top-level block, so the first content "
+                    "is written whole; every later edit is a recorded patch op.)",
+                    yes="Write",
+                    no="Cancel",
+                ),
+                answered,
+            )
+
+        self._template_picker(f"Start {loaded.name} from which template?", chosen)
+
+    @guarded
+    def action_new_document(self) -> None:
+        root = self.workbench.workspace.root
+
+        def check(values: dict[str, str]) -> str | None:
+            try:
+                check_name(root, values["name"])
+            except NewDocumentError as exc:
+                return exc.message
+            return None
+
+        def named(values: dict[str, str] | None) -> None:
+            if values is None:
+                return
+
+            def chosen(template: str | None) -> None:
+                if template:
+                    text = DOCUMENT_BY_NAME[template].render(values["title"])
+                    self.workbench.create_document(values["name"], text)
+
+            self._template_picker("New document from which template?", chosen)
+
+        self.app.push_screen(
+            InputFormScreen(
+                f"New document in {root.name}/",
+                [
+                    Field("name", "File name (.noma is added)", "", "notes.noma"),
+                    Field("title", "Title", "Untitled"),
+                ],
+                check,
+            ),
+            named,
         )
 
     # -- navigation ----------------------------------------------------------------------
