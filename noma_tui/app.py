@@ -40,6 +40,7 @@ from .document import load_document as read_loaded
 from .errors import error_code, error_text, guarded
 from .history import TranscriptSnapshot, load_transcript
 from .keys import ALL_ACTIONS, APP_ACTIONS, FLOW_ACTIONS, display_key
+from .merge import ConflictTexts, block_texts, merge3
 from .messages import (
     DiskChanged,
     DocumentLoaded,
@@ -446,32 +447,58 @@ class WorkbenchApp(App[None]):
             self.reload()
             return
 
-        def chosen(choice: Choice | None) -> None:
-            keep = choice != "reload"
+        def show(loaded: LoadedDocument) -> None:
+            texts = editor.conflict_texts(loaded) or self._block_texts(pending, loaded)
+            screen = ConflictScreen(SHA_MISMATCH, message, session.target, texts, self.palette)
 
-            def then(loaded: LoadedDocument) -> None:
-                if not session.rebase(loaded, keep_file_base=keep):
-                    self.notify(
-                        f"'{session.target}' is no longer in the document.",
-                        title="target_missing",
-                        severity="error",
-                    )
-                    editor.dismiss(None)
-                    return
-                if keep:
-                    editor.keep_editing(loaded)
-                    note = "Keep editing: your text now applies to the block as it is on disk."
-                else:
-                    editor.reload_block(loaded)
-                    note = "The block was reloaded from disk."
-                self._refresh_edit_state()
-                self.notify(note, timeout=4)
+            def chosen(choice: Choice | None) -> None:
+                self._resolve(pending, loaded, texts, choice or "back")
 
-            self._after_load.append(then)
-            if self.doc_path is not None:
-                self.start_load(self.doc_path, "conflict")
+            self.push_screen(screen, chosen)
 
-        self.push_screen(ConflictScreen(SHA_MISMATCH, message, session.target), chosen)
+        self._after_load.append(show)
+        if self.doc_path is not None:
+            self.start_load(self.doc_path, "conflict")
+
+    def _block_texts(self, pending: Pending, loaded: LoadedDocument) -> ConflictTexts:
+        session = pending.session
+        block = session.current_block(loaded)
+        theirs = loaded.block_text(block).replace("\r", "") if block is not None else ""
+        base_doc = self.versions.get(session.base_sha256)
+        return block_texts(base_doc, pending.ops, session.target, theirs or "(removed)")
+
+    def _resolve(
+        self, pending: Pending, loaded: LoadedDocument, texts: ConflictTexts, choice: Choice
+    ) -> None:
+        session, editor = pending.session, pending.editor
+        assert editor is not None
+        if choice == "back":
+            return  # the editor, its text untouched; the next apply meets the conflict again
+        if not session.rebase(loaded, keep_file_base=choice != "theirs"):
+            self.notify(
+                f"'{session.target}' is no longer in the document.",
+                title="target_missing",
+                severity="error",
+            )
+            editor.dismiss(None)
+            return
+        self._refresh_edit_state()
+        if choice == "theirs":
+            editor.reload_block(loaded)
+            self.notify("Took theirs: the editor shows the block as it is on disk.", timeout=4)
+        elif choice == "mine":
+            editor.keep_editing(loaded)
+            editor.action_submit()  # the proof, against theirs' block hash
+        else:
+            merged, conflicts = merge3(texts.base, texts.mine, texts.theirs)
+            editor.take_merge(merged, texts.theirs)
+            note = (
+                f"{conflicts} overlapping change(s) are marked <<<<<<< mine / >>>>>>> theirs: "
+                "settle them, then ctrl+s."
+                if conflicts
+                else "Merged both changes: check the text, then ctrl+s."
+            )
+            self.notify(note, title="merge", timeout=8)
 
     @guarded
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

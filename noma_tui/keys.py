@@ -101,6 +101,8 @@ NAVIGATION_ACTIONS: tuple[ActionSpec, ...] = (
                NAVIGATE, footer=False),
     ActionSpec("nav.up", "cursor('up')", "k", "Up", "Move up in the focused list", NAVIGATE,
                footer=False),
+    ActionSpec("view.zoom", "zoom", "z", "Zoom", "Zoom: maximise the focused pane (z or Esc "
+               "goes back)", NAVIGATE),
     ActionSpec("go.id", "goto_id", "g", "Go to", "Go to a block by id or alias", NAVIGATE,
                footer=False),
     ActionSpec("copy.ref", "copy_ref", "y", "Copy", "Copy the block's id and hash (also "

@@ -13,8 +13,16 @@ from textual.widgets import DataTable
 
 from ..document import DiagnosticRow, LoadedDocument
 from ..palette import DEFAULT_PALETTE, SEVERITY_GLYPH, SEVERITY_WORD, Palette
+from .columns import Col, fit
 
 MAX_ROWS = 2000
+COLUMNS = [
+    Col("sev", 8, 8),
+    Col("line", 4, 5),
+    Col("code", 12, 30),
+    Col("message", 16, None, weight=4),
+    Col("id", 8, 22),
+]
 SEVERITY_LEVELS = (None, "error", "warning", "info")  # `S` cycles: all, then one severity
 
 
@@ -43,8 +51,11 @@ class DiagnosticsPane(DataTable[Text | str]):
         self.add_column("severity", width=8, key="sev")
         self.add_column("line", width=4, key="line")
         self.add_column("code", width=30, key="code")
-        self.add_column("id", width=18, key="id")
         self.add_column("message", key="message")
+        self.add_column("id", width=18, key="id")
+
+    def on_resize(self) -> None:
+        fit(self, COLUMNS)
 
     def _rows(self, loaded: LoadedDocument) -> list[DiagnosticRow]:
         needle = self.filter_text.lower()
@@ -97,9 +108,10 @@ class DiagnosticsPane(DataTable[Text | str]):
             node_id = d.node_id or ""
             if not node_id and row.block is not None:
                 node_id = loaded.blocks[row.block].id or ""
-            self.add_row(sev, str(d.line) if d.line else "", code, node_id, d.message)
+            self.add_row(sev, str(d.line) if d.line else "", code, d.message, node_id)
         if self.row_count:
             self.move_cursor(row=min(cursor, self.row_count - 1), animate=False)
+        fit(self, COLUMNS)
         errors, warnings = loaded.count("error"), loaded.count("warning")
         infos = loaded.count("info")
         self.border_subtitle = f"{errors} error · {warnings} warn · {infos} info"

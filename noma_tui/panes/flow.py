@@ -164,6 +164,7 @@ class FlowFrontierPane(Vertical):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [spec.binding() for spec in FLOW_ACTIONS]
+    ALLOW_MAXIMIZE = True  # z zooms the whole pane, not one of its tables
 
     class Refused(Message):
         """The engine said no; `refusal` carries the §8 code and status."""

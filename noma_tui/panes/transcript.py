@@ -14,6 +14,17 @@ from textual.widgets import DataTable
 
 from ..history import TranscriptRow, TranscriptSnapshot
 from ..palette import DEFAULT_PALETTE, Palette
+from .columns import Col, fit
+
+# The op summary and the result matter most: they grow first; time and shas stay short.
+COLUMNS = [
+    Col("time", 14, 14),
+    Col("drift", 5, 5),
+    Col("actor", 8, 24),
+    Col("op", 16, None, weight=3),
+    Col("result", 10, 32, weight=2),
+    Col("sha", 8, 17),
+]
 
 
 class TranscriptPane(DataTable[Text | str]):
@@ -42,6 +53,9 @@ class TranscriptPane(DataTable[Text | str]):
         self.add_column("op", width=24, key="op")
         self.add_column("result", width=21, key="result")
         self.add_column("pre→post", width=17, key="sha")
+
+    def on_resize(self) -> None:
+        fit(self, COLUMNS)
 
     def show(self, snapshot: TranscriptSnapshot) -> int:
         """Show ``snapshot``; returns how many rows were appended (or added after a reset)."""

@@ -21,6 +21,7 @@ from textual.widgets import Footer, Static
 
 from ..document import LoadedDocument
 from ..keyorder import after_typed
+from ..merge import ConflictTexts
 from ..messages import EditClosed, EditOpened, EditProposed
 from ..session import EditSession
 from .confirm import ConfirmScreen
@@ -131,3 +132,10 @@ class EditScreen(ModalScreen[None]):
 
     def keep_editing(self, loaded: LoadedDocument) -> None:
         """Conflict resolved by keeping the user's text against the new block hash."""
+
+    def conflict_texts(self, loaded: LoadedDocument) -> ConflictTexts | None:
+        """Base / mine / theirs in the editor's own terms (None: the app shows the block)."""
+        return None
+
+    def take_merge(self, text: str, base: str) -> None:
+        """Conflict resolved by editing a merge: the editor now holds ``text``."""

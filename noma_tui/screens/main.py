@@ -82,6 +82,18 @@ keys (and any key it does not use, like d or y) never reach a document block."""
 
 class MainScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [spec.binding() for spec in SCREEN_ACTIONS]
+    # The layout adapts (themes/workbench.tcss): narrow/normal/wide by width, short/normal/
+    # tall by height, from 80x24 to 250x70.
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+        (0, "-narrow"),
+        (100, "-normal"),
+        (170, "-wide"),
+    ]
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+        (0, "-short"),
+        (28, "-mid"),
+        (48, "-tall"),
+    ]
 
     def __init__(self) -> None:
         super().__init__()
@@ -822,6 +834,19 @@ class MainScreen(Screen[None]):
     def action_cycle_severity(self) -> None:
         severity = self.diagnostics.cycle_severity()
         self.notify(f"Diagnostics: {severity or 'all'} shown", timeout=2)
+
+    @guarded
+    def action_zoom(self) -> None:
+        if self.maximized is not None:
+            self.minimize()
+            return
+        focused = self.focused
+        if focused is None:
+            return
+        target = focused
+        if self.flow_focused():
+            target = self.query_one("#flow-pane")
+        self.maximize(target, container=False)
 
     @guarded
     def action_cursor(self, direction: str) -> None:
