@@ -45,6 +45,9 @@ EDIT_ACTIONS: tuple[ActionSpec, ...] = (
                "replace_body"),
     ActionSpec("edit.source", "edit_source", "E", "Source", "Edit the block's whole source",
                EDIT, "replace_block", footer=False),
+    ActionSpec("edit.external", "external_editor", "ctrl+e", "$EDITOR", "Edit the block's "
+               "source in $VISUAL / $EDITOR (the proof follows)", EDIT, "replace_block",
+               footer=False),
     ActionSpec("edit.attribute", "set_attribute", "a", "Attr", "Set an attribute", EDIT,
                "update_attribute"),
     ActionSpec("edit.remove_attribute", "remove_attribute", "A", "Unset",
@@ -103,6 +106,8 @@ NAVIGATION_ACTIONS: tuple[ActionSpec, ...] = (
                footer=False),
     ActionSpec("view.zoom", "zoom", "z", "Zoom", "Zoom: maximise the focused pane (z or Esc "
                "goes back)", NAVIGATE),
+    ActionSpec("view.preview", "toggle_preview", "p", "Preview", "Preview: show the selected "
+               "block rendered beside its source (again: hide)", NAVIGATE),
     ActionSpec("go.id", "goto_id", "g", "Go to", "Go to a block by id or alias", NAVIGATE,
                footer=False),
     ActionSpec("copy.ref", "copy_ref", "y", "Copy", "Copy the block's id and hash (also "

@@ -26,6 +26,7 @@ from core.noma.patch.errors import PatchError
 from .. import ops
 from ..document import ROOT, LoadedDocument
 from ..errors import guarded
+from ..external import external_op, run_external_editor
 from ..keyorder import OrderedInput
 from ..keys import BY_ACTION, EDIT_ACTIONS, HISTORY_ACTIONS, SCREEN_ACTIONS
 from ..newdoc import DOCUMENT_BY_NAME, DOCUMENT_TEMPLATES, NewDocumentError, check_name
@@ -35,6 +36,7 @@ from ..panes.diagnostics import DiagnosticsPane
 from ..panes.doc_tree import DocumentTree
 from ..panes.file_list import FileList
 from ..panes.flow import FlowFrontierPane
+from ..panes.preview import PreviewPane
 from ..panes.status_bar import StatusBar
 from ..panes.transcript import TranscriptPane
 from ..session import EditSession
@@ -116,6 +118,7 @@ class MainScreen(Screen[None]):
                 with Horizontal(id="upper"):
                     yield DocumentTree(id="tree")
                     yield BlockView(id="block")
+                    yield PreviewPane(id="preview")
                 yield DiagnosticsPane(id="diagnostics")
                 yield TranscriptPane(id="transcript")
         yield StatusBar(id="status")
@@ -181,6 +184,7 @@ class MainScreen(Screen[None]):
                 tree.reveal(block)
         self.diagnostics.show(loaded)
         self.block_view.show(loaded, tree.cursor_block())
+        self.preview.show(loaded, tree.cursor_block())
         status = self.status
         status.doc_name = loaded.name
         status.read_only = loaded.read_only
@@ -196,16 +200,28 @@ class MainScreen(Screen[None]):
         panes = (self.doc_tree, self.block_view, self.diagnostics, self.transcript, self.status)
         for pane in panes:
             pane.palette = palette
+        self.preview.palette = palette
+        self.preview.redraw()
         self.doc_tree.relabel()
         self.block_view.redraw()
         self.diagnostics.redraw()
         self.transcript.redraw()
         self.status.refresh()
 
+    @property
+    def preview(self) -> PreviewPane:
+        return self.query_one("#preview", PreviewPane)
+
     @guarded
     def on_tree_node_highlighted(self, event: Tree.NodeHighlighted[int]) -> None:
         self.block_view.show(self.workbench.loaded, event.node.data)
+        self.preview.show(self.workbench.loaded, event.node.data)
         self.refresh_footer()
+
+    @guarded
+    def action_toggle_preview(self) -> None:
+        self.preview.show(self.workbench.loaded, self.doc_tree.cursor_block())
+        self.preview.toggle()
 
     def refresh_footer(self) -> None:
         """Re-check which actions apply, redrawing the footer only if that changed (a
@@ -668,6 +684,27 @@ class MainScreen(Screen[None]):
                 cursor_blink=self._blink(),
             )
         )
+
+    @guarded
+    def action_external_editor(self) -> None:
+        loaded, block = self._loaded_block()
+        node = loaded.blocks[block]
+        ident = node.id or ""
+        session = EditSession.open("replace_block", loaded, block)  # hashes from now
+        before = loaded.block_text(block).replace("\r", "")
+        after = run_external_editor(self.app, before, ident)
+        if after is None:
+            return
+        after = after.rstrip("\n")
+        if after == before.rstrip("\n"):
+            self.notify("No change.", title="$EDITOR", timeout=3)
+            return
+        if not after.strip():
+            self.notify("The block source is empty; nothing to apply.",
+                        title="invalid_content", severity="error")  # fmt: skip
+            return
+        ops_out = [external_op(ident, before, after)]
+        self.workbench.propose(session, ops_out, title=f"{ops_out[0]['op']} · {ident} ($EDITOR)")
 
     # -- empty and new documents ---------------------------------------------------------
 
