@@ -135,11 +135,17 @@ class WorkbenchApp(App[None]):
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(VARIABLE_DEFAULTS)
 
+    def on_mount(self) -> None:
+        # The default screen is mounted on the next refresh; start once its panes exist.
+        self.call_after_refresh(self.start)
+
     def start(self) -> None:
-        """Called by the main screen once its panes exist: theme, keymap, first load."""
+        """Theme, keymap, first load (the default screen and its panes exist by now)."""
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         if self.config.keymap:
             self.set_keymap(self.config.keymap)
+        for problem in self.config.problems:
+            self.notify(problem, title="noma-workbench.toml", severity="warning", timeout=10)
         self._theme_changed(None)
         self.main.status.message = f"workspace {self.workspace.root.name}"
         self.refresh_files()

@@ -23,10 +23,29 @@ class Col:
     weight: int = 1
 
 
-def widths(available: int, columns: list[Col], padding: int) -> dict[str, int]:
-    """Each column's content width for a table ``available`` cells wide."""
+def widths(
+    available: int,
+    columns: list[Col],
+    padding: int,
+    desired: dict[str, int] | None = None,
+    priority: tuple[str, ...] = (),
+) -> dict[str, int]:
+    """Each column's content width for a table ``available`` cells wide: minimums first,
+    then the ``priority`` columns grow toward what their content needs (``desired``), then
+    what is left is shared by weight."""
     out = {c.key: c.minimum for c in columns}
     spare = available - sum(out.values()) - padding * len(columns)
+    by_key = {c.key: c for c in columns}
+    for key in priority:
+        col = by_key.get(key)
+        if col is None or spare <= 0:
+            continue
+        want = (desired or {}).get(key, col.minimum)
+        if col.maximum is not None:
+            want = min(want, col.maximum)
+        step = max(0, min(want - out[key], spare))
+        out[key] += step
+        spare -= step
     growing = [c for c in columns if c.maximum is None or c.maximum > c.minimum]
     while spare > 0 and growing:
         total = sum(c.weight for c in growing)
@@ -44,12 +63,17 @@ def widths(available: int, columns: list[Col], padding: int) -> dict[str, int]:
     return out
 
 
-def fit(table: DataTable[Any], columns: list[Col]) -> None:
+def fit(
+    table: DataTable[Any],
+    columns: list[Col],
+    desired: dict[str, int] | None = None,
+    priority: tuple[str, ...] = (),
+) -> None:
     """Resize ``table``'s columns to its current width (no-op before it has one)."""
     available = table.scrollable_content_region.width
     if available <= 0:
         return
-    sized = widths(available, columns, 2 * table.cell_padding)
+    sized = widths(available, columns, 2 * table.cell_padding, desired, priority)
     changed = False
     for key, column in table.columns.items():
         width = sized.get(str(key.value))

@@ -55,7 +55,12 @@ class DiagnosticsPane(DataTable[Text | str]):
         self.add_column("id", width=18, key="id")
 
     def on_resize(self) -> None:
-        fit(self, COLUMNS)
+        self.fit_columns()
+
+    def fit_columns(self) -> None:
+        rows = self.loaded.diagnostics if self.loaded is not None else []
+        desired = {"code": max((len(r.diagnostic.code) + 8 for r in rows), default=12)}
+        fit(self, COLUMNS, desired, ("code",))
 
     def _rows(self, loaded: LoadedDocument) -> list[DiagnosticRow]:
         needle = self.filter_text.lower()
@@ -111,7 +116,7 @@ class DiagnosticsPane(DataTable[Text | str]):
             self.add_row(sev, str(d.line) if d.line else "", code, d.message, node_id)
         if self.row_count:
             self.move_cursor(row=min(cursor, self.row_count - 1), animate=False)
-        fit(self, COLUMNS)
+        self.fit_columns()
         errors, warnings = loaded.count("error"), loaded.count("warning")
         infos = loaded.count("info")
         self.border_subtitle = f"{errors} error · {warnings} warn · {infos} info"

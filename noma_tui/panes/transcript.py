@@ -55,7 +55,17 @@ class TranscriptPane(DataTable[Text | str]):
         self.add_column("pre→post", width=17, key="sha")
 
     def on_resize(self) -> None:
-        fit(self, COLUMNS)
+        self.fit_columns()
+
+    def fit_columns(self) -> None:
+        rows = self.shown_rows
+        desired = {
+            "result": max((len(r.result) for r in rows), default=10),
+            "op": max((len(r.op) for r in rows), default=16),
+            "actor": max((len(r.actor) for r in rows), default=10),
+            "sha": 17,
+        }
+        fit(self, COLUMNS, desired, ("result", "op", "actor", "sha"))
 
     def show(self, snapshot: TranscriptSnapshot) -> int:
         """Show ``snapshot``; returns how many rows were appended (or added after a reset)."""
@@ -82,6 +92,7 @@ class TranscriptPane(DataTable[Text | str]):
         if added and self.row_count:
             self.move_cursor(row=self.row_count - 1, animate=False)
         self._subtitle(snapshot)
+        self.fit_columns()
         return len(added)
 
     def _add(self, row: TranscriptRow) -> None:

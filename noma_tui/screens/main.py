@@ -139,7 +139,6 @@ class MainScreen(Screen[None]):
         if not flow.border_title:
             flow.border_title = "5 Flow runs"
         self.query_one("#tree").focus()
-        self.workbench.start()
 
     # -- panes -----------------------------------------------------------------------------
 
