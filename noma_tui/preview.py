@@ -25,6 +25,7 @@ from .visible import plain
 WIKILINK = re.compile(r"\[\[([^\]|]+)(?:\|([^\]]+))?\]\]")
 OPENER = re.compile(r"^(:{2,})([A-Za-z_][\w-]*)(\{.*\})?\s*$")
 CLOSER = re.compile(r"^:{2,}\s*$")
+HEADING_ATTRS = re.compile(r"^(#{1,6}\s.*?)\s*\{[^}]*\}\s*$")
 MAX_PREVIEW_LINES = 400
 
 
@@ -50,6 +51,7 @@ def _markdown_source(lines: list[str]) -> str:
             depth -= 1
             out.append("")
             continue
+        line = HEADING_ATTRS.sub(r"\1", line)
         line = WIKILINK.sub(lambda m: f"[{m.group(2) or m.group(1)}](#{m.group(1)})", line)
         out.append(("> " * depth) + line if depth else line)
     return "\n".join(out)

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 DRIFT_TEXT = (
     "⚠ base_sha_drift: the file changed on disk after this edit opened. Applying records "
-    "the drift; if this block changed too you will be asked to reload it or keep editing."
+    "the drift; if this block changed too, a three-way view shows both versions first."
 )
 
 

@@ -132,6 +132,7 @@ class MainScreen(Screen[None]):
             "#block": "2 Block",
             "#diagnostics": "3 Diagnostics",
             "#transcript": "4 Transcript",
+            "#preview": "Preview (p)",
         }
         for selector, title in titles.items():
             self.query_one(selector).border_title = title
