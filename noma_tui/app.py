@@ -54,7 +54,6 @@ from .messages import (
     RevertReady,
     TranscriptLoaded,
 )
-from .palette import Palette
 from .screens.conflict import Choice, ConflictScreen
 from .screens.edit_base import EditScreen
 from .screens.help import HelpScreen
@@ -102,7 +101,6 @@ class WorkbenchApp(App[None]):
         self.transcript: TranscriptSnapshot | None = None
         self.documents: list[Path] = []
         self.sessions: list[EditSession] = []
-        self.palette = Palette.from_variables({})
         self.loads = 0  # documents shown so far (tests and the bench wait on it)
         self.watching = False  # True once the file watcher is in place
         self._after_load: list[Callable[[LoadedDocument], None]] = []
@@ -141,22 +139,16 @@ class WorkbenchApp(App[None]):
 
     def start(self) -> None:
         """Theme, keymap, first load (the default screen and its panes exist by now)."""
-        self.theme_changed_signal.subscribe(self, self._theme_changed)
         if self.config.keymap:
             self.set_keymap(self.config.keymap)
         for problem in self.config.problems:
             self.notify(problem, title="noma-workbench.toml", severity="warning", timeout=10)
-        self._theme_changed(None)
         self.main.status.message = f"workspace {self.workspace.root.name}"
         self.refresh_files()
         if self.doc_path is not None:
             self.open_document(self.doc_path)
         if self.config.watch:
             self.watch_workspace()
-
-    def _theme_changed(self, _theme: object) -> None:
-        self.palette = Palette.from_variables(self.get_css_variables())
-        self.main.repaint()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "quit_app":
@@ -396,7 +388,6 @@ class WorkbenchApp(App[None]):
                 pending.session,
                 f"Proof · {pending.title}",
                 danger=pending.danger,
-                palette=self.palette,
                 cursor_blink=self.config.cursor_blink,
             ),
             decided,
@@ -455,7 +446,7 @@ class WorkbenchApp(App[None]):
 
         def show(loaded: LoadedDocument) -> None:
             texts = editor.conflict_texts(loaded) or self._block_texts(pending, loaded)
-            screen = ConflictScreen(SHA_MISMATCH, message, session.target, texts, self.palette)
+            screen = ConflictScreen(SHA_MISMATCH, message, session.target, texts)
 
             def chosen(choice: Choice | None) -> None:
                 self._resolve(pending, loaded, texts, choice or "back")

@@ -13,13 +13,13 @@ from rich.text import Text
 from core.noma.nodes import Directive, Node, Section
 
 from .document import Badge, LoadedDocument
-from .palette import SEVERITY_GLYPH, Palette
+from .styles import SEVERITY_GLYPH, Styles
 from .visible import plain
 
 MAX_TITLE = 60
 
 
-def block_label(node: Node, badge: Badge | None, palette: Palette, duplicate: bool) -> Text:
+def block_label(node: Node, badge: Badge | None, palette: Styles, duplicate: bool) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
     if badge is not None:
         glyph = SEVERITY_GLYPH[badge.severity]
@@ -42,13 +42,13 @@ def block_label(node: Node, badge: Badge | None, palette: Palette, duplicate: bo
     return text
 
 
-def label_for(loaded: LoadedDocument, block: int, palette: Palette) -> Text:
+def label_for(loaded: LoadedDocument, block: int, palette: Styles) -> Text:
     node = loaded.blocks[block]
     duplicate = node.id is not None and node.id in loaded.duplicate_ids
     return block_label(node, loaded.badges.get(block), palette, duplicate)
 
 
-def root_label(loaded: LoadedDocument, palette: Palette) -> Text:
+def root_label(loaded: LoadedDocument, palette: Styles) -> Text:
     text = Text(loaded.name, style="bold", no_wrap=True)
     errors, warnings = loaded.count("error"), loaded.count("warning")
     if errors:

@@ -19,7 +19,7 @@ from rich.text import Text
 from core.noma.nodes import Directive, Section
 
 from .document import ROOT, LoadedDocument
-from .palette import Palette
+from .styles import Styles
 from .visible import plain
 
 WIKILINK = re.compile(r"\[\[([^\]|]+)(?:\|([^\]]+))?\]\]")
@@ -58,7 +58,7 @@ def _markdown_source(lines: list[str]) -> str:
 
 
 def render_block(
-    loaded: LoadedDocument | None, block: int | None, palette: Palette
+    loaded: LoadedDocument | None, block: int | None, palette: Styles
 ) -> RenderableType:
     if loaded is None or block is None:
         return Text("No block selected.", style=palette.muted)

@@ -21,13 +21,13 @@ from core.noma.nodes import Directive, Section
 
 from ..document import ROOT, LoadedDocument
 from ..highlight import highlight_lines
-from ..palette import DEFAULT_PALETTE, SEVERITY_GLYPH, Palette
+from ..styles import SEVERITY_GLYPH, Themed
 from ..visible import HINT, marked
 
 MAX_LINES = 300
 
 
-class BlockView(ScrollView, can_focus=True):
+class BlockView(Themed, ScrollView, can_focus=True):
     """Shows one block; focusable so it can be scrolled by keyboard."""
 
     DEFAULT_CSS = """
@@ -36,7 +36,6 @@ class BlockView(ScrollView, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.palette: Palette = DEFAULT_PALETTE
         self.loaded: LoadedDocument | None = None
         self.block: int | None = None
         self._texts: list[Text] = []
@@ -51,6 +50,9 @@ class BlockView(ScrollView, can_focus=True):
     def lines(self) -> list[str]:
         """The plain text shown, one string per row (for tests and copy)."""
         return [t.plain for t in self._texts]
+
+    def restyle(self) -> None:
+        self.redraw()
 
     def redraw(self) -> None:
         loaded, block = self.loaded, self.block

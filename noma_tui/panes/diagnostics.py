@@ -12,7 +12,7 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from ..document import DiagnosticRow, LoadedDocument
-from ..palette import DEFAULT_PALETTE, SEVERITY_GLYPH, SEVERITY_WORD, Palette
+from ..styles import SEVERITY_GLYPH, SEVERITY_WORD, Themed
 from .columns import Col, fit
 
 MAX_ROWS = 2000
@@ -26,7 +26,7 @@ COLUMNS = [
 SEVERITY_LEVELS = (None, "error", "warning", "info")  # `S` cycles: all, then one severity
 
 
-class DiagnosticsPane(DataTable[Text | str]):
+class DiagnosticsPane(Themed, DataTable[Text | str]):
     class Jump(Message):
         """Go to the block a diagnostic is about."""
 
@@ -41,7 +41,6 @@ class DiagnosticsPane(DataTable[Text | str]):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=False)
-        self.palette: Palette = DEFAULT_PALETTE
         self.loaded: LoadedDocument | None = None
         self._blocks: list[int | None] = []
         self.severity: str | None = None  # only this severity (None: all)
@@ -131,6 +130,9 @@ class DiagnosticsPane(DataTable[Text | str]):
             self.border_subtitle = f"{' · '.join(shown)} · {len(rows)} shown · " + (
                 self.border_subtitle
             )
+
+    def restyle(self) -> None:
+        self.redraw()
 
     def redraw(self) -> None:
         """Re-style after a theme change."""

@@ -17,13 +17,13 @@ from textual.widgets.tree import TreeNode
 
 from ..document import ROOT, LoadedDocument
 from ..labels import label_for, root_label
-from ..palette import DEFAULT_PALETTE, Palette
+from ..styles import Themed
 
 FIRST_CHUNK = 200
 CHUNK = 500
 
 
-class DocumentTree(Tree[int]):
+class DocumentTree(Themed, Tree[int]):
     """Node data is the block index in the current `LoadedDocument` (``-1``: the root)."""
 
     DEFAULT_CSS = """
@@ -34,7 +34,6 @@ class DocumentTree(Tree[int]):
         super().__init__("", data=ROOT, id=id)
         self.guide_depth = 2
         self.loaded: LoadedDocument | None = None
-        self.palette: Palette = DEFAULT_PALETTE
         self._block_nodes: dict[int, TreeNode[int]] = {}
         self._filled: dict[int, int] = {}
         self._generation = 0
@@ -81,6 +80,9 @@ class DocumentTree(Tree[int]):
             self._rebuild(loaded, keep_from=previous)
         else:
             self._rebuild(loaded, keep_from=None)
+
+    def restyle(self) -> None:
+        self.relabel()
 
     def relabel(self) -> None:
         """Refresh every created node's label from the current document and palette."""

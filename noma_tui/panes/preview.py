@@ -9,14 +9,13 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ..document import LoadedDocument
-from ..palette import DEFAULT_PALETTE, Palette
 from ..preview import render_block
+from ..styles import Themed
 
 
-class PreviewPane(VerticalScroll):
+class PreviewPane(Themed, VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, classes="-hidden")
-        self.palette: Palette = DEFAULT_PALETTE
         self.loaded: LoadedDocument | None = None
         self.block: int | None = None
 
@@ -36,6 +35,9 @@ class PreviewPane(VerticalScroll):
         self.loaded, self.block = loaded, block
         if self.shown:
             self.redraw()
+
+    def restyle(self) -> None:
+        self.redraw()
 
     def redraw(self) -> None:
         if self.shown:

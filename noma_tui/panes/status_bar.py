@@ -10,10 +10,10 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from ..palette import DEFAULT_PALETTE, SEVERITY_GLYPH, Palette
+from ..styles import SEVERITY_GLYPH, Themed
 
 
-class StatusBar(Static):
+class StatusBar(Themed, Static):
     doc_name: reactive[str] = reactive("")
     sha: reactive[str] = reactive("")
     errors: reactive[int] = reactive(0)
@@ -25,7 +25,9 @@ class StatusBar(Static):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.palette: Palette = DEFAULT_PALETTE
+
+    def restyle(self) -> None:
+        self.refresh()
 
     def watch_drift(self, drift: bool) -> None:
         self.set_class(drift, "-drift")

@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from ..history import TranscriptRow, TranscriptSnapshot
-from ..palette import DEFAULT_PALETTE, Palette
+from ..styles import Themed
 from .columns import Col, fit
 
 # The op summary and the result matter most: they grow first; time and shas stay short.
@@ -27,7 +27,7 @@ COLUMNS = [
 ]
 
 
-class TranscriptPane(DataTable[Text | str]):
+class TranscriptPane(Themed, DataTable[Text | str]):
     class ShowRecord(Message):
         def __init__(self, pane: TranscriptPane, row: TranscriptRow) -> None:
             super().__init__()
@@ -40,7 +40,6 @@ class TranscriptPane(DataTable[Text | str]):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=False)
-        self.palette: Palette = DEFAULT_PALETTE
         self.rows_shown: list[TranscriptRow] = []
         self.shown_rows: list[TranscriptRow] = []  # the rows in the table (after the filter)
         self.snapshot: TranscriptSnapshot | None = None
@@ -132,6 +131,9 @@ class TranscriptPane(DataTable[Text | str]):
         else:
             line = report.first_broken_line
             self.border_subtitle = f"{count} record(s) · chain broken at line {line}"
+
+    def restyle(self) -> None:
+        self.redraw()
 
     def redraw(self) -> None:
         if self.snapshot is not None:

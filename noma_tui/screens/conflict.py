@@ -28,12 +28,12 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
 from ..merge import ConflictTexts, marked_lines
-from ..palette import DEFAULT_PALETTE, Palette
+from ..styles import Styles, Themed
 
 Choice = Literal["theirs", "mine", "merge", "back"]
 
 
-def side(title: str, text: str, base: str, style: str, palette: Palette) -> Text:
+def side(title: str, text: str, base: str, style: str, palette: Styles) -> Text:
     out = Text(title + "\n", style="bold")
     for line, changed in marked_lines(text, base):
         out.append("▌" if changed else " ", style=style if changed else palette.muted)
@@ -41,7 +41,7 @@ def side(title: str, text: str, base: str, style: str, palette: Palette) -> Text
     return out
 
 
-class ConflictScreen(ModalScreen[Choice]):
+class ConflictScreen(Themed, ModalScreen[Choice]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t", "choose('theirs')", "Take theirs", id="conflict.theirs"),
         Binding("m", "choose('mine')", "Keep mine", id="conflict.mine"),
@@ -55,29 +55,24 @@ class ConflictScreen(ModalScreen[Choice]):
         message: str,
         target: str,
         texts: ConflictTexts,
-        palette: Palette = DEFAULT_PALETTE,
     ) -> None:
         super().__init__()
         self.code = code
         self.message = message
         self.target = target
         self.texts = texts
-        self.palette = palette
 
     def compose(self) -> ComposeResult:
-        t, p = self.texts, self.palette
         with Vertical(classes="dialog conflict-dialog"):
             yield Static(f"{self.code}: '{self.target}' changed on disk", classes="dialog-title")
             yield Static(self.message, id="conflict-message")
             with Horizontal(id="conflict-sides"):
                 with VerticalScroll(classes="conflict-side"):
-                    yield Static(side("base (when the edit opened)", t.base, t.base, "", p))
+                    yield Static("", id="conflict-base")
                 with VerticalScroll(classes="conflict-side"):
-                    yield Static(side("mine (with the edit)", t.mine, t.base, p.added, p),
-                                 id="conflict-mine")  # fmt: skip
+                    yield Static("", id="conflict-mine")
                 with VerticalScroll(classes="conflict-side"):
-                    yield Static(side("theirs (on disk now)", t.theirs, t.base, p.removed, p),
-                                 id="conflict-theirs")  # fmt: skip
+                    yield Static("", id="conflict-theirs")
             yield Static(
                 "Nothing was written. ▌ marks the lines each side changed from base. Keep "
                 "mine applies the edit against the block on disk (their change is replaced "
@@ -87,12 +82,25 @@ class ConflictScreen(ModalScreen[Choice]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Take theirs (t)", id="theirs")
                 yield Button("Keep mine (m)", id="mine", variant="warning")
-                if t.mergeable:
+                if self.texts.mergeable:
                     yield Button("Edit merge (e)", id="merge", variant="primary")
                 yield Button("Back (esc)", id="back")
         yield Footer()
 
+    def restyle(self) -> None:
+        t, p = self.texts, self.palette
+        self.query_one("#conflict-base", Static).update(
+            side("base (when the edit opened)", t.base, t.base, "", p)
+        )
+        self.query_one("#conflict-mine", Static).update(
+            side("mine (with the edit)", t.mine, t.base, p.added, p)
+        )
+        self.query_one("#conflict-theirs", Static).update(
+            side("theirs (on disk now)", t.theirs, t.base, p.removed, p)
+        )
+
     def on_mount(self) -> None:
+        self.restyle()
         self.query_one("#merge" if self.texts.mergeable else "#back", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

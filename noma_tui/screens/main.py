@@ -194,20 +194,6 @@ class MainScreen(Screen[None]):
         self.sub_title = loaded.name
         self.refresh_footer()
 
-    def repaint(self) -> None:
-        """Redraw Rich-text panes with the app's current palette (after a theme switch)."""
-        palette = self.workbench.palette
-        panes = (self.doc_tree, self.block_view, self.diagnostics, self.transcript, self.status)
-        for pane in panes:
-            pane.palette = palette
-        self.preview.palette = palette
-        self.preview.redraw()
-        self.doc_tree.relabel()
-        self.block_view.redraw()
-        self.diagnostics.redraw()
-        self.transcript.redraw()
-        self.status.refresh()
-
     @property
     def preview(self) -> PreviewPane:
         return self.query_one("#preview", PreviewPane)

@@ -25,13 +25,13 @@ from core.noma.diagnostics import Diagnostic
 from core.noma.proof import Proof
 
 from ..keyorder import OrderedInput, after_typed
-from ..palette import DEFAULT_PALETTE, SEVERITY_GLYPH, Palette
 from ..session import EditSession
+from ..styles import SEVERITY_GLYPH, Styles, Themed
 
 MAX_DIFF_LINES = 400
 
 
-def render_diff(proof: Proof, palette: Palette) -> Group:
+def render_diff(proof: Proof, palette: Styles) -> Group:
     rows: list[Text] = []
     for line in proof.diff[:MAX_DIFF_LINES]:
         line = line.rstrip("\n").rstrip("\r")
@@ -52,7 +52,7 @@ def render_diff(proof: Proof, palette: Palette) -> Group:
     return Group(*rows)
 
 
-def _diagnostic_lines(title: str, items: list[Diagnostic], palette: Palette) -> list[Text]:
+def _diagnostic_lines(title: str, items: list[Diagnostic], palette: Styles) -> list[Text]:
     if not items:
         return []
     out = [Text(title, style="bold")]
@@ -67,7 +67,7 @@ def _diagnostic_lines(title: str, items: list[Diagnostic], palette: Palette) -> 
     return out
 
 
-def render_summary(proof: Proof, session: EditSession, palette: Palette) -> Group:
+def render_summary(proof: Proof, session: EditSession, palette: Styles) -> Group:
     o = proof.outcome
     rows: list[Text] = []
     results = ", ".join(f"{r['op'].get('op')} {r['patch_result']}" for r in o.records)
@@ -91,7 +91,7 @@ def render_summary(proof: Proof, session: EditSession, palette: Palette) -> Grou
     return Group(*rows)
 
 
-class ProofScreen(ModalScreen[str | None]):
+class ProofScreen(Themed, ModalScreen[str | None]):
     """Dismisses with the reason text (possibly empty) to apply, or None to go back."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -106,7 +106,6 @@ class ProofScreen(ModalScreen[str | None]):
         title: str,
         *,
         danger: bool = False,
-        palette: Palette = DEFAULT_PALETTE,
         cursor_blink: bool = True,
     ) -> None:
         super().__init__()
@@ -114,15 +113,14 @@ class ProofScreen(ModalScreen[str | None]):
         self.session = session
         self.title_text = title
         self.danger = danger
-        self.palette = palette
         self.cursor_blink = cursor_blink
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog proof-dialog"):
             yield Static(self.title_text, classes="dialog-title")
-            yield Static(render_summary(self.proof, self.session, self.palette), id="proof-summary")
+            yield Static("", id="proof-summary")
             with VerticalScroll(id="proof-diff-scroll"):
-                yield Static(render_diff(self.proof, self.palette), id="proof-diff")
+                yield Static("", id="proof-diff")
             reason = OrderedInput(
                 placeholder="reason (optional, recorded in the transcript)", id="reason"
             )
@@ -137,7 +135,14 @@ class ProofScreen(ModalScreen[str | None]):
                     yield Button("Back (esc)", id="back")
         yield Footer()
 
+    def restyle(self) -> None:
+        palette = self.palette
+        summary = render_summary(self.proof, self.session, palette)
+        self.query_one("#proof-summary", Static).update(summary)
+        self.query_one("#proof-diff", Static).update(render_diff(self.proof, palette))
+
     def on_mount(self) -> None:
+        self.restyle()
         self.set_class(self.danger, "-danger")
         if self.danger:
             self.query_one("#back", Button).focus()

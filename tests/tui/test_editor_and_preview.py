@@ -119,8 +119,8 @@ def test_preview_renders_tables_lists_quotes_and_code() -> None:
     from rich.console import Console
 
     from noma_tui.document import load_document
-    from noma_tui.palette import DEFAULT_PALETTE
     from noma_tui.preview import render_block
+    from noma_tui.styles import DEFAULT_STYLES as DEFAULT_PALETTE
 
     text = (
         '# T\n\n::note{id="n"}\nSome *emphasis* and a [link](https://example.com).\n\n'
