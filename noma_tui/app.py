@@ -180,6 +180,8 @@ class WorkbenchApp(App[None]):
 
     @guarded
     def on_document_loaded(self, message: DocumentLoaded) -> None:
+        if not self.panes_ready:
+            return
         loaded = message.loaded
         if loaded.path != self.doc_path:
             return
@@ -212,6 +214,8 @@ class WorkbenchApp(App[None]):
 
     @guarded
     def on_transcript_loaded(self, message: TranscriptLoaded) -> None:
+        if not self.panes_ready:
+            return
         if message.doc_path != self.doc_path:
             return
         self.transcript = message.snapshot
@@ -228,6 +232,8 @@ class WorkbenchApp(App[None]):
 
     @guarded
     def on_files_listed(self, message: FilesListed) -> None:
+        if not self.panes_ready:
+            return
         self.documents = message.paths
         self.main.files.set_files(message.paths, self.workspace.root, self.doc_path)
         if self.doc_path is None:
@@ -284,7 +290,15 @@ class WorkbenchApp(App[None]):
             self.sessions.remove(session)
         self._refresh_edit_state()
 
+    @property
+    def panes_ready(self) -> bool:
+        """False before the main screen's panes exist and while the app shuts down
+        (messages still in flight then must not touch them)."""
+        return bool(self._main.query("#status"))
+
     def _refresh_edit_state(self) -> None:
+        if not self.panes_ready:
+            return
         status = self.main.status
         status.editing = (
             f"{self.sessions[-1].action} {self.sessions[-1].target}" if self.sessions else ""
@@ -364,6 +378,8 @@ class WorkbenchApp(App[None]):
 
     @guarded
     def on_proof_ready(self, message: ProofReady) -> None:
+        if not self.panes_ready:
+            return
         pending, proof = message.pending, message.proof
         self.main.status.message = ""
         if not proof.ok:
@@ -405,6 +421,8 @@ class WorkbenchApp(App[None]):
 
     @guarded
     def on_patch_done(self, message: PatchDone) -> None:
+        if not self.panes_ready:
+            return
         pending, outcome = message.pending, message.outcome
         self.start_transcript(pending.path)  # a rejected op is recorded too
         if outcome.ok:
@@ -608,6 +626,8 @@ class WorkbenchApp(App[None]):
 
     @guarded
     def on_revert_ready(self, message: RevertReady) -> None:
+        if not self.panes_ready:
+            return
         from core.noma.revert import RevertError
 
         self.main.status.message = ""

@@ -113,9 +113,9 @@ class DiagnosticsPane(Themed, DataTable[Text | str]):
             if not node_id and row.block is not None:
                 node_id = loaded.blocks[row.block].id or ""
             self.add_row(sev, str(d.line) if d.line else "", code, d.message, node_id)
+        self.fit_columns()
         if self.row_count:
             self.move_cursor(row=min(cursor, self.row_count - 1), animate=False)
-        self.fit_columns()
         errors, warnings = loaded.count("error"), loaded.count("warning")
         infos = loaded.count("info")
         self.border_subtitle = f"{errors} error · {warnings} warn · {infos} info"

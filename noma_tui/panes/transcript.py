@@ -88,10 +88,10 @@ class TranscriptPane(Themed, DataTable[Text | str]):
                 self._add(row)
                 self.shown_rows.append(row)
         self.rows_shown = list(new)
+        self.fit_columns()  # before the cursor moves: its scroll needs the final sizes
         if added and self.row_count:
             self.move_cursor(row=self.row_count - 1, animate=False)
         self._subtitle(snapshot)
-        self.fit_columns()
         return len(added)
 
     def _add(self, row: TranscriptRow) -> None:

@@ -53,6 +53,17 @@ SIZE_IDS = ["80x24", "100x30", "200x55"]
 async def settle(pilot: Pilot[Any]) -> None:
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
+    # The transcript follows its end like a log; DataTable scrolls to the cursor only
+    # after its sizes settle on a later refresh, so wait for that before the shot.
+    app = pilot.app
+    transcript = app.main.transcript if app.main.is_mounted else None
+    if transcript is not None and transcript.row_count and not transcript.filter_text:
+        await until(
+            pilot,
+            lambda: transcript.scroll_offset.y >= transcript.max_scroll_y,
+            "the transcript at its end",
+        )
+    await pilot.pause()
 
 
 async def main_screen_with_a_claim(pilot: Pilot[Any]) -> None:
