@@ -51,6 +51,7 @@ from .messages import (
     PatchDone,
     Pending,
     ProofReady,
+    ProposeEdit,
     RevertReady,
     TranscriptLoaded,
 )
@@ -313,6 +314,10 @@ class WorkbenchApp(App[None]):
     @guarded
     def on_edit_closed(self, message: EditClosed) -> None:
         self.end_session(message.session)
+
+    @guarded
+    def on_propose_edit(self, message: ProposeEdit) -> None:
+        self.propose(message.session, message.ops, **message.options)
 
     @guarded
     def on_edit_proposed(self, message: EditProposed) -> None:

@@ -118,3 +118,14 @@ class RevertReady(Message):
         self.record = record
         self.kind = kind  # "revert" or "redo"
         self.result = result  # core.noma.revert.Revert, or a RevertError
+
+
+class ProposeEdit(Message):
+    """A screen asks for the proof of ``ops`` (applied if the writer confirms); the app's
+    `propose` does the rest. Screens post this instead of calling the app."""
+
+    def __init__(self, session: EditSession, ops: list[dict[str, Any]], **options: Any) -> None:
+        super().__init__()
+        self.session = session
+        self.ops = ops
+        self.options = options  # title, danger, select_id

@@ -29,6 +29,7 @@ from ..errors import guarded
 from ..external import external_op, run_external_editor
 from ..keyorder import OrderedInput
 from ..keys import BY_ACTION, EDIT_ACTIONS, HISTORY_ACTIONS, SCREEN_ACTIONS
+from ..messages import ProposeEdit
 from ..newdoc import DOCUMENT_BY_NAME, DOCUMENT_TEMPLATES, NewDocumentError, check_name
 from ..ops import parse_attr_value, show_attr_value
 from ..panes.block_view import BlockView
@@ -467,8 +468,10 @@ class MainScreen(Screen[None]):
 
         def chosen(key: str | None) -> None:
             if key:
-                self.workbench.propose(
-                    session, [ops.remove_attribute(ident, key)], title=f"remove_attribute {key}"
+                self.post_message(
+                    ProposeEdit(
+                        session, [ops.remove_attribute(ident, key)], title=f"remove_attribute {key}"
+                    )
                 )
 
         self.app.push_screen(PickerScreen(f"Remove which attribute of {ident}?", choices), chosen)
@@ -570,12 +573,14 @@ class MainScreen(Screen[None]):
         what = f"::{node.name}" if isinstance(node, Directive) else "block"
         extra = f" and the {inside} block(s) inside it" if inside else ""
         parent = loaded.parents[block]
-        self.workbench.propose(
-            session,
-            [ops.delete_block(ident)],
-            title=f"Delete {what} {ident}{extra}?",
-            danger=True,
-            select_id=loaded.blocks[parent].id if parent != ROOT else None,
+        self.post_message(
+            ProposeEdit(
+                session,
+                [ops.delete_block(ident)],
+                title=f"Delete {what} {ident}{extra}?",
+                danger=True,
+                select_id=loaded.blocks[parent].id if parent != ROOT else None,
+            )
         )
 
     @guarded
@@ -647,10 +652,12 @@ class MainScreen(Screen[None]):
         loaded, block = self._loaded_block()
         ident = loaded.blocks[block].id or ""
         session = EditSession.open("resolve_comment", loaded, block)
-        self.workbench.propose(
-            session,
-            [ops.resolve_comment(ident, self.workbench.actor.name)],
-            title=f"resolve_comment · {ident}",
+        self.post_message(
+            ProposeEdit(
+                session,
+                [ops.resolve_comment(ident, self.workbench.actor.name)],
+                title=f"resolve_comment · {ident}",
+            )
         )
 
     @guarded
@@ -690,7 +697,9 @@ class MainScreen(Screen[None]):
                         title="invalid_content", severity="error")  # fmt: skip
             return
         ops_out = [external_op(ident, before, after)]
-        self.workbench.propose(session, ops_out, title=f"{ops_out[0]['op']} · {ident} ($EDITOR)")
+        self.post_message(
+            ProposeEdit(session, ops_out, title=f"{ops_out[0]['op']} · {ident} ($EDITOR)")
+        )
 
     # -- empty and new documents ---------------------------------------------------------
 

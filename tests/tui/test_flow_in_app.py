@@ -154,3 +154,16 @@ async def test_every_flow_action_is_in_help_and_palette(demo: Path) -> None:
         assert {spec.help for spec in FLOW_ACTIONS} <= titles
         await pilot.press("f1")
         await until(pilot, lambda: isinstance(app.screen, HelpScreen), "help")
+
+
+async def test_a_flow_action_from_the_palette_focuses_the_pane_and_runs(demo: Path) -> None:
+    async with make_app(demo).run_test(size=NARROW) as pilot:
+        app = await ready(pilot)
+        pane = app.main.query_one(FlowFrontierPane)
+        await app.workers.wait_for_complete()
+        command = next(
+            c for c in app.get_system_commands(app.main) if c.title.startswith("Start a run")
+        )
+        command.callback()
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the flow picker")
+        assert pane.query_one("#flow-steps") is app.main.focused

@@ -107,9 +107,10 @@ def test_guarded_reraises_under_tests_but_reports_coded_errors() -> None:
 
 
 def test_edit_screens_post_messages_instead_of_calling_the_app() -> None:
-    from noma_tui.screens import edit_base
+    from noma_tui.screens import edit_base, main
 
-    source = inspect.getsource(edit_base)
-    for call in ("workbench.propose(", "workbench.begin_session(", "workbench.end_session("):
-        assert call not in source
+    for module in (edit_base, main):
+        source = inspect.getsource(module)
+        for call in ("workbench.propose(", "workbench.begin_session(", "workbench.end_session("):
+            assert call not in source, (module.__name__, call)
     assert "screen_stack" not in inspect.getsource(__import__("noma_tui.app").app)
