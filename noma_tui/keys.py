@@ -22,8 +22,11 @@ class ActionSpec:
     group: str
     op: str | None = None  # the patch op this action sends, if it edits
     footer: bool = True
+    # Keys that move focus are priority bindings: focus moves before the next key is
+    # dispatched, so "5n" or "/need" typed in one burst never lands n on a document block.
+    priority: bool = False
 
-    def binding(self, *, priority: bool = False) -> Binding:
+    def binding(self, *, priority: bool | None = None) -> Binding:
         return Binding(
             self.key,
             self.action,
@@ -31,7 +34,7 @@ class ActionSpec:
             show=self.footer,
             tooltip=self.help,
             id=self.id,
-            priority=priority,
+            priority=self.priority if priority is None else priority,
         )
 
 
@@ -80,22 +83,22 @@ HISTORY_ACTIONS: tuple[ActionSpec, ...] = (
 
 NAVIGATION_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("focus.files", "focus_pane('files')", "f", "Files", "Focus the file list",
-               NAVIGATE, footer=False),
+               NAVIGATE, footer=False, priority=True),
     ActionSpec("file.new", "new_document", "N", "New file", "Create a new document from a "
                "template", NAVIGATE, footer=False),
     ActionSpec("focus.tree", "focus_pane('tree')", "1", "Tree", "Focus the document tree",
-               NAVIGATE, footer=False),
+               NAVIGATE, footer=False, priority=True),
     ActionSpec("focus.block", "focus_pane('block')", "2", "Block", "Focus the block view",
-               NAVIGATE, footer=False),
+               NAVIGATE, footer=False, priority=True),
     ActionSpec("focus.diagnostics", "focus_pane('diagnostics')", "3", "Diagnostics",
-               "Focus the diagnostics", NAVIGATE, footer=False),
+               "Focus the diagnostics", NAVIGATE, footer=False, priority=True),
     ActionSpec("focus.transcript", "focus_pane('transcript')", "4", "Transcript",
-               "Focus the transcript", NAVIGATE, footer=False),
+               "Focus the transcript", NAVIGATE, footer=False, priority=True),
     ActionSpec("focus.flow", "focus_pane('flow')", "5", "Flow", "Focus the flow runs pane",
-               NAVIGATE, footer=False),
+               NAVIGATE, footer=False, priority=True),
     ActionSpec("search.filter", "filter", "slash", "Filter", "Search / filter the focused "
                "list: the tree by id, alias, title or text; the transcript by actor, op or "
-               "result; the diagnostics by code or message", NAVIGATE),
+               "result; the diagnostics by code or message", NAVIGATE, priority=True),
     ActionSpec("search.clear", "clear_filter", "escape", "Clear", "Clear the filter (Esc)",
                NAVIGATE, footer=False),
     ActionSpec("diagnostics.severity", "cycle_severity", "S", "Severity", "Diagnostics: one "

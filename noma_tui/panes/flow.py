@@ -252,8 +252,12 @@ class FlowFrontierPane(Vertical):
         """Called by the app when the focused document changes (for evidence offers)."""
         self.open_document = path
 
+    def focus_target(self) -> DataTable[Any]:
+        """What key 5 focuses: the steps table."""
+        return self.query_one("#flow-steps", DataTable)
+
     def focus_steps(self) -> None:
-        self.query_one("#flow-steps", DataTable).focus()
+        self.screen.set_focus(self.focus_target())
 
     # -------------------------------------------------------------------- workers
 

@@ -300,6 +300,8 @@ class MainScreen(Screen[None]):
         self.refresh_footer()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("focus_pane", "filter") and isinstance(self.focused, Input):
+            return False  # priority keys are text while a field here has focus
         if action in DOCUMENT_ONLY and self.flow_focused():
             return False
         if action in ("filter", "clear_filter") and self.flow_focused():
@@ -776,11 +778,9 @@ class MainScreen(Screen[None]):
         if not selector:
             return
         widget = self.query_one(selector)
-        focus_steps = getattr(widget, "focus_steps", None)
-        if callable(focus_steps):
-            focus_steps()
-        else:
-            widget.focus()
+        target = getattr(widget, "focus_target", None)
+        # set_focus, not focus(): the next key in a burst must already go to the pane.
+        self.set_focus(target() if callable(target) else widget)
 
     # -- search and filters ------------------------------------------------------------
 

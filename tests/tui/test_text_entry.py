@@ -178,3 +178,26 @@ async def test_pasted_attribute_value_is_written_exactly(demo: Path) -> None:
         await pilot.press("ctrl+s")
         await until(pilot, lambda: len(records(path)) == before + 1, "the record")
     assert 'confidence=0.55 reviewer="Ana María"}' in path.read_text("utf-8")
+
+
+async def test_focus_keys_in_a_burst_move_focus_before_the_next_key(demo: Path) -> None:
+    """'5n' typed at once starts a flow run (the flow pane's n), never adds a block
+    (the tree's n); '/need' filters for "need" and opens nothing."""
+    from noma_tui.screens.picker import PickerScreen
+
+    async with make_app(demo).run_test(size=TERMINAL) as pilot:
+        app = await ready(pilot)
+        await select(pilot, "claims")
+        await app.workers.wait_for_complete()
+        burst(app, ["5", "n"])
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen), "a picker")
+        assert app.screen.title_text.startswith("Start a run")  # type: ignore[attr-defined]
+        await pilot.press("escape")
+        await pilot.press("1")
+        burst(app, [*"/need"])
+        await until(pilot, lambda: app.main.filter_bar.value == "need", "the filter text")
+        await pilot.pause()
+        assert app.screen is app.main
+        burst(app, [*"5/1"])  # digits and / are text while the filter bar has focus
+        await until(pilot, lambda: app.main.filter_bar.value == "need5/1", "more text")
+        assert app.focused is app.main.filter_bar
