@@ -699,6 +699,7 @@ class MainScreen(Screen[None]):
                         title="invalid_content", severity="error")  # fmt: skip
             return
         ops_out = [external_op(ident, before, after)]
+        session.action = str(ops_out[0]["op"])
         self.post_message(
             ProposeEdit(session, ops_out, title=f"{ops_out[0]['op']} · {ident} ($EDITOR)")
         )
