@@ -44,6 +44,7 @@ class TranscriptPane(Themed, DataTable[Text | str]):
         self.shown_rows: list[TranscriptRow] = []  # the rows in the table (after the filter)
         self.snapshot: TranscriptSnapshot | None = None
         self.filter_text = ""  # `/`: actor, op or result contains it
+        self.following = False  # rows were appended: show the end once sizes settle
 
     def on_mount(self) -> None:
         self.add_column("time (UTC)", width=14, key="time")
@@ -55,6 +56,13 @@ class TranscriptPane(Themed, DataTable[Text | str]):
 
     def on_resize(self) -> None:
         self.fit_columns()
+
+    def on_idle(self) -> None:
+        """DataTable sizes new rows when idle; only then can the end be scrolled to (its
+        own scroll-to-cursor may run before that and stop short)."""
+        if self.following and not self._require_update_dimensions:
+            self.following = False
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def fit_columns(self) -> None:
         rows = self.shown_rows
@@ -91,6 +99,7 @@ class TranscriptPane(Themed, DataTable[Text | str]):
         self.fit_columns()  # before the cursor moves: its scroll needs the final sizes
         if added and self.row_count:
             self.move_cursor(row=self.row_count - 1, animate=False)
+            self.following = True
         self._subtitle(snapshot)
         return len(added)
 

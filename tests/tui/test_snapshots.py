@@ -58,11 +58,7 @@ async def settle(pilot: Pilot[Any]) -> None:
     app = pilot.app
     transcript = app.main.transcript if app.main.is_mounted else None
     if transcript is not None and transcript.row_count and not transcript.filter_text:
-        await until(
-            pilot,
-            lambda: transcript.scroll_offset.y >= transcript.max_scroll_y,
-            "the transcript at its end",
-        )
+        await until(pilot, lambda: not transcript.following, "the transcript at its end")
     await pilot.pause()
 
 
