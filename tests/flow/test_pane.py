@@ -77,8 +77,15 @@ def states(app: PaneApp) -> list[str]:
 
 
 async def settle(pilot: Pilot[None]) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    """Every handler call finished and shown (a result may start another call: reload)."""
+    app = pilot.app
+    assert isinstance(app, PaneApp)
+    for _ in range(200):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if not app.pane.busy:
+            break
+    await pilot.wait_for_scheduled_animations()
 
 
 async def press(pilot: Pilot[None], *keys: str) -> None:
@@ -251,6 +258,6 @@ def test_snapshot_automatable_run_after_execute(snap_compare, tmp_path, clock, p
 def test_snapshot_skip_reason_dialog(snap_compare, tmp_path, clock, pinned_ids):
     async def run_before(pilot: Pilot[None]) -> None:
         await press(pilot, "n", "down", "enter", "s")
-        await pilot.pause()
+        await settle(pilot)
 
     assert snap_compare(snapshot_app(tmp_path), terminal_size=SIZE, run_before=run_before)

@@ -51,14 +51,27 @@ SIZE_IDS = ["80x24", "100x30", "200x55"]
 
 
 async def settle(pilot: Pilot[Any]) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    app = pilot.app
+    flow = app.main.query(FlowFrontierPane)
+    for _ in range(200):  # flow handler calls may start more calls (a result, a reload)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if not flow or not flow.first().busy:
+            break
     # The transcript follows its end like a log; DataTable scrolls to the cursor only
     # after its sizes settle on a later refresh, so wait for that before the shot.
-    app = pilot.app
     transcript = app.main.transcript if app.main.is_mounted else None
     if transcript is not None and transcript.row_count and not transcript.filter_text:
-        await until(pilot, lambda: not transcript.following, "the transcript at its end")
+
+        def at_end() -> bool:
+            room = transcript.scrollable_content_region.height
+            fits = transcript.virtual_size.height <= room
+            return not transcript.following and (
+                fits or transcript.scroll_offset.y >= transcript.max_scroll_y
+            )
+
+        await until(pilot, at_end, "the transcript at its end")
+    await pilot.wait_for_scheduled_animations()
     await pilot.pause()
 
 

@@ -72,6 +72,9 @@ async def ready(pilot: Pilot[Any], name: str = MEMO) -> WorkbenchApp:
         ),
         f"{name} loaded",
     )
+    # The transcript has scrolled to its last record (a modal pushed later shows the
+    # main screen as it was then, so snapshots need this settled first).
+    await until(pilot, lambda: not app.main.transcript.following, "the transcript at its end")
     await pilot.pause()
     return app
 
