@@ -22,6 +22,7 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import BindingType
 from textual.screen import Screen
+from textual.signal import Signal
 from textual.worker import Worker, WorkerState, get_current_worker
 from watchfiles import Change, DefaultFilter, awatch
 
@@ -39,17 +40,22 @@ from .document import LoadedDocument
 from .document import load_document as read_loaded
 from .errors import error_code, error_text, guarded
 from .history import TranscriptSnapshot, load_transcript
-from .keys import ALL_ACTIONS, APP_ACTIONS, display_key
+from .keys import ALL_ACTIONS, APP_ACTIONS, FLOW_ACTIONS, display_key
+from .merge import ConflictTexts, block_texts, merge3
 from .messages import (
     DiskChanged,
     DocumentLoaded,
+    EditClosed,
+    EditOpened,
+    EditProposed,
     FilesListed,
     PatchDone,
     Pending,
     ProofReady,
+    ProposeEdit,
+    RevertReady,
     TranscriptLoaded,
 )
-from .palette import Palette
 from .screens.conflict import Choice, ConflictScreen
 from .screens.edit_base import EditScreen
 from .screens.help import HelpScreen
@@ -97,13 +103,18 @@ class WorkbenchApp(App[None]):
         self.transcript: TranscriptSnapshot | None = None
         self.documents: list[Path] = []
         self.sessions: list[EditSession] = []
-        self.palette = Palette.from_variables({})
         self.loads = 0  # documents shown so far (tests and the bench wait on it)
         self.watching = False  # True once the file watcher is in place
         self._after_load: list[Callable[[LoadedDocument], None]] = []
         self._select_after_load: str | None = None
         self._inflight: Pending | None = None
+        # Every version of the open documents this session has seen, by sha256: the
+        # pre-states undo needs (core.noma.revert). Bounded; the oldest go first.
+        self.versions: dict[str, str] = {}
         self._main = MainScreen()
+        # Published whenever the drift of the open edits may have changed; editor screens
+        # subscribe (attributes down, signals across) instead of the app walking its stack.
+        self.drift_signal: Signal[bool] = Signal(self, "drift")
         for theme in THEMES:
             self.register_theme(theme)
         self.theme = self.config.theme if self.get_theme(self.config.theme) else DEFAULT_THEME
@@ -124,22 +135,22 @@ class WorkbenchApp(App[None]):
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(VARIABLE_DEFAULTS)
 
+    def on_mount(self) -> None:
+        # The default screen is mounted on the next refresh; start once its panes exist.
+        self.call_after_refresh(self.start)
+
     def start(self) -> None:
-        """Called by the main screen once its panes exist: theme, keymap, first load."""
-        self.theme_changed_signal.subscribe(self, self._theme_changed)
+        """Theme, keymap, first load (the default screen and its panes exist by now)."""
         if self.config.keymap:
             self.set_keymap(self.config.keymap)
-        self._theme_changed(None)
+        for problem in self.config.problems:
+            self.notify(problem, title="noma-workbench.toml", severity="warning", timeout=10)
         self.main.status.message = f"workspace {self.workspace.root.name}"
         self.refresh_files()
         if self.doc_path is not None:
             self.open_document(self.doc_path)
         if self.config.watch:
             self.watch_workspace()
-
-    def _theme_changed(self, _theme: object) -> None:
-        self.palette = Palette.from_variables(self.get_css_variables())
-        self.main.repaint()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "quit_app":
@@ -180,11 +191,14 @@ class WorkbenchApp(App[None]):
 
     @guarded
     def on_document_loaded(self, message: DocumentLoaded) -> None:
+        if not self.panes_ready:
+            return
         loaded = message.loaded
         if loaded.path != self.doc_path:
             return
         previous = self.loaded
         self.loaded = loaded
+        self._remember(loaded)
         select = self._select_after_load
         self._select_after_load = None
         unchanged = (
@@ -211,6 +225,8 @@ class WorkbenchApp(App[None]):
 
     @guarded
     def on_transcript_loaded(self, message: TranscriptLoaded) -> None:
+        if not self.panes_ready:
+            return
         if message.doc_path != self.doc_path:
             return
         self.transcript = message.snapshot
@@ -227,6 +243,8 @@ class WorkbenchApp(App[None]):
 
     @guarded
     def on_files_listed(self, message: FilesListed) -> None:
+        if not self.panes_ready:
+            return
         self.documents = message.paths
         self.main.files.set_files(message.paths, self.workspace.root, self.doc_path)
         if self.doc_path is None:
@@ -283,15 +301,37 @@ class WorkbenchApp(App[None]):
             self.sessions.remove(session)
         self._refresh_edit_state()
 
+    @property
+    def panes_ready(self) -> bool:
+        """False before the main screen's panes exist and while the app shuts down
+        (messages still in flight then must not touch them)."""
+        return bool(self._main.query("#status"))
+
     def _refresh_edit_state(self) -> None:
+        if not self.panes_ready:
+            return
         status = self.main.status
         status.editing = (
             f"{self.sessions[-1].action} {self.sessions[-1].target}" if self.sessions else ""
         )
         status.drift = any(s.drift for s in self.sessions)
-        for screen in self.screen_stack:
-            if isinstance(screen, EditScreen):
-                screen.refresh_drift()
+        self.drift_signal.publish(status.drift)
+
+    @guarded
+    def on_edit_opened(self, message: EditOpened) -> None:
+        self.begin_session(message.session)
+
+    @guarded
+    def on_edit_closed(self, message: EditClosed) -> None:
+        self.end_session(message.session)
+
+    @guarded
+    def on_propose_edit(self, message: ProposeEdit) -> None:
+        self.propose(message.session, message.ops, **message.options)
+
+    @guarded
+    def on_edit_proposed(self, message: EditProposed) -> None:
+        self.propose(message.session, message.ops, editor=message.editor)
 
     @property
     def drift(self) -> bool:
@@ -309,6 +349,8 @@ class WorkbenchApp(App[None]):
         title: str | None = None,
         danger: bool = False,
         select_id: str | None = None,
+        parent_op_id: str | None = None,
+        reason_prefix: str | None = None,
     ) -> None:
         """Show the proof for ``ops``; apply them if the writer confirms."""
         if self.doc_path is None:
@@ -324,6 +366,8 @@ class WorkbenchApp(App[None]):
             editor,
             danger,
             select_id=select_id or _selection_after(ops),
+            parent_op_id=parent_op_id,
+            reason_prefix=reason_prefix,
         )
         self._inflight = pending
         self.main.status.message = "preparing the proof…"
@@ -331,11 +375,15 @@ class WorkbenchApp(App[None]):
 
     def _request(self, pending: Pending) -> PatchRequest:
         session = pending.session
+        reason = pending.reason
+        if pending.reason_prefix:
+            reason = f"{pending.reason_prefix}: {reason}" if reason else pending.reason_prefix
         return PatchRequest(
             ops=[session.stamp(op) for op in pending.ops],
             actor=self.actor,
-            reason=pending.reason,
+            reason=reason,
             base_sha256=session.base_sha256,
+            parent_op_id=pending.parent_op_id,
         )
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="proof")
@@ -345,6 +393,8 @@ class WorkbenchApp(App[None]):
 
     @guarded
     def on_proof_ready(self, message: ProofReady) -> None:
+        if not self.panes_ready:
+            return
         pending, proof = message.pending, message.proof
         self.main.status.message = ""
         if not proof.ok:
@@ -369,7 +419,6 @@ class WorkbenchApp(App[None]):
                 pending.session,
                 f"Proof · {pending.title}",
                 danger=pending.danger,
-                palette=self.palette,
                 cursor_blink=self.config.cursor_blink,
             ),
             decided,
@@ -387,6 +436,8 @@ class WorkbenchApp(App[None]):
 
     @guarded
     def on_patch_done(self, message: PatchDone) -> None:
+        if not self.panes_ready:
+            return
         pending, outcome = message.pending, message.outcome
         self.start_transcript(pending.path)  # a rejected op is recorded too
         if outcome.ok:
@@ -426,32 +477,58 @@ class WorkbenchApp(App[None]):
             self.reload()
             return
 
-        def chosen(choice: Choice | None) -> None:
-            keep = choice != "reload"
+        def show(loaded: LoadedDocument) -> None:
+            texts = editor.conflict_texts(loaded) or self._block_texts(pending, loaded)
+            screen = ConflictScreen(SHA_MISMATCH, message, session.target, texts)
 
-            def then(loaded: LoadedDocument) -> None:
-                if not session.rebase(loaded, keep_file_base=keep):
-                    self.notify(
-                        f"'{session.target}' is no longer in the document.",
-                        title="target_missing",
-                        severity="error",
-                    )
-                    editor.dismiss(None)
-                    return
-                if keep:
-                    editor.keep_editing(loaded)
-                    note = "Keep editing: your text now applies to the block as it is on disk."
-                else:
-                    editor.reload_block(loaded)
-                    note = "The block was reloaded from disk."
-                self._refresh_edit_state()
-                self.notify(note, timeout=4)
+            def chosen(choice: Choice | None) -> None:
+                self._resolve(pending, loaded, texts, choice or "back")
 
-            self._after_load.append(then)
-            if self.doc_path is not None:
-                self.start_load(self.doc_path, "conflict")
+            self.push_screen(screen, chosen)
 
-        self.push_screen(ConflictScreen(SHA_MISMATCH, message, session.target), chosen)
+        self._after_load.append(show)
+        if self.doc_path is not None:
+            self.start_load(self.doc_path, "conflict")
+
+    def _block_texts(self, pending: Pending, loaded: LoadedDocument) -> ConflictTexts:
+        session = pending.session
+        block = session.current_block(loaded)
+        theirs = loaded.block_text(block).replace("\r", "") if block is not None else ""
+        base_doc = self.versions.get(session.base_sha256)
+        return block_texts(base_doc, pending.ops, session.target, theirs or "(removed)")
+
+    def _resolve(
+        self, pending: Pending, loaded: LoadedDocument, texts: ConflictTexts, choice: Choice
+    ) -> None:
+        session, editor = pending.session, pending.editor
+        assert editor is not None
+        if choice == "back":
+            return  # the editor, its text untouched; the next apply meets the conflict again
+        if not session.rebase(loaded, keep_file_base=choice != "theirs"):
+            self.notify(
+                f"'{session.target}' is no longer in the document.",
+                title="target_missing",
+                severity="error",
+            )
+            editor.dismiss(None)
+            return
+        self._refresh_edit_state()
+        if choice == "theirs":
+            editor.reload_block(loaded)
+            self.notify("Took theirs: the editor shows the block as it is on disk.", timeout=4)
+        elif choice == "mine":
+            editor.keep_editing(loaded)
+            editor.action_submit()  # the proof, against theirs' block hash
+        else:
+            merged, conflicts = merge3(texts.base, texts.mine, texts.theirs)
+            editor.take_merge(merged, texts.theirs)
+            note = (
+                f"{conflicts} overlapping change(s) are marked <<<<<<< mine / >>>>>>> theirs: "
+                "settle them, then ctrl+s."
+                if conflicts
+                else "Merged both changes: check the text, then ctrl+s."
+            )
+            self.notify(note, title="merge", timeout=8)
 
     @guarded
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -461,6 +538,149 @@ class WorkbenchApp(App[None]):
         self.notify(error_text(error), title=error_code(error), severity="error", timeout=10)
         if event.worker.group in ("proof", "apply") and self._inflight is not None:
             self._drop(self._inflight)
+
+    # -- empty and new documents -----------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="apply")
+    def write_first_content(self, loaded: LoadedDocument, text: str) -> None:
+        from .newdoc import write_first_content
+
+        write_first_content(loaded.path, loaded.sha256, text)
+        self.call_from_thread(self._written, loaded.path, f"First content of {loaded.name}")
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="apply")
+    def create_document(self, name: str, text: str) -> None:
+        from .newdoc import create_document
+
+        path = create_document(self.workspace.root, name, text)
+        self.call_from_thread(self._written, path, f"Created {path.name}")
+
+    def _written(self, path: Path, note: str) -> None:
+        self.notify(note, title="Written", timeout=4)
+        self.refresh_files()
+        self.open_document(path)
+
+    # -- undo / redo -----------------------------------------------------------------------------
+
+    MAX_VERSIONS = 64
+
+    def _remember(self, loaded: LoadedDocument) -> None:
+        self.versions.pop(loaded.sha256, None)
+        self.versions[loaded.sha256] = loaded.source.text
+        while len(self.versions) > self.MAX_VERSIONS:
+            self.versions.pop(next(iter(self.versions)))
+
+    def own_records(self) -> list[dict[str, Any]]:
+        """This actor's applied records in the open document, oldest first."""
+        snapshot = self.transcript
+        if snapshot is None or snapshot.path != transcript_path(self.doc_path or Path()):
+            return []
+        actor = {"kind": self.actor.kind, "name": self.actor.name}
+        return [
+            row.record
+            for row in snapshot.rows
+            if row.record is not None
+            and row.problem is None
+            and row.record.get("patch_result") == "applied"
+            and row.record.get("pre_sha256") != row.record.get("post_sha256")
+            and isinstance(row.record.get("actor"), dict)
+            and {k: row.record["actor"].get(k) for k in ("kind", "name")} == actor
+        ]
+
+    def undo_target(self) -> dict[str, Any] | None:
+        """The latest edit of this actor here that is not a revert and not reverted."""
+        own = self.own_records()
+        reverted = {r.get("parent_op_id") for r in own if _is_kind(r, "revert")}
+        for record in reversed(own):
+            if not _is_kind(record, "revert") and record.get("op_id") not in reverted:
+                return record
+        return None
+
+    def redo_target(self) -> dict[str, Any] | None:
+        """The latest revert of this actor not yet redone, if no new edit came after it."""
+        own = self.own_records()
+        redone = {r.get("parent_op_id") for r in own if _is_kind(r, "redo")}
+        for record in reversed(own):
+            if _is_kind(record, "revert"):
+                if record.get("op_id") not in redone:
+                    return record
+                continue
+            if not _is_kind(record, "redo"):
+                return None  # a new edit since: nothing to redo
+        return None
+
+    def revert(self, record: dict[str, Any], kind: str = "revert") -> None:
+        """Show the proof of reverting ``record`` (a redo reverts a revert)."""
+        loaded = self.loaded
+        if loaded is None or self.doc_path is None:
+            return
+        pre = self.versions.get(str(record.get("pre_sha256")))
+        if pre is None:
+            self.notify(
+                f"The version before this edit ({str(record.get('pre_sha256'))[:8]}) was not "
+                "seen by this session, so its inverse cannot be computed. Undo works for edits "
+                "made (or watched) since the document was opened.",
+                title="revert_pre_state_unknown",
+                severity="error",
+                timeout=10,
+            )
+            return
+        self.main.status.message = f"preparing the {kind}…"
+        self.start_revert(record, kind, pre, loaded.source.text)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="revert")
+    def start_revert(self, record: dict[str, Any], kind: str, pre: str, current: str) -> None:
+        from core.noma.revert import RevertError, inverse
+
+        result: Any
+        try:
+            result = inverse(record, pre, current)
+        except RevertError as exc:
+            result = exc
+        self.post_message(RevertReady(record, kind, result))
+
+    @guarded
+    def on_revert_ready(self, message: RevertReady) -> None:
+        if not self.panes_ready:
+            return
+        from core.noma.revert import RevertError
+
+        self.main.status.message = ""
+        result, record = message.result, message.record
+        what = f"{message.kind} of {_op_line(record)}"
+        if isinstance(result, RevertError):
+            hint = ""
+            if result.code == SHA_MISMATCH:
+                hint = " Nothing was written."
+            self.notify(result.message + hint, title=result.code, severity="error", timeout=10)
+            return
+        loaded = self.loaded
+        if loaded is None:
+            return
+        session = EditSession(message.kind, result.target, loaded.sha256, None)
+        self.propose(
+            session,
+            result.ops,
+            title=f"{what.capitalize()} → {result.summary}",
+            parent_op_id=result.op_id or None,
+            reason_prefix=f"{message.kind} {result.op_id}",
+        )
+
+    @guarded
+    def action_undo(self) -> None:
+        record = self.undo_target()
+        if record is None:
+            self.notify("No edit of yours in this document to undo.", title="undo")
+            return
+        self.revert(record, "revert")
+
+    @guarded
+    def action_redo(self) -> None:
+        record = self.redo_target()
+        if record is None:
+            self.notify("Nothing to redo (or a new edit came after the undo).", title="redo")
+            return
+        self.revert(record, "redo")
 
     # -- app actions ---------------------------------------------------------------------------
 
@@ -485,17 +705,41 @@ class WorkbenchApp(App[None]):
             detail = f"{display_key(self.config.keymap.get(spec.id, spec.key))}"
             if spec.op:
                 detail += f" · patch op {spec.op}"
-            yield SystemCommand(spec.help, detail, partial(self._run_command, spec.action))
+            flow = spec in FLOW_ACTIONS
+            if flow:
+                detail += " · flow runs"
+            yield SystemCommand(spec.help, detail, partial(self._run_command, spec.action, flow))
 
-    def _run_command(self, action: str) -> None:
+    def _run_command(self, action: str, flow: bool = False) -> None:
         if action in {spec.action for spec in APP_ACTIONS}:
             self.call_later(self.run_action, action)
+            return
+        if flow:
+            pane = self._main.query_one("#flow-pane")
+            self._main.action_focus_pane("flow")
+            self.call_later(pane.run_action, action)
             return
         main = self._main
         if not main.check_action(action, ()):
             self.notify(main.why_not(action), title="not available", severity="warning")
             return
         self.call_later(main.run_action, action)
+
+
+def _is_kind(record: dict[str, Any], kind: str) -> bool:
+    """A revert or redo record: the app writes its reason as ``"<kind> <op_id>[: ...]"``."""
+    reason = record.get("reason")
+    return (
+        bool(record.get("parent_op_id"))
+        and isinstance(reason, str)
+        and (reason == kind or reason.startswith(kind + " ") or reason.startswith(kind + ":"))
+    )
+
+
+def _op_line(record: dict[str, Any]) -> str:
+    from .history import op_summary
+
+    return op_summary(record.get("op"))
 
 
 def _selection_after(ops: list[dict[str, Any]]) -> str | None:

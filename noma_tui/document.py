@@ -11,6 +11,8 @@ shown lazily and a cursor move costs a dictionary lookup.
 from __future__ import annotations
 
 import bisect
+import os
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,7 +65,9 @@ class LoadedDocument:
     badges: dict[int, Badge]
     duplicate_ids: set[str]
     load_ms: float = 0.0
+    read_only: bool = False  # no write bit, or the user may not write it (or its folder)
     _positions: dict[int, int] = field(default_factory=dict, repr=False)
+    _haystacks: list[str] | None = field(default=None, repr=False)
 
     @property
     def sha256(self) -> str:
@@ -143,6 +147,26 @@ class LoadedDocument:
             if isinstance(node, Directive) or (isinstance(node, Section) and not node.in_directive):
                 out.append(i)
         return out
+
+    def search(self, query: str) -> list[int]:
+        """Blocks whose id, alias, title or text contains ``query`` (case-insensitive), in
+        document order. A section is searched by its heading (its text is its children's);
+        a directive by its whole source."""
+        needle = query.strip().lower()
+        if not needle:
+            return []
+        if self._haystacks is None:
+            self._haystacks = [self._haystack(i) for i in range(len(self.blocks))]
+        return [i for i, hay in enumerate(self._haystacks) if needle in hay]
+
+    def _haystack(self, block: int) -> str:
+        node = self.blocks[block]
+        parts = [node.id or "", *node.aliases]
+        if isinstance(node, Section):
+            parts.append(node.title)
+        elif self.span_ok(block):
+            parts.append(self.block_text(block))
+        return "\n".join(parts).lower()
 
     def count(self, severity: str) -> int:
         return sum(1 for r in self.diagnostics if r.diagnostic.severity == severity)
@@ -258,5 +282,19 @@ def load_document(
         badges=badges,
         duplicate_ids=duplicates,
         load_ms=(time.perf_counter() - started) * 1000,
+        read_only=is_read_only(path),
         _positions=positions,
     )
+
+
+def is_read_only(path: Path) -> bool:
+    """True when an edit could not (or should not) be written: the file has no write bit
+    (honoured even for root, who could write it anyway), or the user may not write the
+    file or its folder (the atomic write puts a temp file beside it)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return True
+    if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        return True
+    return not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK))

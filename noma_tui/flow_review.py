@@ -2,7 +2,9 @@
 
 The logic is here, over the one handler family (`run_action` "proposals", "review",
 "consents", "revoke_consent"), so the pane only binds a key and calls in. The pane passes
-its own choice dialog class, so this module does not depend on where the pane lives.
+its own choice dialog class (`PickerScreen`), so this module does not depend on where the
+pane lives; every handler call goes through the pane's `background` (a thread worker), so
+a store held by another writer never freezes the UI.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from typing import Any, Protocol
 
 from textual.screen import ModalScreen
 
-from core.flow import FlowContext, FlowRefusal
+from core.flow import FlowContext, FlowRefusal, FlowResult
+from core.flow.records import FlowRun
 from noma_tui.flow_hub import HubContext, run_action
 
 ChoiceFactory = Callable[[str, list[tuple[str, str]]], ModalScreen[str | None]]
@@ -20,10 +23,18 @@ ChoiceFactory = Callable[[str, list[tuple[str, str]]], ModalScreen[str | None]]
 
 class FlowPaneLike(Protocol):
     ctx: FlowContext | HubContext | None
-    run: dict[str, Any] | None
+    run: FlowRun | None
     app: Any
 
     def say(self, text: str, *, refused: bool = False, ok: bool = False) -> None: ...
+
+    def background(
+        self,
+        fn: Callable[[FlowContext | HubContext], Any],
+        then: Callable[[Any], None],
+        *,
+        write: bool = False,
+    ) -> None: ...
 
 
 def _refused(pane: FlowPaneLike, result: FlowRefusal) -> None:
@@ -37,10 +48,15 @@ def _printable(text: str, limit: int = 48) -> str:
 
 def review_proposals(pane: FlowPaneLike, choice: ChoiceFactory) -> None:
     """Pick a pending proposal (run outcome or import), then approve or reject it."""
-    ctx = pane.ctx
-    if ctx is None:
+    if pane.ctx is None:
         return
-    result = run_action(ctx, "proposals", {"status": "pending"})
+    pane.background(
+        lambda ctx: run_action(ctx, "proposals", {"status": "pending"}),
+        lambda result: _listed_proposals(pane, choice, result),
+    )
+
+
+def _listed_proposals(pane: FlowPaneLike, choice: ChoiceFactory, result: FlowResult) -> None:
     if isinstance(result, FlowRefusal):
         _refused(pane, result)
         return
@@ -62,11 +78,14 @@ def review_proposals(pane: FlowPaneLike, choice: ChoiceFactory) -> None:
             if answer is None or pane.ctx is None:
                 return
             request = {"proposal_id": proposal_id, "approve": answer == "approve"}
-            reviewed = run_action(pane.ctx, "review", request)
-            if isinstance(reviewed, FlowRefusal):
-                _refused(pane, reviewed)
-            else:
-                pane.say(f"Proposal {proposal_id} {reviewed['proposal']['status']}", ok=True)
+
+            def reviewed(result: FlowResult) -> None:
+                if isinstance(result, FlowRefusal):
+                    _refused(pane, result)
+                else:
+                    pane.say(f"Proposal {proposal_id} {result['proposal']['status']}", ok=True)
+
+            pane.background(lambda ctx: run_action(ctx, "review", request), reviewed, write=True)
 
         pane.app.push_screen(
             choice(f"Review {proposal_id}", [("approve", "Approve"), ("reject", "Reject")]),
@@ -82,17 +101,25 @@ def review_proposals(pane: FlowPaneLike, choice: ChoiceFactory) -> None:
 
 def manage_consents(pane: FlowPaneLike, choice: ChoiceFactory) -> None:
     """List the selected run's consents (yours only); pick an active one to revoke it."""
-    ctx, run = pane.ctx, pane.run
-    if ctx is None or run is None:
+    if pane.ctx is None or pane.run is None:
         pane.say("No run selected: press n to start one.")
         return
-    result = run_action(ctx, "consents", {"run_id": run["run_id"]})
+    run_id = pane.run.run_id
+    pane.background(
+        lambda ctx: run_action(ctx, "consents", {"run_id": run_id}),
+        lambda result: _listed_consents(pane, choice, run_id, result),
+    )
+
+
+def _listed_consents(
+    pane: FlowPaneLike, choice: ChoiceFactory, run_id: str, result: FlowResult
+) -> None:
     if isinstance(result, FlowRefusal):
         _refused(pane, result)
         return
     consents = result["consents"]
     if not consents:
-        pane.say(f"No consents for {run['run_id']}: press c to give one.", ok=True)
+        pane.say(f"No consents for {run_id}: press c to give one.", ok=True)
         return
     options = [
         (
@@ -106,10 +133,15 @@ def manage_consents(pane: FlowPaneLike, choice: ChoiceFactory) -> None:
     def chosen(ref: str | None) -> None:
         if ref is None or pane.ctx is None:
             return
-        revoked = run_action(pane.ctx, "revoke_consent", {"consent": ref})
-        if isinstance(revoked, FlowRefusal):
-            _refused(pane, revoked)
-        else:
-            pane.say(f"Consent revoked (was {revoked['consent']['cost_cap_units']} units)", ok=True)
 
-    pane.app.push_screen(choice(f"Consents for {run['run_id']} (Enter revokes)", options), chosen)
+        def revoked(out: FlowResult) -> None:
+            if isinstance(out, FlowRefusal):
+                _refused(pane, out)
+            else:
+                pane.say(f"Consent revoked (was {out['consent']['cost_cap_units']} units)", ok=True)
+
+        pane.background(
+            lambda ctx: run_action(ctx, "revoke_consent", {"consent": ref}), revoked, write=True
+        )
+
+    pane.app.push_screen(choice(f"Consents for {run_id} (Enter revokes)", options), chosen)

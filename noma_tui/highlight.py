@@ -12,7 +12,7 @@ import re
 
 from rich.text import Text
 
-from .palette import Palette
+from .styles import Styles
 
 FENCE = re.compile(r"^(\s*)(:{2,})([A-Za-z_][\w-]*)?(\{.*\})?\s*$")
 HEADING = re.compile(r"^(#{1,6})\s")
@@ -21,7 +21,7 @@ WIKILINK = re.compile(r"\[\[[^\]\n]+\]\]")
 CODE_FENCE = re.compile(r"^\s*(```|~~~)")
 
 
-def highlight_line(line: str, palette: Palette, in_code: bool = False) -> Text:
+def highlight_line(line: str, palette: Styles, in_code: bool = False) -> Text:
     text = Text(line, no_wrap=True)
     if in_code or CODE_FENCE.match(line):
         text.stylize(palette.muted)
@@ -48,7 +48,7 @@ def highlight_line(line: str, palette: Palette, in_code: bool = False) -> Text:
     return text
 
 
-def highlight_lines(lines: list[str], palette: Palette) -> list[Text]:
+def highlight_lines(lines: list[str], palette: Styles) -> list[Text]:
     out: list[Text] = []
     in_code = False
     for line in lines:

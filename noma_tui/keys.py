@@ -22,8 +22,11 @@ class ActionSpec:
     group: str
     op: str | None = None  # the patch op this action sends, if it edits
     footer: bool = True
+    # Keys that move focus are priority bindings: focus moves before the next key is
+    # dispatched, so "5n" or "/need" typed in one burst never lands n on a document block.
+    priority: bool = False
 
-    def binding(self, *, priority: bool = False) -> Binding:
+    def binding(self, *, priority: bool | None = None) -> Binding:
         return Binding(
             self.key,
             self.action,
@@ -31,12 +34,13 @@ class ActionSpec:
             show=self.footer,
             tooltip=self.help,
             id=self.id,
-            priority=priority,
+            priority=self.priority if priority is None else priority,
         )
 
 
 EDIT = "Edit the selected block"
 NAVIGATE = "Navigate"
+FLOW = "Flow runs"
 APP = "App"
 
 EDIT_ACTIONS: tuple[ActionSpec, ...] = (
@@ -44,6 +48,9 @@ EDIT_ACTIONS: tuple[ActionSpec, ...] = (
                "replace_body"),
     ActionSpec("edit.source", "edit_source", "E", "Source", "Edit the block's whole source",
                EDIT, "replace_block", footer=False),
+    ActionSpec("edit.external", "external_editor", "ctrl+e", "$EDITOR", "Edit the block's "
+               "source in $VISUAL / $EDITOR (the proof follows)", EDIT, "replace_block",
+               footer=False),
     ActionSpec("edit.attribute", "set_attribute", "a", "Attr", "Set an attribute", EDIT,
                "update_attribute"),
     ActionSpec("edit.remove_attribute", "remove_attribute", "A", "Unset",
@@ -66,25 +73,83 @@ EDIT_ACTIONS: tuple[ActionSpec, ...] = (
                "update_table_cell"),
 )  # fmt: skip
 
+HISTORY = "Undo"
+HISTORY_ACTIONS: tuple[ActionSpec, ...] = (
+    ActionSpec("edit.undo", "undo", "u,ctrl+z", "Undo", "Undo: revert your latest edit in "
+               "this document (shown as a proof, recorded as a new edit)", HISTORY),
+    ActionSpec("edit.redo", "redo", "U", "Redo", "Redo: re-apply the edit you last undid",
+               HISTORY, footer=False),
+)  # fmt: skip
+
 NAVIGATION_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("focus.files", "focus_pane('files')", "f", "Files", "Focus the file list",
-               NAVIGATE, footer=False),
+               NAVIGATE, footer=False, priority=True),
+    ActionSpec("file.new", "new_document", "N", "New file", "Create a new document from a "
+               "template", NAVIGATE, footer=False),
     ActionSpec("focus.tree", "focus_pane('tree')", "1", "Tree", "Focus the document tree",
-               NAVIGATE, footer=False),
+               NAVIGATE, footer=False, priority=True),
     ActionSpec("focus.block", "focus_pane('block')", "2", "Block", "Focus the block view",
-               NAVIGATE, footer=False),
+               NAVIGATE, footer=False, priority=True),
     ActionSpec("focus.diagnostics", "focus_pane('diagnostics')", "3", "Diagnostics",
-               "Focus the diagnostics", NAVIGATE, footer=False),
+               "Focus the diagnostics", NAVIGATE, footer=False, priority=True),
     ActionSpec("focus.transcript", "focus_pane('transcript')", "4", "Transcript",
-               "Focus the transcript", NAVIGATE, footer=False),
+               "Focus the transcript", NAVIGATE, footer=False, priority=True),
+    ActionSpec("focus.flow", "focus_pane('flow')", "5", "Flow", "Focus the flow runs pane",
+               NAVIGATE, footer=False, priority=True),
+    ActionSpec("search.filter", "filter", "slash", "Filter", "Search / filter the focused "
+               "list: the tree by id, alias, title or text; the transcript by actor, op or "
+               "result; the diagnostics by code or message", NAVIGATE, priority=True),
+    ActionSpec("search.clear", "clear_filter", "escape", "Clear", "Clear the filter (Esc)",
+               NAVIGATE, footer=False),
+    ActionSpec("diagnostics.severity", "cycle_severity", "S", "Severity", "Diagnostics: one "
+               "severity at a time (all → error → warning → info)", NAVIGATE, footer=False),
+    ActionSpec("nav.down", "cursor('down')", "j", "Down", "Move down in the focused list",
+               NAVIGATE, footer=False),
+    ActionSpec("nav.up", "cursor('up')", "k", "Up", "Move up in the focused list", NAVIGATE,
+               footer=False),
+    ActionSpec("view.zoom", "zoom", "z", "Zoom", "Zoom: maximise the focused pane (z or Esc "
+               "goes back)", NAVIGATE),
+    ActionSpec("view.preview", "toggle_preview", "p", "Preview", "Preview: show the selected "
+               "block rendered beside its source (again: hide)", NAVIGATE),
     ActionSpec("go.id", "goto_id", "g", "Go to", "Go to a block by id or alias", NAVIGATE,
                footer=False),
     ActionSpec("copy.ref", "copy_ref", "y", "Copy", "Copy the block's id and hash (also "
                "shown in a notification)", NAVIGATE, footer=False),
     ActionSpec("doc.reload", "reload", "ctrl+r", "Reload", "Re-read the document from disk",
                NAVIGATE, footer=False),
-    ActionSpec("doc.export", "export_document", "ctrl+e", "Export", "Export as Markdown, HTML "
+    ActionSpec("doc.export", "export_document", "ctrl+o", "Export", "Export as Markdown, HTML "
                "or an LLM context, beside the document", NAVIGATE, footer=False),
+)  # fmt: skip
+
+FLOW_ACTIONS: tuple[ActionSpec, ...] = (
+    ActionSpec("flow.start", "start_run", "n", "Start", "Start a run of a flow (asks for its "
+               "declared inputs)", FLOW),
+    ActionSpec("flow.advance", "advance", "a", "Advance", "Advance the step (pending → in "
+               "progress → done)", FLOW),
+    ActionSpec("flow.approve", "approve", "v", "Approve", "Approve the step's evidence as "
+               "the human reviewer (done)", FLOW),
+    ActionSpec("flow.block", "block", "b", "Block", "Mark the step blocked (again: unblock)",
+               FLOW),
+    ActionSpec("flow.skip", "skip", "s", "Skip", "Skip the step: policy, not applicable or "
+               "blocked dependency", FLOW),
+    ActionSpec("flow.evidence", "evidence", "e", "Evidence", "Attach evidence (the open "
+               "document's transcript, or a typed pointer)", FLOW),
+    ActionSpec("flow.consent", "consent", "c", "Consent", "Consent to automatable execution "
+               "(cost cap, time limit)", FLOW),
+    ActionSpec("flow.dry_run", "dry_run", "X", "Dry run", "Check every gate for executing "
+               "the step; nothing runs", FLOW),
+    ActionSpec("flow.execute", "execute", "x", "Execute", "Execute the automatable step in "
+               "the sandbox", FLOW),
+    ActionSpec("flow.review", "submit_review", "r", "Review", "Submit the run's outcome to "
+               "review", FLOW),
+    ActionSpec("flow.proposals", "proposals", "P", "Proposals", "Review pending proposals "
+               "(approve or reject)", FLOW, footer=False),
+    ActionSpec("flow.consents", "consents", "C", "Consents", "List the run's consents (Enter "
+               "revokes one)", FLOW, footer=False),
+    ActionSpec("flow.message", "show_message", "o", "Message", "Show the last flow message "
+               "in full", FLOW, footer=False),
+    ActionSpec("flow.reload", "reload", "f5", "Reload", "Re-read the runs", FLOW,
+               footer=False),
 )  # fmt: skip
 
 APP_ACTIONS: tuple[ActionSpec, ...] = (
@@ -95,15 +160,22 @@ APP_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("app.quit", "quit_app", "q", "Quit", "Quit the workbench", APP),
 )  # fmt: skip
 
-SCREEN_ACTIONS = EDIT_ACTIONS + NAVIGATION_ACTIONS
-ALL_ACTIONS = SCREEN_ACTIONS + APP_ACTIONS
-BY_ACTION = {spec.action: spec for spec in ALL_ACTIONS}
+SCREEN_ACTIONS = EDIT_ACTIONS + HISTORY_ACTIONS + NAVIGATION_ACTIONS
+ALL_ACTIONS = SCREEN_ACTIONS + FLOW_ACTIONS + APP_ACTIONS
+BY_ACTION = {spec.action: spec for spec in SCREEN_ACTIONS + APP_ACTIONS}
+FLOW_BY_ACTION = {spec.action: spec for spec in FLOW_ACTIONS}
 BY_ID = {spec.id: spec for spec in ALL_ACTIONS}
 
 
 def display_key(key: str) -> str:
     """``f1,question_mark`` -> ``F1 / ?`` for the help screen."""
-    names = {"question_mark": "?", "ctrl": "^", "escape": "Esc", "enter": "Enter"}
+    names = {
+        "question_mark": "?",
+        "ctrl": "^",
+        "escape": "Esc",
+        "enter": "Enter",
+        "slash": "/",
+    }
     out = []
     for part in key.split(","):
         part = part.strip()

@@ -13,19 +13,20 @@ from rich.text import Text
 from core.noma.nodes import Directive, Node, Section
 
 from .document import Badge, LoadedDocument
-from .palette import SEVERITY_GLYPH, Palette
+from .styles import SEVERITY_GLYPH, Styles
+from .visible import plain
 
 MAX_TITLE = 60
 
 
-def block_label(node: Node, badge: Badge | None, palette: Palette, duplicate: bool) -> Text:
+def block_label(node: Node, badge: Badge | None, palette: Styles, duplicate: bool) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
     if badge is not None:
         glyph = SEVERITY_GLYPH[badge.severity]
         text.append(f"{glyph}{badge.count} ", palette.severity(badge.severity))
     if isinstance(node, Section):
         title = node.title if len(node.title) <= MAX_TITLE else node.title[: MAX_TITLE - 1] + "…"
-        text.append(title or "(untitled)", palette.heading)
+        text.append(plain(title) or "(untitled)", palette.heading)
         if node.id:
             text.append(f"  #{node.id}", palette.muted)
     elif isinstance(node, Directive):
@@ -41,13 +42,13 @@ def block_label(node: Node, badge: Badge | None, palette: Palette, duplicate: bo
     return text
 
 
-def label_for(loaded: LoadedDocument, block: int, palette: Palette) -> Text:
+def label_for(loaded: LoadedDocument, block: int, palette: Styles) -> Text:
     node = loaded.blocks[block]
     duplicate = node.id is not None and node.id in loaded.duplicate_ids
     return block_label(node, loaded.badges.get(block), palette, duplicate)
 
 
-def root_label(loaded: LoadedDocument, palette: Palette) -> Text:
+def root_label(loaded: LoadedDocument, palette: Styles) -> Text:
     text = Text(loaded.name, style="bold", no_wrap=True)
     errors, warnings = loaded.count("error"), loaded.count("warning")
     if errors:
@@ -56,4 +57,8 @@ def root_label(loaded: LoadedDocument, palette: Palette) -> Text:
         text.append(f"  {SEVERITY_GLYPH['warning']}{warnings}", palette.warning)
     if loaded.recovered:
         text.append("  recovered (spans are hints)", palette.warning)
+    if loaded.read_only:
+        text.append("  read-only", palette.warning)
+    if loaded.source.invalid_utf8_at is not None:
+        text.append("  invalid bytes ⟨XX⟩", palette.error)
     return text

@@ -35,6 +35,8 @@ class Pending:
     danger: bool = False
     reason: str | None = None
     select_id: str | None = None
+    parent_op_id: str | None = None  # a revert / redo: the record it reverts
+    reason_prefix: str | None = None  # "revert <op_id>": always first in the reason
 
 
 class DocumentLoaded(Message):
@@ -80,3 +82,50 @@ class PatchDone(Message):
         super().__init__()
         self.pending = pending
         self.outcome = outcome
+
+
+class EditOpened(Message):
+    """An editor screen opened an edit (it counts for drift and the status bar)."""
+
+    def __init__(self, session: EditSession) -> None:
+        super().__init__()
+        self.session = session
+
+
+class EditClosed(Message):
+    """An editor screen closed; its edit no longer counts as open."""
+
+    def __init__(self, session: EditSession) -> None:
+        super().__init__()
+        self.session = session
+
+
+class EditProposed(Message):
+    """An editor built its ops: the app shows the proof and applies on confirmation."""
+
+    def __init__(self, session: EditSession, ops: list[dict[str, Any]], editor: EditScreen) -> None:
+        super().__init__()
+        self.session = session
+        self.ops = ops
+        self.editor = editor
+
+
+class RevertReady(Message):
+    """The inverse of a record was computed (or refused with a code)."""
+
+    def __init__(self, record: dict[str, Any], kind: str, result: Any) -> None:
+        super().__init__()
+        self.record = record
+        self.kind = kind  # "revert" or "redo"
+        self.result = result  # core.noma.revert.Revert, or a RevertError
+
+
+class ProposeEdit(Message):
+    """A screen asks for the proof of ``ops`` (applied if the writer confirms); the app's
+    `propose` does the rest. Screens post this instead of calling the app."""
+
+    def __init__(self, session: EditSession, ops: list[dict[str, Any]], **options: Any) -> None:
+        super().__init__()
+        self.session = session
+        self.ops = ops
+        self.options = options  # title, danger, select_id

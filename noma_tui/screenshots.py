@@ -100,11 +100,72 @@ async def drift_warning(pilot: Pilot[Any], root: Path) -> None:
     await _until(pilot, lambda: app.drift)
 
 
+async def flow_pane(pilot: Pilot[Any], root: Path) -> None:
+    from .panes.flow import FlowFrontierPane
+    from .screens.picker import PickerScreen
+
+    app = await _ready(pilot)
+    pane = app.main.query_one(FlowFrontierPane)
+    await pilot.press("5")
+    await app.workers.wait_for_complete()
+    await pilot.press("n")
+    await _until(pilot, lambda: isinstance(app.screen, PickerScreen))
+    await pilot.press("down", "enter")
+    await _until(pilot, lambda: bool(pane.runs) and not pane.busy)
+    for _ in range(2):  # in progress, then done without evidence: refused, in one line
+        await pilot.press("a")
+        await _until(pilot, lambda: not pane.busy)
+        await app.workers.wait_for_complete()
+
+
+async def undo(pilot: Pilot[Any], root: Path) -> None:
+    app = await _open_editor(pilot)
+    app.screen.query_one("#source", TextArea).text = "Numbers from staging only."
+    await pilot.press("ctrl+s")
+    await _until(pilot, lambda: isinstance(app.screen, ProofScreen))
+    count = len(app.transcript.rows) if app.transcript else 0
+    await pilot.press("ctrl+s")
+    await _until(pilot, lambda: app.transcript is not None and len(app.transcript.rows) > count)
+    await _until(pilot, lambda: app.screen is app.main and not app.sessions)
+    await app.workers.wait_for_complete()
+    await pilot.press("u")  # the revert, as a proof
+    await _until(pilot, lambda: isinstance(app.screen, ProofScreen))
+
+
+async def conflict_view(pilot: Pilot[Any], root: Path) -> None:
+    from .screens.conflict import ConflictScreen
+
+    app = await _ready(pilot)
+    await _select(app, pilot, "ev-loadtest-march")
+    await pilot.press("e")
+    await _until(pilot, lambda: isinstance(app.screen, SourceEditorScreen))
+    area = app.screen.query_one("#source", TextArea)
+    first, second = area.text.split("\n")
+    area.text = first.replace("12 runs", "twelve runs") + "\n" + second.replace("18", "17")
+    path = root / MEMO
+    path.write_text(
+        path.read_text("utf-8").replace("spread 18 ms", "spread 19 ms"), encoding="utf-8"
+    )
+    await pilot.press("ctrl+s")
+    await _until(pilot, lambda: isinstance(app.screen, ConflictScreen))
+
+
+async def search(pilot: Pilot[Any], root: Path) -> None:
+    app = await _ready(pilot)
+    await pilot.press("1", "slash", *"staging")
+    await _until(pilot, lambda: app.main.doc_tree.filter_text == "staging")
+    await pilot.press("enter")
+
+
 SHOTS: dict[str, tuple[str, Steps]] = {
     "main-screen": ("noma-dark", main_screen),
     "main-screen-light": ("noma-light", main_screen),
     "proof-preview": ("noma-dark", proof_preview),
     "drift-warning": ("noma-dark", drift_warning),
+    "flow-pane": ("noma-dark", flow_pane),
+    "undo": ("noma-dark", undo),
+    "conflict-view": ("noma-dark", conflict_view),
+    "search": ("noma-dark", search),
 }
 
 

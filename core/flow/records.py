@@ -44,7 +44,8 @@ class StepState(_Record):
     status: StepStatus = "pending"
     evidence_ref: Pointer | None = None
     verified: bool = False
-    skip_reason: SkipReason | None = None  # additive: present on skipped steps
+    # additive: present on skipped steps only (absent, not null, elsewhere, as on the wire)
+    skip_reason: SkipReason | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class Provenance(_Record):

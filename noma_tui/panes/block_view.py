@@ -21,12 +21,13 @@ from core.noma.nodes import Directive, Section
 
 from ..document import ROOT, LoadedDocument
 from ..highlight import highlight_lines
-from ..palette import DEFAULT_PALETTE, SEVERITY_GLYPH, Palette
+from ..styles import SEVERITY_GLYPH, Themed
+from ..visible import HINT, marked
 
 MAX_LINES = 300
 
 
-class BlockView(ScrollView, can_focus=True):
+class BlockView(Themed, ScrollView, can_focus=True):
     """Shows one block; focusable so it can be scrolled by keyboard."""
 
     DEFAULT_CSS = """
@@ -35,7 +36,6 @@ class BlockView(ScrollView, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.palette: Palette = DEFAULT_PALETTE
         self.loaded: LoadedDocument | None = None
         self.block: int | None = None
         self._texts: list[Text] = []
@@ -50,6 +50,9 @@ class BlockView(ScrollView, can_focus=True):
     def lines(self) -> list[str]:
         """The plain text shown, one string per row (for tests and copy)."""
         return [t.plain for t in self._texts]
+
+    def restyle(self) -> None:
+        self.redraw()
 
     def redraw(self) -> None:
         loaded, block = self.loaded, self.block
@@ -108,8 +111,19 @@ class BlockView(ScrollView, can_focus=True):
         second = Text("sha256 ", p.muted)
         second.append(loaded.sha256[:16] + "…")
         out = [first, second]
+        out.extend(self._file_notes(loaded))
         if loaded.recovered:
             out.append(Text("recovered: the parser needed recovery, spans are hints", p.warning))
+        return out
+
+    def _file_notes(self, loaded: LoadedDocument) -> list[Text]:
+        p = self.palette
+        out = []
+        if loaded.read_only:
+            out.append(Text("read-only: the file is not writable, so no edit applies", p.warning))
+        bad = loaded.source.invalid_utf8_at
+        if bad is not None:
+            out.append(Text(f"line {bad[0]}, column {bad[1]}: {HINT}", p.error))
         return out
 
     def _block_meta(self, loaded: LoadedDocument, block: int) -> list[Text]:
@@ -135,6 +149,7 @@ class BlockView(ScrollView, can_focus=True):
             glyph = SEVERITY_GLYPH[badge.severity]
             second.append(f"  {glyph}{badge.count} diagnostic(s)", p.severity(badge.severity))
         out = [first, second]
+        out.extend(self._file_notes(loaded))
         if loaded.recovered:
             out.append(Text("span is a hint: the document needed recovery", p.warning))
         return out
@@ -147,7 +162,7 @@ class BlockView(ScrollView, can_focus=True):
         rows: list[Text] = []
         for number, line in zip(range(first, shown_last + 1), highlight_lines(raw, p), strict=True):
             row = Text(f"{number:>{width}} ", style=p.muted, no_wrap=True)
-            row.append_text(line)
+            row.append_text(marked(line, p.error))
             rows.append(row)
         if shown_last < last:
             rows.append(Text(f"… {last - shown_last} more line(s) to line {last}", p.muted))

@@ -11,13 +11,22 @@ from rich.text import Text
 from textual.message import Message
 from textual.widgets import DataTable
 
-from ..document import LoadedDocument
-from ..palette import DEFAULT_PALETTE, SEVERITY_GLYPH, SEVERITY_WORD, Palette
+from ..document import DiagnosticRow, LoadedDocument
+from ..styles import SEVERITY_GLYPH, SEVERITY_WORD, Themed
+from .columns import Col, fit
 
 MAX_ROWS = 2000
+COLUMNS = [
+    Col("sev", 8, 8),
+    Col("line", 4, 5),
+    Col("code", 12, 30),
+    Col("message", 16, None, weight=4),
+    Col("id", 8, 22),
+]
+SEVERITY_LEVELS = (None, "error", "warning", "info")  # `S` cycles: all, then one severity
 
 
-class DiagnosticsPane(DataTable[Text | str]):
+class DiagnosticsPane(Themed, DataTable[Text | str]):
     class Jump(Message):
         """Go to the block a diagnostic is about."""
 
@@ -32,32 +41,70 @@ class DiagnosticsPane(DataTable[Text | str]):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=False)
-        self.palette: Palette = DEFAULT_PALETTE
         self.loaded: LoadedDocument | None = None
         self._blocks: list[int | None] = []
+        self.severity: str | None = None  # only this severity (None: all)
+        self.filter_text = ""  # `/`: code, message, id or severity contains it
 
     def on_mount(self) -> None:
         self.add_column("severity", width=8, key="sev")
         self.add_column("line", width=4, key="line")
         self.add_column("code", width=30, key="code")
-        self.add_column("id", width=18, key="id")
         self.add_column("message", key="message")
+        self.add_column("id", width=18, key="id")
 
-    def show(self, loaded: LoadedDocument) -> None:
+    def on_resize(self) -> None:
+        self.fit_columns()
+
+    def fit_columns(self) -> None:
+        rows = self.loaded.diagnostics if self.loaded is not None else []
+        desired = {"code": max((len(r.diagnostic.code) + 8 for r in rows), default=12)}
+        fit(self, COLUMNS, desired, ("code",))
+
+    def _rows(self, loaded: LoadedDocument) -> list[DiagnosticRow]:
+        needle = self.filter_text.lower()
+        out = []
+        for row in loaded.diagnostics:
+            d = row.diagnostic
+            if self.severity is not None and d.severity != self.severity:
+                continue
+            if needle:
+                hay = f"{d.severity}\n{d.code}\n{d.message}\n{d.node_id or ''}".lower()
+                if needle not in hay:
+                    continue
+            out.append(row)
+        return out
+
+    def set_filter(self, text: str) -> int:
+        self.filter_text = text.strip()
+        if self.loaded is not None:
+            self.show(self.loaded, force=True)
+        return self.row_count
+
+    def cycle_severity(self) -> str | None:
+        index = SEVERITY_LEVELS.index(self.severity)
+        self.severity = SEVERITY_LEVELS[(index + 1) % len(SEVERITY_LEVELS)]
+        if self.loaded is not None:
+            self.show(self.loaded, force=True)
+        return self.severity
+
+    def show(self, loaded: LoadedDocument, *, force: bool = False) -> None:
         same = (
-            self.loaded is not None
+            not force
+            and self.loaded is not None
             and self.loaded.path == loaded.path
             and [r.diagnostic for r in self.loaded.diagnostics]
             == [r.diagnostic for r in loaded.diagnostics]
         )
         self.loaded = loaded
-        self._blocks = [r.block for r in loaded.diagnostics[:MAX_ROWS]]
+        rows = self._rows(loaded)[:MAX_ROWS]
+        self._blocks = [r.block for r in rows]
         if same:
             return
         cursor = self.cursor_row
         self.clear()
         p = self.palette
-        for row in loaded.diagnostics[:MAX_ROWS]:
+        for row in rows:
             d = row.diagnostic
             style = p.severity(d.severity)
             sev = Text(f"{SEVERITY_GLYPH[d.severity]} {SEVERITY_WORD[d.severity]}", style=style)
@@ -65,7 +112,8 @@ class DiagnosticsPane(DataTable[Text | str]):
             node_id = d.node_id or ""
             if not node_id and row.block is not None:
                 node_id = loaded.blocks[row.block].id or ""
-            self.add_row(sev, str(d.line) if d.line else "", code, node_id, d.message)
+            self.add_row(sev, str(d.line) if d.line else "", code, d.message, node_id)
+        self.fit_columns()
         if self.row_count:
             self.move_cursor(row=min(cursor, self.row_count - 1), animate=False)
         errors, warnings = loaded.count("error"), loaded.count("warning")
@@ -73,6 +121,18 @@ class DiagnosticsPane(DataTable[Text | str]):
         self.border_subtitle = f"{errors} error · {warnings} warn · {infos} info"
         if len(loaded.diagnostics) > MAX_ROWS:
             self.border_subtitle += f" (first {MAX_ROWS} shown)"
+        shown = []
+        if self.severity is not None:
+            shown.append(f"{self.severity} only")
+        if self.filter_text:
+            shown.append(f"/{self.filter_text}")
+        if shown:
+            self.border_subtitle = f"{' · '.join(shown)} · {len(rows)} shown · " + (
+                self.border_subtitle
+            )
+
+    def restyle(self) -> None:
+        self.redraw()
 
     def redraw(self) -> None:
         """Re-style after a theme change."""

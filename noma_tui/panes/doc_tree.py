@@ -17,13 +17,13 @@ from textual.widgets.tree import TreeNode
 
 from ..document import ROOT, LoadedDocument
 from ..labels import label_for, root_label
-from ..palette import DEFAULT_PALETTE, Palette
+from ..styles import Themed
 
 FIRST_CHUNK = 200
 CHUNK = 500
 
 
-class DocumentTree(Tree[int]):
+class DocumentTree(Themed, Tree[int]):
     """Node data is the block index in the current `LoadedDocument` (``-1``: the root)."""
 
     DEFAULT_CSS = """
@@ -34,10 +34,11 @@ class DocumentTree(Tree[int]):
         super().__init__("", data=ROOT, id=id)
         self.guide_depth = 2
         self.loaded: LoadedDocument | None = None
-        self.palette: Palette = DEFAULT_PALETTE
         self._block_nodes: dict[int, TreeNode[int]] = {}
         self._filled: dict[int, int] = {}
         self._generation = 0
+        self.filter_text = ""  # `/` search: only matches and their ancestors are shown
+        self.matches: list[int] = []
 
     # -- cheap overrides for big trees ---------------------------------------------------
 
@@ -66,6 +67,10 @@ class DocumentTree(Tree[int]):
 
     def show(self, loaded: LoadedDocument) -> None:
         """Show ``loaded``; keep expansion and cursor when the shape is unchanged."""
+        if self.filter_text:
+            self.loaded = loaded
+            self.set_filter(self.filter_text)
+            return
         previous = self.loaded
         if previous is not None and previous.path == loaded.path:
             if previous.structure() == loaded.structure():
@@ -76,6 +81,9 @@ class DocumentTree(Tree[int]):
         else:
             self._rebuild(loaded, keep_from=None)
 
+    def restyle(self) -> None:
+        self.relabel()
+
     def relabel(self) -> None:
         """Refresh every created node's label from the current document and palette."""
         loaded = self.loaded
@@ -83,7 +91,61 @@ class DocumentTree(Tree[int]):
             return
         self._set_label(self.root, root_label(loaded, self.palette))
         for block, node in self._block_nodes.items():
-            self._set_label(node, label_for(loaded, block, self.palette))
+            self._set_label(node, self._label(loaded, block))
+
+    def _label(self, loaded: LoadedDocument, block: int) -> Text:
+        label = label_for(loaded, block, self.palette)
+        if self.filter_text:
+            label.highlight_words([self.filter_text], "reverse", case_sensitive=False)
+        return label
+
+    def set_filter(self, text: str) -> int:
+        """Show only the blocks matching ``text`` (id, alias, title or text) and their
+        ancestors, expanded, matches highlighted; an empty ``text`` shows everything again.
+        Returns the number of matching blocks."""
+        loaded = self.loaded
+        self.filter_text = text.strip()
+        if loaded is None:
+            return 0
+        if not self.filter_text:
+            self.matches = []
+            self.border_subtitle = ""
+            self._rebuild(loaded, keep_from=loaded)
+            return 0
+        self.matches = loaded.search(self.filter_text)
+        visible: set[int] = set()
+        for block in self.matches:
+            visible.add(block)
+            visible.update(loaded.ancestors(block))
+        self._generation += 1
+        self._block_nodes = {}
+        self._filled = {}
+        self.clear()
+        self.root.set_label(root_label(loaded, self.palette))
+        self._add_visible(ROOT, visible)
+        self.root.expand_all()
+        count = len(self.matches)
+        self.border_subtitle = f"/{self.filter_text} · {count} match{'es' if count != 1 else ''}"
+        if self.matches:
+            _ = self._tree_lines
+            self.move_cursor(self._block_nodes[self.matches[0]])
+        return count
+
+    def _add_visible(self, block: int, visible: set[int]) -> None:
+        loaded = self.loaded
+        assert loaded is not None
+        parent = self.root if block == ROOT else self._block_nodes[block]
+        kids = loaded.roots if block == ROOT else loaded.children[block]
+        for child in kids:
+            if child not in visible:
+                continue
+            label = self._label(loaded, child)
+            if any(k in visible for k in loaded.children[child]):
+                self._block_nodes[child] = parent.add(label, data=child)
+                self._add_visible(child, visible)
+            else:
+                self._block_nodes[child] = parent.add_leaf(label, data=child)
+        self._filled[block] = len(kids)
 
     @staticmethod
     def _set_label(node: TreeNode[int], label: Text) -> None:
@@ -136,7 +198,11 @@ class DocumentTree(Tree[int]):
         children = loaded.children
         nodes = self._block_nodes
         for child in kids[start:end]:
-            label = label_for(loaded, child, palette)
+            label = (
+                self._label(loaded, child)
+                if self.filter_text
+                else label_for(loaded, child, palette)
+            )
             if children[child]:
                 nodes[child] = parent.add(label, data=child)
             else:
@@ -179,6 +245,8 @@ class DocumentTree(Tree[int]):
         loaded = self.loaded
         if loaded is None or block == ROOT or block >= len(loaded.blocks):
             return
+        if self.filter_text and block not in self._block_nodes:
+            self.set_filter("")  # the block is filtered out: show everything again
         for ancestor in [ROOT, *loaded.ancestors(block)]:
             if self._pending(ancestor) or ancestor not in self._filled:
                 self._fill(ancestor)

@@ -10,10 +10,10 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from ..palette import DEFAULT_PALETTE, SEVERITY_GLYPH, Palette
+from ..styles import SEVERITY_GLYPH, Themed
 
 
-class StatusBar(Static):
+class StatusBar(Themed, Static):
     doc_name: reactive[str] = reactive("")
     sha: reactive[str] = reactive("")
     errors: reactive[int] = reactive(0)
@@ -21,10 +21,13 @@ class StatusBar(Static):
     editing: reactive[str] = reactive("")
     drift: reactive[bool] = reactive(False)
     message: reactive[str] = reactive("")
+    read_only: reactive[bool] = reactive(False)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.palette: Palette = DEFAULT_PALETTE
+
+    def restyle(self) -> None:
+        self.refresh()
 
     def watch_drift(self, drift: bool) -> None:
         self.set_class(drift, "-drift")
@@ -36,6 +39,8 @@ class StatusBar(Static):
             text.append(self.message or "No document open.")
             return text
         text.append(self.doc_name, style="bold")
+        if self.read_only:
+            text.append(" [read-only]", p.warning)
         text.append(f"  sha {self.sha[:8]}")
         text.append(f"  {SEVERITY_GLYPH['error']}{self.errors}", p.error if self.errors else "")
         text.append(

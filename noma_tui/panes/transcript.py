@@ -13,10 +13,21 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from ..history import TranscriptRow, TranscriptSnapshot
-from ..palette import DEFAULT_PALETTE, Palette
+from ..styles import Themed
+from .columns import Col, fit
+
+# The op summary and the result matter most: they grow first; time and shas stay short.
+COLUMNS = [
+    Col("time", 14, 14),
+    Col("drift", 5, 5),
+    Col("actor", 8, 24),
+    Col("op", 16, None, weight=3),
+    Col("result", 10, 32, weight=2),
+    Col("sha", 8, 17),
+]
 
 
-class TranscriptPane(DataTable[Text | str]):
+class TranscriptPane(Themed, DataTable[Text | str]):
     class ShowRecord(Message):
         def __init__(self, pane: TranscriptPane, row: TranscriptRow) -> None:
             super().__init__()
@@ -29,9 +40,11 @@ class TranscriptPane(DataTable[Text | str]):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=False)
-        self.palette: Palette = DEFAULT_PALETTE
         self.rows_shown: list[TranscriptRow] = []
+        self.shown_rows: list[TranscriptRow] = []  # the rows in the table (after the filter)
         self.snapshot: TranscriptSnapshot | None = None
+        self.filter_text = ""  # `/`: actor, op or result contains it
+        self.following = False  # rows were appended: show the end once sizes settle
 
     def on_mount(self) -> None:
         self.add_column("time (UTC)", width=14, key="time")
@@ -40,6 +53,26 @@ class TranscriptPane(DataTable[Text | str]):
         self.add_column("op", width=24, key="op")
         self.add_column("result", width=21, key="result")
         self.add_column("pre→post", width=17, key="sha")
+
+    def on_resize(self) -> None:
+        self.fit_columns()
+
+    def on_idle(self) -> None:
+        """DataTable sizes new rows when idle; only then can the end be scrolled to (its
+        own scroll-to-cursor may run before that and stop short)."""
+        if self.following and not self._require_update_dimensions:
+            self.following = False
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+
+    def fit_columns(self) -> None:
+        rows = self.shown_rows
+        desired = {
+            "result": max((len(r.result) for r in rows), default=10),
+            "op": max((len(r.op) for r in rows), default=16),
+            "actor": max((len(r.actor) for r in rows), default=10),
+            "sha": 17,
+        }
+        fit(self, COLUMNS, desired, ("result", "op", "actor", "sha"))
 
     def show(self, snapshot: TranscriptSnapshot) -> int:
         """Show ``snapshot``; returns how many rows were appended (or added after a reset)."""
@@ -52,16 +85,21 @@ class TranscriptPane(DataTable[Text | str]):
             and len(new) >= len(old)
             and all(a.raw == b.raw for a, b in zip(old, new, strict=False))
         )
-        if not prefix_ok:
+        if not prefix_ok or self.filter_text:
             self.clear()
             self.rows_shown = []
+            self.shown_rows = []
             old = []
         added = new[len(old) :]
         for row in added:
-            self._add(row)
+            if self._passes(row):
+                self._add(row)
+                self.shown_rows.append(row)
         self.rows_shown = list(new)
+        self.fit_columns()  # before the cursor moves: its scroll needs the final sizes
         if added and self.row_count:
             self.move_cursor(row=self.row_count - 1, animate=False)
+            self.following = True
         self._subtitle(snapshot)
         return len(added)
 
@@ -72,7 +110,26 @@ class TranscriptPane(DataTable[Text | str]):
         drift = Text("DRIFT", style=p.drift) if row.drift else Text("")
         self.add_row(row.time, drift, row.actor, row.op, result, row.shas, key=str(row.number))
 
+    def _passes(self, row: TranscriptRow) -> bool:
+        if not self.filter_text:
+            return True
+        return self.filter_text.lower() in f"{row.actor}\n{row.op}\n{row.result}".lower()
+
+    def set_filter(self, text: str) -> int:
+        """Show only records whose actor, op or result contains ``text``; returns how many."""
+        self.filter_text = text.strip()
+        if self.snapshot is not None:
+            snapshot, self.snapshot = self.snapshot, None
+            self.rows_shown = []
+            self.show(snapshot)
+        return len(self.shown_rows)
+
     def _subtitle(self, snapshot: TranscriptSnapshot) -> None:
+        if self.filter_text:
+            self.border_subtitle = (
+                f"/{self.filter_text} · {len(self.shown_rows)} of {len(snapshot.rows)} record(s)"
+            )
+            return
         if not snapshot.exists:
             self.border_subtitle = "no transcript yet"
             return
@@ -84,6 +141,9 @@ class TranscriptPane(DataTable[Text | str]):
             line = report.first_broken_line
             self.border_subtitle = f"{count} record(s) · chain broken at line {line}"
 
+    def restyle(self) -> None:
+        self.redraw()
+
     def redraw(self) -> None:
         if self.snapshot is not None:
             snapshot, self.snapshot = self.snapshot, None
@@ -93,5 +153,5 @@ class TranscriptPane(DataTable[Text | str]):
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
         row = event.cursor_row
-        if 0 <= row < len(self.rows_shown):
-            self.post_message(self.ShowRecord(self, self.rows_shown[row]))
+        if 0 <= row < len(self.shown_rows):
+            self.post_message(self.ShowRecord(self, self.shown_rows[row]))

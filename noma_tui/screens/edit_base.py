@@ -2,8 +2,11 @@
 
 While it is on screen the session counts as "an edit is open": the app marks its drift
 live (banner here, flag in the status bar) as the file changes on disk. ``ctrl+s`` builds
-the ops and hands them to the app, which shows the proof, applies, and calls back here:
-`applied` after a successful write, `reload_block` / `keep_editing` after a conflict.
+the ops and posts them to the app (`EditProposed`; the screen never calls the app), which
+shows the proof, applies, and calls back here: `applied` after a successful write,
+`reload_block` / `keep_editing` after a conflict. Drift reaches it through the app's
+``drift_signal``. Apply and cancel read the fields only after every key typed before them
+has landed (`noma_tui.keyorder`); Esc with unsaved text asks first.
 """
 
 from __future__ import annotations
@@ -17,14 +20,18 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from ..document import LoadedDocument
+from ..keyorder import after_typed
+from ..merge import ConflictTexts
+from ..messages import EditClosed, EditOpened, EditProposed
 from ..session import EditSession
+from .confirm import ConfirmScreen
 
 if TYPE_CHECKING:
     from ..app import WorkbenchApp
 
 DRIFT_TEXT = (
     "⚠ base_sha_drift: the file changed on disk after this edit opened. Applying records "
-    "the drift; if this block changed too you will be asked to reload it or keep editing."
+    "the drift; if this block changed too, a three-way view shows both versions first."
 )
 
 
@@ -60,26 +67,59 @@ class EditScreen(ModalScreen[None]):
         yield from ()
 
     def on_mount(self) -> None:
-        self.workbench.begin_session(self.session)
+        self.post_message(EditOpened(self.session))
+        self.workbench.drift_signal.subscribe(self, self._drift_changed)
         self.refresh_drift()
 
     def on_unmount(self) -> None:
-        self.workbench.end_session(self.session)
+        self.workbench.drift_signal.unsubscribe(self)
+        self.app.post_message(EditClosed(self.session))
+
+    def _drift_changed(self, _drift: bool) -> None:
+        self.refresh_drift()
 
     def refresh_drift(self) -> None:
         self.set_class(self.session.drift, "-drift")
+
+    def dirty(self) -> bool:
+        """True while the fields hold text the user typed and has not applied."""
+        return False
 
     def build_ops(self) -> list[dict[str, Any]] | None:
         """The ops to propose, or None (after telling the user why) to stay open."""
         raise NotImplementedError
 
     def action_submit(self) -> None:
+        after_typed(self, self._submit_now)
+
+    def _submit_now(self) -> None:
+        if not self.is_attached or self.app.screen is not self:
+            return
         ops = self.build_ops()
         if ops:
-            self.workbench.propose(self.session, ops, editor=self)
+            self.post_message(EditProposed(self.session, ops, self))
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        after_typed(self, self._cancel_now)
+
+    def _cancel_now(self) -> None:
+        if not self.is_attached or self.app.screen is not self:
+            return
+        if not self.dirty():
+            self.dismiss(None)
+            return
+
+        def answered(discard: bool | None) -> None:
+            if discard:
+                self.dismiss(None)
+
+        self.app.push_screen(
+            ConfirmScreen(
+                "Discard the text you typed?",
+                "Nothing has been applied yet. y discards it; n (or Esc) goes back to it.",
+            ),
+            answered,
+        )
 
     # -- callbacks from the app --------------------------------------------------------
 
@@ -92,3 +132,10 @@ class EditScreen(ModalScreen[None]):
 
     def keep_editing(self, loaded: LoadedDocument) -> None:
         """Conflict resolved by keeping the user's text against the new block hash."""
+
+    def conflict_texts(self, loaded: LoadedDocument) -> ConflictTexts | None:
+        """Base / mine / theirs in the editor's own terms (None: the app shows the block)."""
+        return None
+
+    def take_merge(self, text: str, base: str) -> None:
+        """Conflict resolved by editing a merge: the editor now holds ``text``."""

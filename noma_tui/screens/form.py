@@ -2,23 +2,35 @@
 
 Each action describes its fields and a `build` function that turns the typed values into
 ops (raising `ValueError` with a message for input that cannot make an op at all). Enter
-moves to the next field and submits from the last one.
+and Tab move to the next field (shift+Tab back); Enter in the last field, or ctrl+s
+anywhere, previews. Moving between fields is a priority binding that moves focus at once,
+so keys typed faster than the screen redraws still land in the field they were typed for
+(`noma_tui.keyorder`).
+
+A field may ``load`` others from its value: choosing another attribute name loads that
+attribute's current value, unless the user already typed a value of their own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
-from textual.widgets import Input, Label
+from textual.widget import Widget
+from textual.widgets import Footer, Input, Label, Static
 
+from ..keyorder import OrderedInput, after_typed, move_focus
 from ..session import EditSession
 from .edit_base import EditScreen
 
 Build = Callable[[dict[str, str]], list[dict[str, Any]]]
+Loads = Callable[[str], dict[str, str]]
 
 
 @dataclass(slots=True)
@@ -28,10 +40,19 @@ class Field:
     value: str = ""
     placeholder: str = ""
     suggestions: Sequence[str] = field(default_factory=tuple)
+    loads: Loads | None = None  # this field's value -> new values for other fields
+
+
+FIELD_BINDINGS: list[BindingType] = [
+    Binding("enter", "next_field", "Next", id="form.next", priority=True, show=False),
+    Binding("tab", "next_field(False)", "Next", id="form.tab", priority=True, show=False),
+    Binding("shift+tab", "previous_field", "Back", id="form.back", priority=True, show=False),
+]
 
 
 class FormScreen(EditScreen):
-    HINT = "enter next field / preview · ctrl+s preview & apply · esc cancel"
+    HINT = "enter/tab next field · enter in the last field or ctrl+s: preview · esc cancel"
+    BINDINGS: ClassVar[list[BindingType]] = FIELD_BINDINGS
 
     def __init__(
         self,
@@ -46,6 +67,9 @@ class FormScreen(EditScreen):
         self.fields = fields
         self.build = build
         self.cursor_blink = cursor_blink
+        # What the form itself last put in each field; a field whose text differs was
+        # typed by the user and is never overwritten by a `loads`.
+        self.auto: dict[str, str] = {f.name: f.value for f in fields}
 
     def compose_fields(self) -> ComposeResult:
         for f in self.fields:
@@ -53,7 +77,7 @@ class FormScreen(EditScreen):
             suggester = (
                 SuggestFromList(f.suggestions, case_sensitive=True) if f.suggestions else None
             )
-            box = Input(
+            box = OrderedInput(
                 f.value,
                 placeholder=f.placeholder,
                 id=f"field-{f.name}",
@@ -65,19 +89,72 @@ class FormScreen(EditScreen):
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.query(Input).first().focus()
+        self.set_focus(self.inputs()[0])
+
+    def inputs(self) -> list[Input]:
+        return list(self.query(Input))
+
+    def box(self, name: str) -> Input:
+        return self.query_one(f"#field-{name}", Input)
 
     def values(self) -> dict[str, str]:
-        return {f.name: self.query_one(f"#field-{f.name}", Input).value for f in self.fields}
+        return {f.name: self.box(f.name).value for f in self.fields}
+
+    def dirty(self) -> bool:
+        return any(self.box(f.name).value != f.value for f in self.fields)
+
+    # -- moving between fields ---------------------------------------------------------
+
+    def _step(self, delta: int, *, submit_at_end: bool) -> None:
+        inputs = self.inputs()
+        focused = self.focused
+        if not isinstance(focused, Input) or focused not in inputs:
+            if inputs:
+                move_focus(self, inputs[0])
+            return
+        index = inputs.index(focused) + delta
+        if index >= len(inputs):
+            if submit_at_end:
+                self.action_submit()
+                return
+            index = 0
+        move_focus(self, inputs[index % len(inputs)], self._left)
+
+    def action_next_field(self, submit_at_end: bool = True) -> None:
+        self._step(1, submit_at_end=submit_at_end)
+
+    def action_previous_field(self) -> None:
+        self._step(-1, submit_at_end=False)
+
+    async def _left(self, widget: Widget) -> None:
+        """``widget`` has every key typed into it: let it load the fields it drives."""
+        self._load_from(widget)
+
+    def _load_from(self, widget: Widget) -> None:
+        spec = next((f for f in self.fields if widget.id == f"field-{f.name}"), None)
+        if spec is None or spec.loads is None:
+            return
+        for name, value in spec.loads(self.box(spec.name).value).items():
+            box = self.box(name)
+            if box.value != self.auto.get(name, ""):
+                continue  # the user typed this one: theirs, never overwritten
+            if box.value != value:
+                box.value = value
+                box.cursor_position = len(value)
+            self.auto[name] = value
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        # A click or a suggestion can change the driving field without leaving it; load
+        # as long as the user is not typing in a driven field right now.
+        spec = next((f for f in self.fields if event.input.id == f"field-{f.name}"), None)
+        if spec is None or spec.loads is None:
+            return
+        driven = set(spec.loads(event.value))
+        if self.focused is None or self.focused.id not in {f"field-{n}" for n in driven}:
+            self._load_from(event.input)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        inputs = list(self.query(Input))
-        index = inputs.index(event.input)
-        if index + 1 < len(inputs):
-            inputs[index + 1].focus()
-        else:
-            self.action_submit()
+        event.stop()  # Enter is the screen's (action_next_field); nothing else submits
 
     def build_ops(self) -> list[dict[str, Any]] | None:
         try:
@@ -85,3 +162,99 @@ class FormScreen(EditScreen):
         except ValueError as exc:
             self.notify(str(exc), title="invalid_op", severity="error")
             return None
+
+
+Check = Callable[[dict[str, str]], str | None]
+
+
+class InputFormScreen(ModalScreen[dict[str, str] | None]):
+    """A few labelled inputs that are not a document edit (a flow consent, a review
+    intent, an evidence pointer). ``check`` validates the values before the caller ever
+    sees them: an error message keeps the form open with the message shown in it.
+
+    Same key rules as `FormScreen`: Enter/Tab move, Enter in the last field or ctrl+s
+    submits, Esc cancels (asking first when something was typed)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *FIELD_BINDINGS,
+        Binding("ctrl+s", "submit", "Submit", id="form.submit", priority=True),
+        Binding("escape", "cancel", "Cancel", id="form.cancel", priority=True),
+    ]
+
+    def __init__(self, title: str, fields: list[Field], check: Check | None = None) -> None:
+        super().__init__()
+        self.title_text = title
+        self.fields = fields
+        self.check = check
+        self.auto: dict[str, str] = {f.name: f.value for f in fields}
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog edit-dialog input-form"):
+            yield Static(self.title_text, classes="dialog-title")
+            for f in self.fields:
+                yield Label(f.label, classes="field-label")
+                yield OrderedInput(
+                    f.value, placeholder=f.placeholder, id=f"field-{f.name}",
+                    select_on_focus=False,
+                )  # fmt: skip
+            yield Static("", id="form-error", classes="form-error")
+            yield Static("enter/tab next · enter in the last field or ctrl+s: submit · "
+                         "esc cancel", classes="dialog-hint")  # fmt: skip
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.set_focus(self.query(Input).first())
+
+    def values(self) -> dict[str, str]:
+        return {f.name: self.query_one(f"#field-{f.name}", Input).value for f in self.fields}
+
+    def _step(self, delta: int, *, submit_at_end: bool) -> None:
+        inputs = list(self.query(Input))
+        focused = self.focused
+        if not isinstance(focused, Input) or focused not in inputs:
+            move_focus(self, inputs[0])
+            return
+        index = inputs.index(focused) + delta
+        if index >= len(inputs) and submit_at_end:
+            self.action_submit()
+            return
+        move_focus(self, inputs[index % len(inputs)])
+
+    def action_next_field(self, submit_at_end: bool = True) -> None:
+        self._step(1, submit_at_end=submit_at_end)
+
+    def action_previous_field(self) -> None:
+        self._step(-1, submit_at_end=False)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+
+    def action_submit(self) -> None:
+        after_typed(self, self._submit_now)
+
+    def _submit_now(self) -> None:
+        if not self.is_attached or self.app.screen is not self:
+            return
+        values = self.values()
+        problem = self.check(values) if self.check is not None else None
+        if problem:
+            self.query_one("#form-error", Static).update(f"✗ {problem}")
+            return
+        self.dismiss(values)
+
+    def action_cancel(self) -> None:
+        after_typed(self, self._cancel_now)
+
+    def _cancel_now(self) -> None:
+        if not self.is_attached or self.app.screen is not self:
+            return
+        if self.values() == self.auto:
+            self.dismiss(None)
+            return
+        from .confirm import ConfirmScreen
+
+        def answered(discard: bool | None) -> None:
+            if discard:
+                self.dismiss(None)
+
+        self.app.push_screen(ConfirmScreen("Discard what you typed?"), answered)

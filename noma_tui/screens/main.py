@@ -16,7 +16,8 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Tree
+from textual.timer import Timer
+from textual.widgets import Footer, Header, Input, Tree
 
 from core.noma.ids import index
 from core.noma.nodes import Directive, Section
@@ -26,19 +27,25 @@ from core.noma.patch.errors import PatchError
 from .. import ops
 from ..document import ROOT, LoadedDocument
 from ..errors import guarded
-from ..flow_pane import FlowFrontierPane
-from ..keys import BY_ACTION, SCREEN_ACTIONS
+from ..external import external_op, run_external_editor
+from ..keyorder import OrderedInput
+from ..keys import BY_ACTION, EDIT_ACTIONS, HISTORY_ACTIONS, SCREEN_ACTIONS
+from ..messages import ProposeEdit
+from ..newdoc import DOCUMENT_BY_NAME, DOCUMENT_TEMPLATES, NewDocumentError, check_name
 from ..ops import parse_attr_value, show_attr_value
 from ..panes.block_view import BlockView
 from ..panes.diagnostics import DiagnosticsPane
 from ..panes.doc_tree import DocumentTree
 from ..panes.file_list import FileList
+from ..panes.flow import FlowFrontierPane
+from ..panes.preview import PreviewPane
 from ..panes.status_bar import StatusBar
 from ..panes.transcript import TranscriptPane
 from ..session import EditSession
 from ..tables import read_table
 from ..templates import BY_NAME, TEMPLATES
-from .form import Field, FormScreen
+from .confirm import ConfirmScreen
+from .form import Field, FormScreen, InputFormScreen
 from .picker import PickerScreen
 from .prompt import PromptScreen
 from .source_editor import SourceEditorScreen
@@ -46,6 +53,17 @@ from .table_grid import TableGridScreen
 
 if TYPE_CHECKING:
     from ..app import WorkbenchApp
+
+
+class NotAvailable(Exception):
+    """An action that cannot run here; the message says what to do instead."""
+
+    code = "not_available"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
 
 GENERAL_OPS = frozenset(
     {"replace_body", "update_attribute", "rename_id", "add_block", "delete_block", "add_comment"}
@@ -58,15 +76,34 @@ PANES = {
     "block": "#block",
     "diagnostics": "#diagnostics",
     "transcript": "#transcript",
+    "flow": "#flow-pane",
 }
+
+DOCUMENT_ONLY = frozenset({spec.action for spec in EDIT_ACTIONS + HISTORY_ACTIONS} | {"copy_ref"})
+"""Actions on the selected document block: inactive while the flow pane has focus, so its
+keys (and any key it does not use, like d or y) never reach a document block."""
 
 
 class MainScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [spec.binding() for spec in SCREEN_ACTIONS]
+    # The layout adapts (themes/workbench.tcss): narrow/normal/wide by width, short/normal/
+    # tall by height, from 80x24 to 250x70.
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+        (0, "-narrow"),
+        (100, "-normal"),
+        (170, "-wide"),
+    ]
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+        (0, "-short"),
+        (28, "-mid"),
+        (48, "-tall"),
+    ]
 
     def __init__(self) -> None:
         super().__init__()
         self._footer_signature: tuple[bool | None, ...] = ()
+        self.filter_target = "tree"  # the pane the `/` bar filters
+        self._filter_timer: Timer | None = None
 
     @property
     def workbench(self) -> WorkbenchApp:
@@ -79,9 +116,11 @@ class MainScreen(Screen[None]):
                 yield FileList(id="files")
                 yield FlowFrontierPane(self.workbench.workspace)
             with Vertical(id="work"):
+                yield OrderedInput(id="filter", classes="-hidden")
                 with Horizontal(id="upper"):
                     yield DocumentTree(id="tree")
                     yield BlockView(id="block")
+                    yield PreviewPane(id="preview")
                 yield DiagnosticsPane(id="diagnostics")
                 yield TranscriptPane(id="transcript")
         yield StatusBar(id="status")
@@ -95,14 +134,14 @@ class MainScreen(Screen[None]):
             "#block": "2 Block",
             "#diagnostics": "3 Diagnostics",
             "#transcript": "4 Transcript",
+            "#preview": "Preview (p)",
         }
         for selector, title in titles.items():
             self.query_one(selector).border_title = title
-        flow = self.query_one(FlowFrontierPane)
+        flow = self.query_one("#flow-pane")
         if not flow.border_title:
-            flow.border_title = "Flow runs"
+            flow.border_title = "5 Flow runs"
         self.query_one("#tree").focus()
-        self.workbench.start()
 
     # -- panes -----------------------------------------------------------------------------
 
@@ -147,30 +186,30 @@ class MainScreen(Screen[None]):
                 tree.reveal(block)
         self.diagnostics.show(loaded)
         self.block_view.show(loaded, tree.cursor_block())
+        self.preview.show(loaded, tree.cursor_block())
         status = self.status
         status.doc_name = loaded.name
+        status.read_only = loaded.read_only
         status.sha = loaded.sha256
         status.errors = loaded.count("error")
         status.warnings = loaded.count("warning")
         self.sub_title = loaded.name
         self.refresh_footer()
 
-    def repaint(self) -> None:
-        """Redraw Rich-text panes with the app's current palette (after a theme switch)."""
-        palette = self.workbench.palette
-        panes = (self.doc_tree, self.block_view, self.diagnostics, self.transcript, self.status)
-        for pane in panes:
-            pane.palette = palette
-        self.doc_tree.relabel()
-        self.block_view.redraw()
-        self.diagnostics.redraw()
-        self.transcript.redraw()
-        self.status.refresh()
+    @property
+    def preview(self) -> PreviewPane:
+        return self.query_one("#preview", PreviewPane)
 
     @guarded
     def on_tree_node_highlighted(self, event: Tree.NodeHighlighted[int]) -> None:
         self.block_view.show(self.workbench.loaded, event.node.data)
+        self.preview.show(self.workbench.loaded, event.node.data)
         self.refresh_footer()
+
+    @guarded
+    def action_toggle_preview(self) -> None:
+        self.preview.show(self.workbench.loaded, self.doc_tree.cursor_block())
+        self.preview.toggle()
 
     def refresh_footer(self) -> None:
         """Re-check which actions apply, redrawing the footer only if that changed (a
@@ -189,7 +228,21 @@ class MainScreen(Screen[None]):
     def on_transcript_pane_show_record(self, event: TranscriptPane.ShowRecord) -> None:
         from .record import RecordScreen
 
-        self.app.push_screen(RecordScreen(event.row))
+        record = event.row.record
+
+        def chosen(action: str | None) -> None:
+            if action == "revert" and record is not None:
+                self.workbench.revert(record, "revert")
+
+        self.app.push_screen(RecordScreen(event.row), chosen)
+
+    @guarded
+    def action_undo(self) -> None:
+        self.workbench.action_undo()
+
+    @guarded
+    def action_redo(self) -> None:
+        self.workbench.action_redo()
 
     @guarded
     def on_file_list_open(self, event: FileList.Open) -> None:
@@ -206,7 +259,12 @@ class MainScreen(Screen[None]):
         apply to this kind of block (hidden from the footer)."""
         loaded = self.workbench.loaded
         block = self.selected()
+        if loaded is not None and block is None and op in GENERAL_OPS:
+            # Runs, and says what to do: select a block, or (empty document) press n.
+            return True
         if loaded is None or block is None:
+            return None if op in GENERAL_OPS else False
+        if loaded.read_only or loaded.source.invalid_utf8_at is not None:
             return None if op in GENERAL_OPS else False
         node = loaded.blocks[block]
         if op == "add_block":  # the app adds beside the selected block, in its parent
@@ -222,8 +280,29 @@ class MainScreen(Screen[None]):
             return True if parent is not None and loaded.patchable(parent[0]) else None
         return True if loaded.patchable(block) and loaded.span_ok(block) else None
 
+    def flow_focused(self) -> bool:
+        focused = self.focused
+        return focused is not None and any(
+            node.id == "flow-pane" for node in focused.ancestors_with_self
+        )
+
+    def on_descendant_focus(self) -> None:
+        self.query_one("#sidebar").set_class(self.flow_focused(), "-flow")
+        self.refresh_footer()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("focus_pane", "filter") and isinstance(self.focused, Input):
+            return False  # priority keys are text while a field here has focus
+        if action in DOCUMENT_ONLY and self.flow_focused():
+            return False
+        if action in ("filter", "clear_filter") and self.flow_focused():
+            return False
         spec = BY_ACTION.get(action)
+        if action in ("undo", "redo"):
+            loaded = self.workbench.loaded
+            if loaded is None or loaded.read_only or loaded.source.invalid_utf8_at is not None:
+                return None
+            return True
         if spec is None or spec.op is None:
             if action in ("copy_ref",):
                 return True if self.selected() is not None else None
@@ -233,8 +312,18 @@ class MainScreen(Screen[None]):
     def why_not(self, action: str) -> str:
         spec = BY_ACTION[action]
         loaded = self.workbench.loaded
+        if self.flow_focused() and action in DOCUMENT_ONLY:
+            return "The flow pane has focus: press 1 or 2 to act on the document."
         if loaded is None:
             return "No document is open."
+        if loaded.read_only:
+            return f"{loaded.name} is read-only (no write permission): nothing can be applied."
+        if loaded.source.invalid_utf8_at is not None:
+            line, column = loaded.source.invalid_utf8_at
+            return (
+                f"{loaded.name} has invalid UTF-8 at line {line}, column {column} (shown as "
+                "⟨XX⟩); fix the bytes in another editor first."
+            )
         if self.selected() is None:
             return "Select a block in the document tree first."
         block = self.selected()
@@ -251,7 +340,14 @@ class MainScreen(Screen[None]):
     def _loaded_block(self) -> tuple[LoadedDocument, int]:
         loaded = self.workbench.loaded
         block = self.selected()
-        assert loaded is not None and block is not None
+        if loaded is None:
+            raise NotAvailable("No document is open.")
+        if block is None:
+            if not loaded.blocks:
+                raise NotAvailable(f"{loaded.name} is empty: press n to start it from a template.")
+            raise NotAvailable("Select a block in the document tree first (1, then j/k).")
+        if loaded.read_only or loaded.source.invalid_utf8_at is not None:
+            raise NotAvailable(self.why_not("edit_body"))
         return loaded, block
 
     @staticmethod
@@ -331,7 +427,18 @@ class MainScreen(Screen[None]):
                 session,
                 self._title("update_attribute", loaded, block),
                 [
-                    Field("key", "Attribute", first, "name, e.g. confidence", keys),
+                    Field(
+                        "key",
+                        "Attribute",
+                        first,
+                        "name, e.g. confidence",
+                        keys,
+                        loads=lambda key: {
+                            "value": show_attr_value(node.attrs[key.strip()])
+                            if key.strip() in node.attrs and key.strip() != "id"
+                            else ""
+                        },
+                    ),
                     Field(
                         "value",
                         'Value (true/false and numbers are typed; "quote" for text)',
@@ -354,8 +461,10 @@ class MainScreen(Screen[None]):
 
         def chosen(key: str | None) -> None:
             if key:
-                self.workbench.propose(
-                    session, [ops.remove_attribute(ident, key)], title=f"remove_attribute {key}"
+                self.post_message(
+                    ProposeEdit(
+                        session, [ops.remove_attribute(ident, key)], title=f"remove_attribute {key}"
+                    )
                 )
 
         self.app.push_screen(PickerScreen(f"Remove which attribute of {ident}?", choices), chosen)
@@ -409,6 +518,10 @@ class MainScreen(Screen[None]):
 
     @guarded
     def action_add_block(self) -> None:
+        loaded = self.workbench.loaded
+        if loaded is not None and not loaded.blocks:
+            self._first_content(loaded)
+            return
         loaded, block = self._loaded_block()
         where = self._add_parent(loaded, block)
         assert where is not None
@@ -453,12 +566,14 @@ class MainScreen(Screen[None]):
         what = f"::{node.name}" if isinstance(node, Directive) else "block"
         extra = f" and the {inside} block(s) inside it" if inside else ""
         parent = loaded.parents[block]
-        self.workbench.propose(
-            session,
-            [ops.delete_block(ident)],
-            title=f"Delete {what} {ident}{extra}?",
-            danger=True,
-            select_id=loaded.blocks[parent].id if parent != ROOT else None,
+        self.post_message(
+            ProposeEdit(
+                session,
+                [ops.delete_block(ident)],
+                title=f"Delete {what} {ident}{extra}?",
+                danger=True,
+                select_id=loaded.blocks[parent].id if parent != ROOT else None,
+            )
         )
 
     @guarded
@@ -530,10 +645,12 @@ class MainScreen(Screen[None]):
         loaded, block = self._loaded_block()
         ident = loaded.blocks[block].id or ""
         session = EditSession.open("resolve_comment", loaded, block)
-        self.workbench.propose(
-            session,
-            [ops.resolve_comment(ident, self.workbench.actor.name)],
-            title=f"resolve_comment · {ident}",
+        self.post_message(
+            ProposeEdit(
+                session,
+                [ops.resolve_comment(ident, self.workbench.actor.name)],
+                title=f"resolve_comment · {ident}",
+            )
         )
 
     @guarded
@@ -554,13 +671,212 @@ class MainScreen(Screen[None]):
             )
         )
 
+    @guarded
+    def action_external_editor(self) -> None:
+        loaded, block = self._loaded_block()
+        node = loaded.blocks[block]
+        ident = node.id or ""
+        session = EditSession.open("replace_block", loaded, block)  # hashes from now
+        before = loaded.block_text(block).replace("\r", "")
+        after = run_external_editor(self.app, before, ident)
+        if after is None:
+            return
+        after = after.rstrip("\n")
+        if after == before.rstrip("\n"):
+            self.notify("No change.", title="$EDITOR", timeout=3)
+            return
+        if not after.strip():
+            self.notify("The block source is empty; nothing to apply.",
+                        title="invalid_content", severity="error")  # fmt: skip
+            return
+        ops_out = [external_op(ident, before, after)]
+        session.action = str(ops_out[0]["op"])
+        self.post_message(
+            ProposeEdit(session, ops_out, title=f"{ops_out[0]['op']} · {ident} ($EDITOR)")
+        )
+
+    # -- empty and new documents ---------------------------------------------------------
+
+    def _template_picker(self, title: str, chosen: Any) -> None:
+        choices = [(t.name, f"{t.name:<10} {t.help}") for t in DOCUMENT_TEMPLATES]
+        self.app.push_screen(PickerScreen(title, choices), chosen)
+
+    def _first_content(self, loaded: LoadedDocument) -> None:
+        if loaded.read_only:
+            raise NotAvailable(self.why_not("add_block"))
+        title = Path(loaded.name).stem.replace("-", " ").replace("_", " ").capitalize()
+
+        def chosen(name: str | None) -> None:
+            if not name:
+                return
+            text = DOCUMENT_BY_NAME[name].render(title)
+
+            def answered(write: bool | None) -> None:
+                if write:
+                    self.workbench.write_first_content(loaded, text)
+
+            self.app.push_screen(
+                ConfirmScreen(
+                    f"{loaded.name} is empty: write this as its first content?",
+                    text + "\n(No patch op can add a top-level block, so the first content "
+                    "is written whole; every later edit is a recorded patch op.)",
+                    yes="Write",
+                    no="Cancel",
+                ),
+                answered,
+            )
+
+        self._template_picker(f"Start {loaded.name} from which template?", chosen)
+
+    @guarded
+    def action_new_document(self) -> None:
+        root = self.workbench.workspace.root
+
+        def check(values: dict[str, str]) -> str | None:
+            try:
+                check_name(root, values["name"])
+            except NewDocumentError as exc:
+                return exc.message
+            return None
+
+        def named(values: dict[str, str] | None) -> None:
+            if values is None:
+                return
+
+            def chosen(template: str | None) -> None:
+                if template:
+                    text = DOCUMENT_BY_NAME[template].render(values["title"])
+                    self.workbench.create_document(values["name"], text)
+
+            self._template_picker("New document from which template?", chosen)
+
+        self.app.push_screen(
+            InputFormScreen(
+                f"New document in {root.name}/",
+                [
+                    Field("name", "File name (.noma is added)", "", "notes.noma"),
+                    Field("title", "Title", "Untitled"),
+                ],
+                check,
+            ),
+            named,
+        )
+
     # -- navigation ----------------------------------------------------------------------
 
     @guarded
     def action_focus_pane(self, pane: str) -> None:
         selector = PANES.get(pane)
-        if selector:
-            self.query_one(selector).focus()
+        if not selector:
+            return
+        widget = self.query_one(selector)
+        target = getattr(widget, "focus_target", None)
+        # set_focus, not focus(): the next key in a burst must already go to the pane.
+        self.set_focus(target() if callable(target) else widget)
+
+    # -- search and filters ------------------------------------------------------------
+
+    FILTER_HINTS: ClassVar[dict[str, str]] = {
+        "tree": "filter the document: id, alias, title or text · enter keep · esc clear",
+        "transcript": "filter the transcript: actor, op or result · enter keep · esc clear",
+        "diagnostics": "filter the diagnostics: code, message or id · enter keep · esc clear",
+    }
+
+    def _filter_pane(self, target: str) -> Any:
+        return {"tree": self.doc_tree, "transcript": self.transcript,
+                "diagnostics": self.diagnostics}[target]  # fmt: skip
+
+    @property
+    def filter_bar(self) -> Input:
+        return self.query_one("#filter", Input)
+
+    @guarded
+    def action_filter(self) -> None:
+        focused = self.focused
+        if isinstance(focused, TranscriptPane):
+            self.filter_target = "transcript"
+        elif isinstance(focused, DiagnosticsPane):
+            self.filter_target = "diagnostics"
+        elif focused is not self.filter_bar:
+            self.filter_target = "tree"
+        bar = self.filter_bar
+        bar.placeholder = self.FILTER_HINTS[self.filter_target]
+        bar.value = self._filter_pane(self.filter_target).filter_text
+        bar.remove_class("-hidden")
+        self.set_focus(bar)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id != "filter":
+            return
+        event.stop()
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        value = event.value
+        self._filter_timer = self.set_timer(0.12, lambda: self._apply_filter(value))
+
+    def _apply_filter(self, value: str) -> None:
+        count = self._filter_pane(self.filter_target).set_filter(value)
+        if value.strip():
+            self.status.message = f"/{value.strip()}: {count} shown"
+        else:
+            self.status.message = ""
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id != "filter":
+            return
+        event.stop()
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        self._apply_filter(event.value)
+        bar = self.filter_bar
+        bar.add_class("-hidden")
+        self._filter_pane(self.filter_target).focus()
+
+    @guarded
+    def action_clear_filter(self) -> None:
+        bar = self.filter_bar
+        in_bar = self.focused is bar
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        target = self.filter_target
+        if not in_bar:
+            focused = self.focused
+            target = next(
+                (name for name in ("tree", "transcript", "diagnostics")
+                 if self._filter_pane(name) is focused),
+                "",
+            )  # fmt: skip
+            if not target or not self._filter_pane(target).filter_text:
+                return
+        self._filter_pane(target).set_filter("")
+        bar.value = ""
+        bar.add_class("-hidden")
+        self.status.message = ""
+        self._filter_pane(target).focus()
+
+    @guarded
+    def action_cycle_severity(self) -> None:
+        severity = self.diagnostics.cycle_severity()
+        self.notify(f"Diagnostics: {severity or 'all'} shown", timeout=2)
+
+    @guarded
+    def action_zoom(self) -> None:
+        if self.maximized is not None:
+            self.minimize()
+            return
+        focused = self.focused
+        if focused is None:
+            return
+        target = focused
+        if self.flow_focused():
+            target = self.query_one("#flow-pane")
+        self.maximize(target, container=False)
+
+    @guarded
+    def action_cursor(self, direction: str) -> None:
+        move = getattr(self.focused, f"action_cursor_{direction}", None)
+        if callable(move):
+            move()
 
     @guarded
     def action_goto_id(self) -> None:

@@ -1,4 +1,6 @@
-"""Pick one item from a short list: a directive template, an attribute to remove."""
+"""Pick one item from a short list: a directive template, an attribute to remove, a flow
+to start, a skip reason. An optional detail line explains the choice (e.g. a step's
+"when not to run")."""
 
 from __future__ import annotations
 
@@ -14,18 +16,23 @@ from textual.widgets.option_list import Option
 
 class PickerScreen(ModalScreen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="picker.cancel")
+        Binding("escape", "cancel", "Cancel", id="picker.cancel"),
+        Binding("j", "move('down')", "Down", id="picker.down", show=False),
+        Binding("k", "move('up')", "Up", id="picker.up", show=False),
     ]
 
-    def __init__(self, title: str, choices: list[tuple[str, str]]) -> None:
+    def __init__(self, title: str, choices: list[tuple[str, str]], detail: str = "") -> None:
         """``choices`` are (value, label) pairs."""
         super().__init__()
         self.title_text = title
         self.choices = choices
+        self.detail = detail
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog picker-dialog"):
             yield Static(self.title_text, classes="dialog-title")
+            if self.detail:
+                yield Static(self.detail, id="picker-detail", classes="picker-detail")
             yield OptionList(
                 *[Option(label, id=value) for value, label in self.choices], id="choices"
             )
@@ -40,6 +47,13 @@ class PickerScreen(ModalScreen[str | None]):
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         self.dismiss(event.option.id)
+
+    def action_move(self, direction: str) -> None:
+        options = self.query_one("#choices", OptionList)
+        if direction == "down":
+            options.action_cursor_down()
+        else:
+            options.action_cursor_up()
 
     def action_cancel(self) -> None:
         self.dismiss(None)

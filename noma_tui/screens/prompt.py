@@ -12,6 +12,8 @@ from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
 from textual.widgets import Footer, Input, Static
 
+from ..keyorder import OrderedInput
+
 
 class PromptScreen(ModalScreen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -29,7 +31,7 @@ class PromptScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog prompt-dialog"):
             yield Static(self.title_text, classes="dialog-title")
-            box = Input(
+            box = OrderedInput(
                 id="answer",
                 suggester=SuggestFromList(self.suggestions, case_sensitive=True)
                 if self.suggestions

@@ -3,8 +3,10 @@
 It renders the engine's `Proof` (``core.noma.proof.build_proof``): the op results, the
 sha256 change, the validation summary before and after, the diff of the touched lines and
 the diagnostics that would appear or disappear. The writer may add a reason, which goes
-into the transcript record. For a delete this screen is also the confirmation: the
-default button is "Keep", and deleting takes an explicit ``y`` or a click.
+into the transcript record. Applying is always explicit: ctrl+s or the Apply button, never
+the Enter that ends the reason (Enter there only says how to apply). For a delete this
+screen is also the confirmation: the default button is "Keep", and deleting takes an
+explicit ``y`` or a click.
 """
 
 from __future__ import annotations
@@ -22,13 +24,14 @@ from textual.widgets import Button, Footer, Input, Static
 from core.noma.diagnostics import Diagnostic
 from core.noma.proof import Proof
 
-from ..palette import DEFAULT_PALETTE, SEVERITY_GLYPH, Palette
+from ..keyorder import OrderedInput, after_typed
 from ..session import EditSession
+from ..styles import SEVERITY_GLYPH, Styles, Themed
 
 MAX_DIFF_LINES = 400
 
 
-def render_diff(proof: Proof, palette: Palette) -> Group:
+def render_diff(proof: Proof, palette: Styles) -> Group:
     rows: list[Text] = []
     for line in proof.diff[:MAX_DIFF_LINES]:
         line = line.rstrip("\n").rstrip("\r")
@@ -49,7 +52,7 @@ def render_diff(proof: Proof, palette: Palette) -> Group:
     return Group(*rows)
 
 
-def _diagnostic_lines(title: str, items: list[Diagnostic], palette: Palette) -> list[Text]:
+def _diagnostic_lines(title: str, items: list[Diagnostic], palette: Styles) -> list[Text]:
     if not items:
         return []
     out = [Text(title, style="bold")]
@@ -64,7 +67,7 @@ def _diagnostic_lines(title: str, items: list[Diagnostic], palette: Palette) -> 
     return out
 
 
-def render_summary(proof: Proof, session: EditSession, palette: Palette) -> Group:
+def render_summary(proof: Proof, session: EditSession, palette: Styles) -> Group:
     o = proof.outcome
     rows: list[Text] = []
     results = ", ".join(f"{r['op'].get('op')} {r['patch_result']}" for r in o.records)
@@ -88,7 +91,7 @@ def render_summary(proof: Proof, session: EditSession, palette: Palette) -> Grou
     return Group(*rows)
 
 
-class ProofScreen(ModalScreen[str | None]):
+class ProofScreen(Themed, ModalScreen[str | None]):
     """Dismisses with the reason text (possibly empty) to apply, or None to go back."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -103,7 +106,6 @@ class ProofScreen(ModalScreen[str | None]):
         title: str,
         *,
         danger: bool = False,
-        palette: Palette = DEFAULT_PALETTE,
         cursor_blink: bool = True,
     ) -> None:
         super().__init__()
@@ -111,16 +113,17 @@ class ProofScreen(ModalScreen[str | None]):
         self.session = session
         self.title_text = title
         self.danger = danger
-        self.palette = palette
         self.cursor_blink = cursor_blink
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog proof-dialog"):
             yield Static(self.title_text, classes="dialog-title")
-            yield Static(render_summary(self.proof, self.session, self.palette), id="proof-summary")
+            yield Static("", id="proof-summary")
             with VerticalScroll(id="proof-diff-scroll"):
-                yield Static(render_diff(self.proof, self.palette), id="proof-diff")
-            reason = Input(placeholder="reason (optional, recorded in the transcript)", id="reason")
+                yield Static("", id="proof-diff")
+            reason = OrderedInput(
+                placeholder="reason (optional, recorded in the transcript)", id="reason"
+            )
             reason.cursor_blink = self.cursor_blink
             yield reason
             with Horizontal(classes="dialog-buttons"):
@@ -132,7 +135,14 @@ class ProofScreen(ModalScreen[str | None]):
                     yield Button("Back (esc)", id="back")
         yield Footer()
 
+    def restyle(self) -> None:
+        palette = self.palette
+        summary = render_summary(self.proof, self.session, palette)
+        self.query_one("#proof-summary", Static).update(summary)
+        self.query_one("#proof-diff", Static).update(render_diff(self.proof, palette))
+
     def on_mount(self) -> None:
+        self.restyle()
         self.set_class(self.danger, "-danger")
         if self.danger:
             self.query_one("#back", Button).focus()
@@ -144,8 +154,9 @@ class ProofScreen(ModalScreen[str | None]):
             self.action_apply()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.action_apply()
+        event.stop()  # the reason is done; applying is still a deliberate key
+        key = "y" if self.danger else "ctrl+s"
+        self.notify(f"Press {key} (or the button) to apply; Esc goes back.", timeout=4)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -155,7 +166,11 @@ class ProofScreen(ModalScreen[str | None]):
             self.action_back()
 
     def action_apply(self) -> None:
-        self.dismiss(self.query_one("#reason", Input).value.strip())
+        after_typed(self, self._apply_now)
+
+    def _apply_now(self) -> None:
+        if self.is_attached and self.app.screen is self:
+            self.dismiss(self.query_one("#reason", Input).value.strip())
 
     def action_back(self) -> None:
         self.dismiss(None)

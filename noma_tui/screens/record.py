@@ -1,4 +1,6 @@
-"""One transcript record in full: every field as JSON, plus the audit problem if any."""
+"""One transcript record in full: every field as JSON, plus the audit problem if any; ``R``
+(or the button) reverts it: the app computes the inverse (`core.noma.revert`), shows its
+proof and records it with ``parent_op_id`` = this record's ``op_id``."""
 
 from __future__ import annotations
 
@@ -7,16 +9,17 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static, TextArea
+from textual.widgets import Button, Footer, Static, TextArea
 
 from ..history import TranscriptRow
 
 
-class RecordScreen(ModalScreen[None]):
+class RecordScreen(ModalScreen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q", "close", "Close", id="record.close")
+        Binding("escape,q", "close", "Close", id="record.close"),
+        Binding("R", "revert", "Revert this edit", id="record.revert"),
     ]
 
     def __init__(self, row: TranscriptRow) -> None:
@@ -35,7 +38,11 @@ class RecordScreen(ModalScreen[None]):
             if row.problem:
                 yield Static(f"audit: {row.problem}", classes="record-problem")
             yield TextArea(body, read_only=True, id="record-json", soft_wrap=True)
-            yield Static("esc close", classes="dialog-hint")
+            if row.record is not None and row.record.get("patch_result") == "applied":
+                with Horizontal(classes="dialog-buttons"):
+                    yield Button("Revert this edit (R)", id="revert", variant="warning")
+                    yield Button("Close (esc)", id="close")
+            yield Static("R revert this edit (proof first) · esc close", classes="dialog-hint")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -43,3 +50,17 @@ class RecordScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_revert(self) -> None:
+        record = self.row.record
+        if record is None or record.get("patch_result") != "applied":
+            self.notify("Only an applied edit can be reverted.", severity="warning")
+            return
+        self.dismiss("revert")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "revert":
+            self.action_revert()
+        else:
+            self.action_close()

@@ -14,6 +14,8 @@ from textual.widgets import TextArea
 
 from .. import ops
 from ..document import LoadedDocument
+from ..keyorder import OrderedTextArea
+from ..merge import ConflictTexts
 from ..session import EditSession
 from .edit_base import EditScreen
 
@@ -35,12 +37,13 @@ class SourceEditorScreen(EditScreen):
         super().__init__(session, title)
         self.mode = mode
         self.initial = text
+        self.opened_text = text  # the base of a three-way merge
         self.block_id = block_id  # the block edited, or the parent for add_block
         self.position = position
         self.cursor_blink = cursor_blink
 
     def compose_fields(self) -> ComposeResult:
-        area = TextArea(
+        area = OrderedTextArea(
             self.initial,
             id="source",
             soft_wrap=True,
@@ -58,6 +61,9 @@ class SourceEditorScreen(EditScreen):
     def text(self) -> str:
         return self.query_one("#source", TextArea).text
 
+    def dirty(self) -> bool:
+        return self.text != self.initial
+
     def build_ops(self) -> list[dict[str, Any]] | None:
         text = self.text
         if self.mode == "replace_body":
@@ -69,6 +75,27 @@ class SourceEditorScreen(EditScreen):
             return [ops.replace_block(self.block_id, text)]
         return [ops.add_block(self.block_id, text, self.position)]
 
+    def _unit(self, loaded: LoadedDocument) -> str | None:
+        """What this editor edits (the body, or the whole block) as it is in ``loaded``."""
+        block = self.session.current_block(loaded)
+        if block is None:
+            return None
+        if self.mode == "replace_body":
+            return loaded.body_text(block)
+        return loaded.block_text(block).replace("\r", "")
+
+    def conflict_texts(self, loaded: LoadedDocument) -> ConflictTexts | None:
+        if self.mode == "add_block":
+            return None
+        theirs = self._unit(loaded)
+        if theirs is None:
+            return None
+        return ConflictTexts(self.opened_text, self.text, theirs, True)
+
+    def take_merge(self, text: str, base: str) -> None:
+        self.opened_text = self.initial = base  # theirs is the base from now on
+        self.query_one("#source", TextArea).load_text(text)
+
     def reload_block(self, loaded: LoadedDocument) -> None:
         if self.mode == "add_block":
             return  # the new block's text is the user's; only the parent's hash moved on
@@ -76,4 +103,5 @@ class SourceEditorScreen(EditScreen):
         if block is None:
             return
         fresh = loaded.body_text(block) if self.mode == "replace_body" else loaded.block_text(block)
-        self.query_one("#source", TextArea).load_text(fresh.replace("\r", ""))
+        self.initial = self.opened_text = fresh.replace("\r", "")
+        self.query_one("#source", TextArea).load_text(self.initial)

@@ -18,6 +18,7 @@ from core.noma.patch.errors import PatchError
 
 from .. import ops
 from ..document import LoadedDocument
+from ..keyorder import OrderedInput
 from ..session import EditSession
 from ..tables import TableCells, read_table
 from .edit_base import EditScreen
@@ -38,7 +39,7 @@ class TableGridScreen(EditScreen):
     def compose_fields(self) -> ComposeResult:
         yield DataTable(id="grid", cursor_type="cell", zebra_stripes=True)
         yield Label("Select a cell and press enter.", id="cell-label", classes="field-label")
-        box = Input(id="cell-value", placeholder="cell text")
+        box = OrderedInput(id="cell-value", placeholder="cell text")
         box.cursor_blink = self.cursor_blink
         yield box
 
@@ -86,6 +87,12 @@ class TableGridScreen(EditScreen):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.action_submit()
+
+    def dirty(self) -> bool:
+        if self.editing is None:
+            return False
+        row, column = self.editing
+        return self.query_one("#cell-value", Input).value != self._cell_text(row, column)
 
     def build_ops(self) -> list[dict[str, Any]] | None:
         if self.editing is None:

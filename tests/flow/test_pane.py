@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
-from textual.widgets import Footer
+from textual.widgets import DataTable, Footer
 
 from core.flow import get_run, list_runs
 from core.flow.lanes import ProviderLane
 from core.workspace import Workspace
-from noma_tui.flow_pane import FlowFrontierPane
+from noma_tui.panes.flow import FlowFrontierPane
 
 from .conftest import FakeLane, make_workspace
 
@@ -73,33 +73,48 @@ def workspace_with_document(tmp_path: Path, **config: Any) -> tuple[Path, Path]:
 
 def states(app: PaneApp) -> list[str]:
     assert app.pane.run is not None
-    return [s["status"] for s in app.pane.run["step_states"]]
+    return [s.status for s in app.pane.run.step_states]
 
 
 async def settle(pilot: Pilot[None]) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    """Every handler call finished and shown (a result may start another call: reload)."""
+    app = pilot.app
+    assert isinstance(app, PaneApp)
+    for _ in range(200):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if not app.pane.busy:
+            break
+    await pilot.wait_for_scheduled_animations()
+
+
+async def press(pilot: Pilot[None], *keys: str) -> None:
+    """Press keys one by one, letting each handler call (a thread worker) finish."""
+    await settle(pilot)  # the first load of the runs, too
+    for key in keys:
+        await pilot.press(key)
+        await settle(pilot)
 
 
 async def drive_manual_run(pilot: Pilot[None]) -> None:
     app = pilot.app
     assert isinstance(app, PaneApp)
-    await pilot.press("n", "down", "enter")  # start: flows are listed by id
+    await press(pilot, "n", "down", "enter")  # start: flows are listed by id
     await pilot.pause()
-    assert app.pane.run["flow_id"] == "flow_weekly_review"
-    await pilot.press("a")  # step 1 -> in progress
-    await pilot.press("a")  # -> done, but no proof yet
+    assert app.pane.run.flow_id == "flow_weekly_review"
+    await press(pilot, "a")  # step 1 -> in progress
+    await press(pilot, "a")  # -> done, but no proof yet
     await pilot.pause()
     assert app.pane.last_status.startswith("✗ FLOW_VERIFICATION_UNSATISFIED (403)")
-    await pilot.press("e", "enter")  # the open document's latest transcript op_id
+    await press(pilot, "e", "enter")  # the open document's latest transcript op_id
     await pilot.pause()
-    assert app.pane.run["step_states"][0]["evidence_ref"] == OP_ID
-    await pilot.press("a")  # done, verified
-    await pilot.press("s", "down", "down", "enter")  # step 2: skip, "blocked_dependency"
+    assert app.pane.run.step_states[0].evidence_ref == OP_ID
+    await press(pilot, "a")  # done, verified
+    await press(pilot, "s", "down", "down", "enter")  # step 2: skip, "blocked_dependency"
     await pilot.pause()
     assert states(app) == ["done", "skipped", "pending"]
-    await pilot.press("e", "down", "enter")  # step 3: the document's post_sha256
-    await pilot.press("a", "a")  # in progress, then done without approval
+    await press(pilot, "e", "down", "enter")  # step 3: the document's post_sha256
+    await press(pilot, "a", "a")  # in progress, then done without approval
     await pilot.pause()
     assert app.pane.last_status.startswith("✗ FLOW_VERIFICATION_UNSATISFIED")
 
@@ -107,10 +122,10 @@ async def drive_manual_run(pilot: Pilot[None]) -> None:
 async def finish_manual_run(pilot: Pilot[None]) -> None:
     app = pilot.app
     assert isinstance(app, PaneApp)
-    await pilot.press("v")  # the human approves the evidence
+    await press(pilot, "v")  # the human approves the evidence
     await pilot.pause()
-    assert app.pane.run["status"] == "done"
-    await pilot.press("r", *"Weekly review outcome", "enter")
+    assert app.pane.run.status == "done"
+    await press(pilot, "r", *"Weekly review outcome", "enter")
     await pilot.pause()
     assert app.pane.last_status.startswith("Proposal prop_")
 
@@ -122,14 +137,14 @@ async def test_pane_drives_a_whole_manual_run_by_keyboard(tmp_path, clock, pinne
         await drive_manual_run(pilot)
         await finish_manual_run(pilot)
         run = app.pane.run
-        assert run["step_states"][2] == {
+        assert run.step_states[2].to_json() == {
             "step_id": "flow_weekly_review#3",
             "status": "done",
             "evidence_ref": POST,
             "verified": True,
         }
         ctx = app.pane.ctx
-        assert get_run(ctx, {"run_id": run["run_id"]})["run"] == run
+        assert get_run(ctx, {"run_id": run.run_id})["run"] == run.to_json()
         proposals = ctx.store.connection().execute("SELECT kind, status FROM proposals").fetchall()
         assert [tuple(p) for p in proposals] == [("flow_run_outcome", "pending")]
 
@@ -137,25 +152,25 @@ async def test_pane_drives_a_whole_manual_run_by_keyboard(tmp_path, clock, pinne
 async def drive_automatable_run(pilot: Pilot[None]) -> None:
     app = pilot.app
     assert isinstance(app, PaneApp)
-    await pilot.press("n", "enter")  # flow_lead_import sorts first
+    await press(pilot, "n", "enter")  # flow_lead_import sorts first
     await pilot.pause()
-    await pilot.press(*"https://example.org/sheet", "enter")  # its sheet_url input
-    await pilot.pause()
-    assert app.pane.run["flow_id"] == "flow_lead_import"
-    await pilot.press("x")  # no consent held yet
+    await pilot.press(*"https://example.org/sheet")  # its sheet_url input, in one burst
+    await press(pilot, "enter")
+    assert app.pane.run.flow_id == "flow_lead_import"
+    await press(pilot, "x")  # no consent held yet
     await settle(pilot)
     assert app.pane.last_status.startswith("✗ FLOW_EXECUTION_CONSENT_REQUIRED (403)")
-    await pilot.press("c", "enter", "enter")  # default cap and ttl
+    await press(pilot, "c", "enter", "enter")  # default cap and ttl
     await pilot.pause()
     assert app.pane.last_status.startswith("Consent held for run_")
-    await pilot.press("X")  # dry run: gates only, nothing runs
+    await press(pilot, "X")  # dry run: gates only, nothing runs
     await settle(pilot)
     assert app.pane.last_status.startswith("Dry run: every gate passes")
-    await pilot.press("x")
+    await press(pilot, "x")
     await settle(pilot)
     assert app.pane.last_status == "Execution completed: 3 units on local_default"
     assert states(app) == ["done", "pending", "pending"]
-    await pilot.press("x")  # step 2 is automatable but human_review: never auto-verified
+    await press(pilot, "x")  # step 2 is automatable but human_review: never auto-verified
     await settle(pilot)
     assert states(app) == ["done", "in_progress", "pending"]
 
@@ -167,15 +182,15 @@ async def test_pane_drives_a_whole_automatable_run_by_keyboard(
     app = PaneApp(root, doc)
     async with app.run_test(size=SIZE) as pilot:
         await drive_automatable_run(pilot)
-        await pilot.press("v")
+        await press(pilot, "v")
         await pilot.pause()
         assert states(app) == ["done", "done", "pending"]
-        await pilot.press("x")  # step 3 is agent_assisted
+        await press(pilot, "x")  # step 3 is agent_assisted
         await settle(pilot)
         assert app.pane.last_status.startswith("✗ FLOW_STEP_NOT_AUTOMATABLE (400)")
-        await pilot.press("a", "e", "down", "enter", "a")  # manual path, with a hash pointer
+        await press(pilot, "a", "e", "down", "enter", "a")  # manual path, with a hash pointer
         await pilot.pause()
-        assert app.pane.run["status"] == "done"
+        assert app.pane.run.status == "done"
     assert len(fake_lane.calls) == 2
     # the lane got the value typed at start for `flow.inputs.sheet_url`, not the reference
     assert dict(fake_lane.calls[0].inputs) == {"sheet_url": "https://example.org/sheet"}
@@ -187,7 +202,7 @@ async def test_pane_shows_the_disabled_gate_code(tmp_path, clock, pinned_ids):
     messages: list[Any] = []
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         assert "writes off" in str(app.pane.query_one("#flow-header").render())
-        await pilot.press("n", "down", "enter")  # the manual flow: no inputs to give
+        await press(pilot, "n", "down", "enter")  # the manual flow: no inputs to give
         await pilot.pause()
         assert app.pane.last_status == (
             "✗ FLOW_RUN_WRITES_DISABLED (403) run writes are disabled in this workspace"
@@ -203,16 +218,16 @@ async def test_keys_act_on_the_cursor_step_and_refuse_out_of_order(tmp_path, clo
     root, doc = workspace_with_document(tmp_path)
     app = PaneApp(root, doc)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("n", "down", "enter")
-        await pilot.press("down", "a")  # the cursor on step 2, not the frontier
+        await press(pilot, "n", "down", "enter")
+        await press(pilot, "down", "a")  # the cursor on step 2, not the frontier
         await pilot.pause()
         assert app.pane.last_status.startswith("✗ FLOW_STEP_OUT_OF_ORDER (409)")
-        await pilot.press("up", "b")  # a refusal leaves the cursor; back to the frontier
+        await press(pilot, "up", "b")  # a refusal leaves the cursor; back to the frontier
         await pilot.pause()
-        assert app.pane.run["status"] == "blocked"
-        await pilot.press("b")
+        assert app.pane.run.status == "blocked"
+        await press(pilot, "b")
         await pilot.pause()
-        assert app.pane.run["status"] == "in_progress"
+        assert app.pane.run.status == "in_progress"
 
 
 # -------------------------------------------------------------------------- snapshots
@@ -246,8 +261,8 @@ def test_snapshot_automatable_run_after_execute(snap_compare, tmp_path, clock, p
 
 def test_snapshot_skip_reason_dialog(snap_compare, tmp_path, clock, pinned_ids):
     async def run_before(pilot: Pilot[None]) -> None:
-        await pilot.press("n", "down", "enter", "s")
-        await pilot.pause()
+        await press(pilot, "n", "down", "enter", "s")
+        await settle(pilot)
 
     assert snap_compare(snapshot_app(tmp_path), terminal_size=SIZE, run_before=run_before)
 
@@ -257,7 +272,7 @@ async def test_pane_lists_problems_in_flows_folder(tmp_path, clock, pinned_ids):
     (root / "flows" / "notes.yaml").write_text("just notes\n", encoding="utf-8")
     app = PaneApp(root, doc)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await settle(pilot)
         header = str(app.pane.query_one("#flow-header").render())
         assert "1 flows/ problem(s)" in header
         assert app.pane.last_status.startswith("flows/ problem: notes.yaml: (file): not a bundle")
@@ -274,27 +289,23 @@ async def test_the_demo_workspace_runs_end_to_end_in_the_pane(tmp_path, clock, f
     shutil.copytree(DEMO_SOURCE, root, ignore=SKIP)
     app = PaneApp(root, root / "research-memo.noma")
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        assert "problem" not in str(app.pane.query_one("#flow-header").render())
-        await pilot.press("n", "down", "enter")  # flow_weekly_review
-        await pilot.pause()
-        assert app.pane.run["flow_id"] == "flow_weekly_review"
-        await pilot.press("a", "e", "enter", "a")  # proof from the memo's transcript, done
-        await pilot.pause()
-        await pilot.press("s", "enter")  # step 2 skipped: "policy"
-        await pilot.pause()
-        assert app.pane.run["step_states"][1]["skip_reason"] == "policy"
-        await pilot.press("e", "down", "enter", "v")  # the sign-off: evidence + approval
-        await pilot.pause()
-        assert app.pane.run["status"] == "done", app.pane.last_status
-        await pilot.press("n", "enter")  # flow_lead_import asks for its input
-        await pilot.pause()
-        await pilot.press(*"https://docs.google.com/spreadsheets/d/demo-leads", "enter")
-        await pilot.pause()
-        assert app.pane.run["flow_id"] == "flow_lead_import"
-        await pilot.press("c", "enter", "enter", "x")
         await settle(pilot)
-        assert app.pane.run["step_states"][0]["status"] == "done", app.pane.last_status
+        assert "problem" not in str(app.pane.query_one("#flow-header").render())
+        await press(pilot, "n", "down", "enter")  # flow_weekly_review
+        assert app.pane.run.flow_id == "flow_weekly_review"
+        await press(pilot, "a", "e", "enter", "a")  # proof from the memo's transcript, done
+        await press(pilot, "s", "enter")  # step 2 skipped: "policy"
+        assert app.pane.run.step_states[1].skip_reason == "policy"
+        steps = app.pane.query_one("#flow-steps", DataTable)
+        assert str(steps.get_row_at(1)[4]) == "policy"  # the skip's proof is its reason
+        await press(pilot, "e", "down", "enter", "v")  # the sign-off: evidence + approval
+        assert app.pane.run.status == "done", app.pane.last_status
+        await press(pilot, "n", "enter")  # flow_lead_import asks for its input
+        await pilot.press(*"https://docs.google.com/spreadsheets/d/demo-leads")
+        await press(pilot, "enter")
+        assert app.pane.run.flow_id == "flow_lead_import"
+        await press(pilot, "c", "enter", "enter", "x")
+        assert app.pane.run.step_states[0].status == "done", app.pane.last_status
     assert dict(fake_lane.calls[0].inputs) == {
         "sheet_url": "https://docs.google.com/spreadsheets/d/demo-leads"
     }
@@ -306,26 +317,20 @@ async def test_pane_reviews_the_outcome_and_revokes_a_consent(tmp_path, clock, p
     async with app.run_test(size=SIZE) as pilot:
         await drive_manual_run(pilot)
         await finish_manual_run(pilot)
-        await pilot.press("P", "enter", "enter")  # the pending outcome, then "Approve"
-        await pilot.pause()
+        await press(pilot, "P", "enter", "enter")  # the pending outcome, then "Approve"
         assert app.pane.last_status.startswith("Proposal prop_") and "approved" in (
             app.pane.last_status
         )
         ctx = app.pane.ctx
         rows = ctx.store.connection().execute("SELECT kind, status FROM proposals").fetchall()
         assert [tuple(r) for r in rows] == [("flow_run_outcome", "approved")]
-        await pilot.press("P")
-        await pilot.pause()
+        await press(pilot, "P")
         assert app.pane.last_status == "No proposals are pending review."
-        await pilot.press("n", "enter")  # an automatable run (it asks for its input) ...
-        await pilot.pause()
-        await pilot.press(*"https://example.org/sheet", "enter")
-        await pilot.pause()
-        await pilot.press("c", "enter", "enter")  # ... and a consent for it
-        await pilot.pause()
-        await pilot.press("C", "enter")  # the one consent: revoke it
-        await pilot.pause()
+        await press(pilot, "n", "enter")  # an automatable run (it asks for its input) ...
+        await pilot.press(*"https://example.org/sheet")
+        await press(pilot, "enter")
+        await press(pilot, "c", "enter", "enter")  # ... and a consent for it
+        await press(pilot, "C", "enter")  # the one consent: revoke it
         assert app.pane.last_status.startswith("Consent revoked")
-        await pilot.press("x")
-        await settle(pilot)
+        await press(pilot, "x")
         assert app.pane.last_status.startswith("✗ FLOW_EXECUTION_CONSENT_REQUIRED")

@@ -25,6 +25,7 @@ from .test_pane import (
     drive_automatable_run,
     drive_manual_run,
     finish_manual_run,
+    press,
     settle,
     states,
     workspace_with_document,
@@ -70,7 +71,7 @@ async def test_the_pane_on_a_hub_matches_the_local_pane(
         await drive_manual_run(pilot)
         await finish_manual_run(pilot)
         await drive_automatable_run(pilot)
-        local = {r["flow_id"]: r for r in app.pane.runs}
+        local = {r.flow_id: r.to_json() for r in app.pane.runs}
 
     hub_root = make_workspace(tmp_path / "hub")
     share_actor_key(hub_root)  # the hub knows the same person under the same key
@@ -84,14 +85,14 @@ async def test_the_pane_on_a_hub_matches_the_local_pane(
             app = PaneApp(client_root, client_doc)
             async with app.run_test(size=SIZE) as pilot:
                 assert isinstance(app.pane.ctx, HubContext)
+                await settle(pilot)
                 header = str(app.pane.query_one("#flow-header").render())
                 assert "writes ON" in header and "automatable ON" in header
                 await drive_manual_run(pilot)
                 await finish_manual_run(pilot)
                 await drive_automatable_run(pilot)
-                remote = {r["flow_id"]: r for r in app.pane.runs}
-                await pilot.press("P")  # proposals are reviewed on the hub's machine
-                await pilot.pause()
+                remote = {r.flow_id: r.to_json() for r in app.pane.runs}
+                await press(pilot, "P")  # proposals are reviewed on the hub's machine
                 assert app.pane.last_status.startswith("✗ BAD_REQUEST (400)")
     finally:
         hub.close()
@@ -117,6 +118,7 @@ async def test_a_refused_token_is_a_line_not_a_crash(
             monkeypatch.setenv("NOMA_HUB_TOKEN", "nhub_" + "0" * 12 + "_" + "A" * 43)
             app = PaneApp(client_root, client_doc)
             async with app.run_test(size=SIZE) as pilot:
+                await settle(pilot)
                 assert app.pane.runs == []
                 assert app.pane.last_status == (
                     "✗ BAD_REQUEST (400) Authorization: the hub refused the token: set "
@@ -143,8 +145,7 @@ async def test_an_agent_token_cannot_approve_from_the_pane(
             app = PaneApp(client_root, client_doc)
             async with app.run_test(size=SIZE) as pilot:
                 await drive_manual_run(pilot)
-                await pilot.press("v")
-                await pilot.pause()
+                await press(pilot, "v")
                 assert app.pane.last_status.startswith("✗ FLOW_HUMAN_APPROVAL_REQUIRED (403)")
                 assert states(app) == ["done", "skipped", "in_progress"]
     finally:
@@ -167,8 +168,8 @@ async def test_the_pane_and_the_cli_and_rest_write_the_same_records(
     async with app.run_test(size=SIZE) as pilot:
         await drive_manual_run(pilot)
         await finish_manual_run(pilot)
-        pane_run = app.pane.run
-    assert pane_run is not None
+        assert app.pane.run is not None
+        pane_run = app.pane.run.to_json()
     ctx = FlowContext.open(Workspace.open(root))
     try:
         proposals = run_action(ctx, "proposals", {})

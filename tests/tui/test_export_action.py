@@ -1,4 +1,4 @@
-"""The Export action (ctrl+e, the palette, F1): pick a format, the file appears beside the
+"""The Export action (ctrl+o, the palette, F1): pick a format, the file appears beside the
 document with the same bytes as ``noma export``; an existing file is replaced only on
 request, and a symbolic link in its place is never followed."""
 
@@ -21,7 +21,7 @@ def _expected(path: Path, fmt: str) -> str:
 
 
 async def test_export_each_format_beside_the_document(demo: Path) -> None:
-    assert BY_ID["doc.export"].key == "ctrl+e"
+    assert BY_ID["doc.export"].key == "ctrl+o"
     async with make_app(demo).run_test(size=TERMINAL) as pilot:
         app = await ready(pilot)
         for steps, name, fmt in (
@@ -29,7 +29,7 @@ async def test_export_each_format_beside_the_document(demo: Path) -> None:
             (("down",), "research-memo.html", "html"),
             (("down", "down"), "research-memo.llm.txt", "llm"),
         ):
-            await pilot.press("ctrl+e")
+            await pilot.press("ctrl+o")
             await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the format picker")
             await pilot.press(*steps, "enter")
             target = demo / name
@@ -48,7 +48,7 @@ async def test_an_existing_file_is_kept_unless_replacing_is_chosen(demo: Path) -
     target.write_text("hand-written notes\n")
     async with make_app(demo).run_test(size=TERMINAL) as pilot:
         app = await ready(pilot)
-        await pilot.press("ctrl+e")
+        await pilot.press("ctrl+o")
         await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the format picker")
         await pilot.press("enter")  # markdown
         await until(
@@ -76,7 +76,7 @@ async def test_a_symlink_in_the_way_is_not_followed(demo: Path, tmp_path: Path) 
     (demo / "research-memo.html").symlink_to(outside)
     async with make_app(demo).run_test(size=TERMINAL) as pilot:
         app = await ready(pilot)
-        await pilot.press("ctrl+e")
+        await pilot.press("ctrl+o")
         await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the format picker")
         await pilot.press("down", "enter")  # html
         await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the replace question")

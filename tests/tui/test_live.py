@@ -93,7 +93,7 @@ async def test_external_write_refreshes_panes_and_flags_drift_without_a_key(demo
     assert RISK_OWNED in text and "Staging numbers only." in text
 
 
-async def test_block_conflict_offers_reload_and_reload_starts_from_disk(demo: Path) -> None:
+async def test_block_conflict_take_theirs_starts_from_disk(demo: Path) -> None:
     path = demo / MEMO
     async with make_app(demo).run_test(size=TERMINAL) as pilot:
         app = await ready(pilot)
@@ -109,7 +109,10 @@ async def test_block_conflict_offers_reload_and_reload_starts_from_disk(demo: Pa
         await pilot.press("ctrl+s")
         await until(pilot, lambda: isinstance(app.screen, ConflictScreen), "the conflict")
         assert app.screen.code == "sha_mismatch"  # type: ignore[attr-defined]
-        await pilot.press("r")
+        texts = app.screen.texts  # type: ignore[attr-defined]
+        assert texts.mine == "My version of the note."  # shown before anything is dropped
+        assert texts.theirs == "Someone else rewrote this note."
+        await pilot.press("t")
         await until(
             pilot,
             lambda: editor.query_one("#source", TextArea).text == "Someone else rewrote this note.",
@@ -152,15 +155,70 @@ async def test_conflict_at_apply_is_recorded_and_keep_editing_overwrites_with_dr
         assert "sha_mismatch" in [d["code"] for d in rejected["diagnostics"]]
         validator = record_validator()  # the app's rejected record is schema-valid too
         assert all(schema_errors(validator, r) == [] for r in records(path))
-        await pilot.press("k")
-        await until(pilot, lambda: app.screen is editor and editor.session.drift, "keep editing")
+        await pilot.press("m")  # keep mine: straight to the proof, against theirs' hash
+        await until(pilot, lambda: isinstance(app.screen, ProofScreen), "the proof")
+        assert editor.session.drift
         assert editor.query_one("#source", TextArea).text == "My version of the note."
         await pilot.press("ctrl+s")
-        await until(pilot, lambda: isinstance(app.screen, ProofScreen), "the proof")
-        await pilot.press("ctrl+s")
         await until(pilot, lambda: len(records(path)) == 8, "the record")
+    assert all(schema_errors(validator, r) == [] for r in records(path))
     record = records(path)[-1]
     assert record["patch_result"] == "applied"
     assert "base_sha_drift" in [d["code"] for d in record["diagnostics"]]
     text = path.read_text("utf-8")
     assert "My version of the note." in text and "Someone else" not in text
+
+
+async def test_conflict_view_merges_both_changes_and_applies_against_theirs(
+    demo: Path,
+) -> None:
+    """Three-way: base / mine / theirs side by side; the merge keeps both changes where
+    they touch different lines and is applied as a patch op against theirs' hash."""
+    path = demo / MEMO
+    async with make_app(demo).run_test(size=(200, 55)) as pilot:
+        app = await ready(pilot)
+        await select(pilot, "ev-loadtest-march")
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, SourceEditorScreen), "the editor")
+        editor = app.screen
+        area = editor.query_one("#source", TextArea)
+        first, second = area.text.split("\n")
+        area.text = first.replace("12 runs", "twelve runs") + "\n" + second
+        theirs_second = second.replace("18 ms", "19 ms")
+        path.write_text(path.read_text("utf-8").replace(second, theirs_second), "utf-8")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ConflictScreen), "the conflict")
+        screen = app.screen
+        assert screen.texts.mergeable  # type: ignore[attr-defined]
+        mine_view = str(screen.query_one("#conflict-mine").render())
+        assert "twelve runs" in mine_view and "▌" in mine_view
+        await pilot.press("e")
+        await until(pilot, lambda: app.screen is editor, "back in the editor")
+        merged = area.text
+        assert "twelve runs" in merged and "19 ms" in merged and "<<<<<<<" not in merged
+        count = len(records(path))
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ProofScreen), "the proof")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: len(records(path)) == count + 1, "the record")
+    record = records(path)[-1]
+    assert record["patch_result"] == "applied" and record["op"]["op"] == "replace_body"
+    text = path.read_text("utf-8")
+    assert "twelve runs" in text and "19 ms" in text
+
+
+async def test_conflict_back_keeps_the_typed_text(demo: Path) -> None:
+    path = demo / MEMO
+    async with make_app(demo).run_test(size=TERMINAL) as pilot:
+        app = await ready(pilot)
+        await select(pilot, "note-method")
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, SourceEditorScreen), "the editor")
+        editor = app.screen
+        editor.query_one("#source", TextArea).text = "Mine, typed."
+        path.write_text(path.read_text("utf-8").replace(NOTE_BODY, "Theirs."), "utf-8")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ConflictScreen), "the conflict")
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is editor, "back")
+        assert editor.query_one("#source", TextArea).text == "Mine, typed."

@@ -126,8 +126,26 @@ async def test_theme_switches_at_run_time(demo: Path) -> None:
         assert app.theme == "noma-dark"
         await pilot.press("ctrl+t")
         await until(pilot, lambda: app.theme == "noma-light", "the light theme")
-        assert app.palette.error.color is not None
-        assert app.palette.error.color.name == "#b3261e"
+        tree = app.main.doc_tree
+
+        def label_error_colour() -> str | None:
+            styles = tree.palette  # read through the noma--error component class
+            return styles.error.color.name if styles.error.color else None
+
+        await until(pilot, lambda: label_error_colour() == "#b3261e", "light styles")
+        # The panes redrew themselves with the new styles (restyle; no repaint walk).
+        light_warning = "#8a5a00"
+        await until(
+            pilot,
+            lambda: any(light_warning in str(sp.style) for sp in tree.root.label.spans),
+            "the tree relabelled",
+        )
+        diagnostics = app.main.diagnostics
+        await until(
+            pilot,
+            lambda: light_warning in str(diagnostics.get_cell_at((0, 0)).style),
+            "the diagnostics redrawn",
+        )
 
 
 def test_shipped_demo_transcripts_verify() -> None:

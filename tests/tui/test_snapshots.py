@@ -2,51 +2,76 @@
 
 Fixed terminal size, pinned theme, cursor blink and the watcher off, workers awaited
 before the shot. The demo data is fixed (its transcript times are part of the shipped
-files) and no absolute path is rendered. The flow pane belongs to the Flow issue; here it
-is replaced by a fixed stand-in so these pictures change only when this app does.
+files), no absolute path is rendered, and the flow engine's clock and ids are pinned.
+The screens people look at most are shot at 80x24, 100x30 and 200x55, in both themes
+where colours carry meaning (diff and severity colours).
 
 Regenerate with ``pytest tests/tui --snapshot-update`` and review the SVGs.
 """
 
 from __future__ import annotations
 
+import itertools
+import threading
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.app import ComposeResult
-from textual.containers import Vertical
 from textual.pilot import Pilot
-from textual.widgets import Static, TextArea
+from textual.widgets import TextArea
 from tui_helpers import TERMINAL, make_app, ready, select, until
 
-from core.workspace import Workspace
+from core.flow import ids as flow_ids
 from noma_tui.messages import DiskChanged
-from noma_tui.screens import main as main_screen
+from noma_tui.panes.flow import FlowFrontierPane
+from noma_tui.screens.conflict import ConflictScreen
 from noma_tui.screens.help import HelpScreen
+from noma_tui.screens.picker import PickerScreen
 from noma_tui.screens.proof import ProofScreen
 from noma_tui.screens.source_editor import SourceEditorScreen
 
 
-class FlowPaneStandIn(Vertical):
-    """Holds the flow pane's place with fixed content (see the module docstring)."""
-
-    DEFAULT_CSS = "FlowPaneStandIn { height: auto; min-height: 3; }"
-
-    def __init__(self, workspace: Workspace, *, id: str | None = "flow-pane") -> None:
-        super().__init__(id=id)
-
-    def compose(self) -> ComposeResult:
-        yield Static("Flow runs (Flow issue)")
-
-
 @pytest.fixture(autouse=True)
-def fixed_flow_pane(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(main_screen, "FlowFrontierPane", FlowPaneStandIn)
+def fixed_flow_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run ids and times in the flow pane are the same on every run."""
+    counter = itertools.count(1)
+    lock = threading.Lock()
+
+    def token(nbytes: int = 10) -> str:
+        with lock:
+            return f"{next(counter):0{nbytes * 2}d}"
+
+    monkeypatch.setattr(flow_ids, "new_token", token)
+    monkeypatch.setattr(flow_ids, "now", lambda: datetime(2026, 6, 20, 12, 0, tzinfo=UTC))
+
+
+SIZES = [(80, 24), (100, 30), (200, 55)]
+SIZE_IDS = ["80x24", "100x30", "200x55"]
 
 
 async def settle(pilot: Pilot[Any]) -> None:
-    await pilot.app.workers.wait_for_complete()
+    app = pilot.app
+    flow = app.main.query(FlowFrontierPane)
+    for _ in range(200):  # flow handler calls may start more calls (a result, a reload)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if not flow or not flow.first().busy:
+            break
+    # The transcript follows its end like a log; DataTable scrolls to the cursor only
+    # after its sizes settle on a later refresh, so wait for that before the shot.
+    transcript = app.main.transcript if app.main.is_mounted else None
+    if transcript is not None and transcript.row_count and not transcript.filter_text:
+
+        def at_end() -> bool:
+            room = transcript.scrollable_content_region.height
+            fits = transcript.virtual_size.height <= room
+            return not transcript.following and (
+                fits or transcript.scroll_offset.y >= transcript.max_scroll_y
+            )
+
+        await until(pilot, at_end, "the transcript at its end")
+    await pilot.wait_for_scheduled_animations()
     await pilot.pause()
 
 
@@ -66,14 +91,90 @@ async def open_body_editor(pilot: Pilot[Any]) -> SourceEditorScreen:
     return screen
 
 
-def test_main_screen_dark(snap_compare: Any, demo: Path) -> None:
-    app = make_app(demo, theme="noma-dark")
-    assert snap_compare(app, terminal_size=TERMINAL, run_before=main_screen_with_a_claim)
+@pytest.mark.parametrize("theme", ["noma-dark", "noma-light"])
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_main_screen(snap_compare: Any, demo: Path, size: tuple[int, int], theme: str) -> None:
+    app = make_app(demo, theme=theme)
+    assert snap_compare(app, terminal_size=size, run_before=main_screen_with_a_claim)
 
 
-def test_main_screen_light(snap_compare: Any, demo: Path) -> None:
-    app = make_app(demo, theme="noma-light")
-    assert snap_compare(app, terminal_size=TERMINAL, run_before=main_screen_with_a_claim)
+async def flow_pane_with_a_refusal(pilot: Pilot[Any]) -> None:
+    app = await ready(pilot)
+    pane = app.main.query_one(FlowFrontierPane)
+    await pilot.press("5")
+    await settle(pilot)
+    await pilot.press("n")
+    await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the flow picker")
+    await pilot.press("down", "enter")
+    await until(pilot, lambda: bool(pane.runs) and not pane.busy, "the run")
+    await settle(pilot)
+    for _ in range(2):  # in progress, then done without evidence: refused
+        await pilot.press("a")
+        await settle(pilot)
+    await until(pilot, lambda: pane.last_status.startswith("✗"), "the refusal")
+    await settle(pilot)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_flow_pane(snap_compare: Any, demo: Path, size: tuple[int, int]) -> None:
+    app = make_app(demo)
+    assert snap_compare(app, terminal_size=size, run_before=flow_pane_with_a_refusal)
+
+
+async def conflict_view(pilot: Pilot[Any]) -> None:
+    app = await ready(pilot)
+    path = app.doc_path
+    assert path is not None
+    await select(pilot, "ev-loadtest-march")
+    await pilot.press("e")
+    await until(pilot, lambda: isinstance(app.screen, SourceEditorScreen), "the editor")
+    area = app.screen.query_one("#source", TextArea)
+    first, second = area.text.split("\n")
+    area.text = first.replace("12 runs", "twelve runs") + "\n" + second.replace("18", "17")
+    path.write_text(
+        path.read_text("utf-8").replace("(run-to-run spread 18 ms)", "(run-to-run spread 19 ms)"),
+        "utf-8",
+    )
+    await pilot.press("ctrl+s")
+    await until(pilot, lambda: isinstance(app.screen, ConflictScreen), "the conflict")
+    await settle(pilot)
+
+
+@pytest.mark.parametrize(
+    ("size", "theme"),
+    [*[(s, "noma-dark") for s in SIZES], ((100, 30), "noma-light")],
+    ids=[*SIZE_IDS, "100x30-light"],
+)
+def test_conflict_view(snap_compare: Any, demo: Path, size: tuple[int, int], theme: str) -> None:
+    assert snap_compare(make_app(demo, theme=theme), terminal_size=size, run_before=conflict_view)
+
+
+async def search(pilot: Pilot[Any]) -> None:
+    app = await ready(pilot)
+    await pilot.press("1", "slash", *"staging")
+    await until(pilot, lambda: app.main.doc_tree.filter_text == "staging", "the filter")
+    await settle(pilot)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_search(snap_compare: Any, demo: Path, size: tuple[int, int]) -> None:
+    assert snap_compare(make_app(demo), terminal_size=size, run_before=search)
+
+
+async def preview(pilot: Pilot[Any]) -> None:
+    await ready(pilot)
+    await select(pilot, "summary")
+    await pilot.press("p")
+    await settle(pilot)
+
+
+@pytest.mark.parametrize(
+    ("size", "theme"),
+    [*[(s, "noma-dark") for s in SIZES], ((100, 30), "noma-light")],
+    ids=[*SIZE_IDS, "100x30-light"],
+)
+def test_preview(snap_compare: Any, demo: Path, size: tuple[int, int], theme: str) -> None:
+    assert snap_compare(make_app(demo, theme=theme), terminal_size=size, run_before=preview)
 
 
 def test_proof_preview(snap_compare: Any, demo: Path) -> None:

@@ -72,6 +72,9 @@ async def ready(pilot: Pilot[Any], name: str = MEMO) -> WorkbenchApp:
         ),
         f"{name} loaded",
     )
+    # The transcript has scrolled to its last record (a modal pushed later shows the
+    # main screen as it was then, so snapshots need this settled first).
+    await until(pilot, lambda: not app.main.transcript.following, "the transcript at its end")
     await pilot.pause()
     return app
 
@@ -96,3 +99,23 @@ def records(path: Path) -> list[dict[str, Any]]:
     if not transcript.exists():
         return []
     return [json.loads(line) for line in transcript.read_text("utf-8").splitlines()]
+
+
+def burst(app: WorkbenchApp, keys: str | list[str]) -> None:
+    """Send ``keys`` the way a fast typist, an unbracketed paste or ``tmux send-keys`` does:
+    every key queued at once, no turn of the event loop in between (`Pilot.press` waits
+    for idle after each key, which hides ordering bugs)."""
+    from textual import events
+    from textual.keys import _character_to_key
+
+    for key in keys:
+        char = key if len(key) == 1 else None
+        name = _character_to_key(key) if len(key) == 1 and not key.isalnum() else key
+        app.post_message(events.Key(name, char))
+
+
+def paste(app: WorkbenchApp, text: str) -> None:
+    """A bracketed paste, as a terminal delivers it."""
+    from textual import events
+
+    app.post_message(events.Paste(text))

@@ -1,0 +1,775 @@
+"""The flow runs pane: runs, the selected run's steps, a detail view of the step under the
+cursor, and keys to move the frontier.
+
+The pane renders core records and never computes them: every key calls one handler of
+`core.flow` (the same ones behind ``noma flow run ...`` and the MCP ``flow_run`` tool) and
+shows what came back, read as typed records (`FlowRun`, `StepState`). A refusal is shown in
+one line with its §8 code and HTTP status; ``o`` opens the whole message.
+
+Every handler call runs in a thread worker and posts `FlowPane.Done` back (a CLI holding the
+store's write lock must never freeze the UI); keys wait while a call is in flight. Its keys
+live in the one registry (`noma_tui.keys.FLOW_ACTIONS`, section "Flow runs" in F1 and the
+palette); its dialogs are the app's `PickerScreen` and `InputFormScreen`, and every form
+validates its fields before the handler is called. The skip picker offers the three
+canonical reasons (policy, not_applicable, blocked_dependency), with the step's
+``when_not_to_run`` prose as the hint. ``P`` reviews pending proposals and ``C`` lists (and
+revokes) the run's consents (`noma_tui.flow_review`). Starting a run asks for the flow's
+declared inputs. The header counts ``flows/`` problems; the first is said in the status line.
+
+With ``[hub] url`` configured the same calls go to a remote hub (`noma_tui.flow_hub`); a
+refused listing (a hub down, a token refused) is a status line, not a crash.
+
+The app tells the pane which document is open (`set_open_document`), so "attach evidence"
+can offer that document's latest transcript ``op_id`` or ``post_sha256`` as a pointer. The
+local store is opened lazily (`noma_tui.flow_store`): nothing is written until a run is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import ValidationError
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import DataTable, Static
+
+from core.flow import FlowRefusal, FlowResult
+from core.flow.context import FlowContext
+from core.flow.definitions import problem_lines
+from core.flow.enums import FINISHED_STEP, SKIP_REASON_LABELS
+from core.flow.evidence import EvidenceOffer, pointer_kind_for, transcript_offers
+from core.flow.models import FlowBundle, FlowStep
+from core.flow.records import FlowRun, StepState
+from core.workspace import Workspace
+
+# The handler names, local (a lazy store: `noma_tui.flow_store`) or on a remote hub
+# (`[hub] url`): see noma_tui/flow_hub.py.
+from ..flow_hub import (
+    HubContext,
+    advance_step,
+    execute_automatable,
+    list_flows,
+    list_runs,
+    mint_consent,
+    open_flow_context,
+    pinned_bundle,
+    record_evidence,
+    start_fields,
+    start_run,
+    submit_review,
+)
+from ..flow_review import manage_consents, review_proposals
+from ..flow_store import settled
+from ..keys import FLOW_ACTIONS
+from ..screens.form import Field, InputFormScreen
+from ..screens.picker import PickerScreen
+
+MARKS = {"done": "✓", "skipped": "↷", "in_progress": "●", "blocked": "■", "pending": "·"}
+# A consent id that matches nothing: executing without one lets the engine answer with the
+# code its precondition order gives (a gate, the step, or "consent required").
+NO_CONSENT = "fcons_none"
+TYPE_POINTER = "__type__"
+LOADING = "Loading runs…"
+POINTER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:#/@+-]{0,199}$")  # records.Pointer
+MAX_INTENT = 2000  # records.Proposal.intent
+MAX_TTL_SECONDS = 7 * 24 * 3600
+
+
+def _typed_run(record: object) -> FlowRun | None:
+    try:
+        return FlowRun.model_validate(record)
+    except ValidationError:
+        return None
+
+
+def declared_skip_reasons(step: FlowStep | None) -> tuple[str, ...]:
+    """The reasons any step may be skipped for: the three canonical ones (steps declare none
+    of their own; ``when_not_to_run`` is prose for the person deciding)."""
+    return tuple(SKIP_REASON_LABELS) if step is not None else ()
+
+
+def when_not_to_run(step: FlowStep | None) -> str:
+    if step is None:
+        return ""
+    return str(step.when_not_to_run or "")
+
+
+def refusal_line(refusal: FlowRefusal) -> str:
+    return f"✗ {refusal.code} ({refusal.status}) {refusal.message}"
+
+
+def refusal_detail(refusal: FlowRefusal) -> str:
+    lines = [refusal_line(refusal)]
+    for problem in refusal.problems:
+        lines.append(f"  · {problem.path}: {problem.message}")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------- form checks
+
+
+def check_consent(cap_limit: int | None) -> Callable[[dict[str, str]], str | None]:
+    def check(values: dict[str, str]) -> str | None:
+        cap, ttl = values["cap"].strip(), values["ttl"].strip()
+        if not cap.isdigit():
+            return "The cost cap is a whole number of units (0 or more)."
+        if cap_limit is not None and int(cap) > cap_limit:
+            return f"The workspace policy allows at most {cap_limit} units."
+        if not ttl.isdigit() or int(ttl) == 0:
+            return "The time limit is a whole number of seconds, more than 0."
+        if int(ttl) > MAX_TTL_SECONDS:
+            return f"At most {MAX_TTL_SECONDS} seconds (7 days)."
+        return None
+
+    return check
+
+
+def check_intent(values: dict[str, str]) -> str | None:
+    intent = values["intent"].strip()
+    if not intent:
+        return "Say what the run produced (the review intent cannot be empty)."
+    if len(intent) > MAX_INTENT:
+        return f"At most {MAX_INTENT} characters ({len(intent)} typed)."
+    return None
+
+
+def check_pointer(values: dict[str, str]) -> str | None:
+    ref = values["pointer"].strip()
+    if not ref:
+        return "Type a pointer: a transcript op_id, a sha256, a prop_ id or an artifact id."
+    if not POINTER.match(ref):
+        return "A pointer is 1–200 of A-Z a-z 0-9 _ . : # / @ + - (starting with a letter/digit)."
+    return None
+
+
+# ------------------------------------------------------------------------------ pane
+
+
+class FlowFrontierPane(Vertical):
+    """Runs of the workspace's flows and the current frontier step."""
+
+    DEFAULT_CSS = """
+    FlowFrontierPane { height: 1fr; min-height: 8; }
+    FlowFrontierPane #flow-header { height: 1; padding: 0 1; background: $boost;
+        text-overflow: ellipsis; text-wrap: nowrap; }
+    FlowFrontierPane #flow-runs { height: auto; max-height: 8; }
+    FlowFrontierPane #flow-run { height: 1; padding: 0 1; color: $text-muted;
+        text-overflow: ellipsis; text-wrap: nowrap; }
+    FlowFrontierPane #flow-steps { height: 1fr; min-height: 3; }
+    FlowFrontierPane #flow-detail { height: auto; max-height: 7; padding: 0 1;
+        border-top: hkey $border-blurred; }
+    FlowFrontierPane #flow-status { height: 1; padding: 0 1;
+        text-overflow: ellipsis; text-wrap: nowrap; }
+    FlowFrontierPane #flow-status.-refused { color: $error; text-style: bold; }
+    FlowFrontierPane #flow-status.-ok { color: $success; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [spec.binding() for spec in FLOW_ACTIONS]
+    ALLOW_MAXIMIZE = True  # z zooms the whole pane, not one of its tables
+
+    class Refused(Message):
+        """The engine said no; `refusal` carries the §8 code and status."""
+
+        def __init__(self, pane: FlowFrontierPane, refusal: FlowRefusal) -> None:
+            super().__init__()
+            self.pane = pane
+            self.refusal = refusal
+
+        @property
+        def control(self) -> FlowFrontierPane:
+            return self.pane
+
+    class RunChanged(Message):
+        """A run record changed (started, advanced, executed, ...)."""
+
+        def __init__(self, pane: FlowFrontierPane, run: FlowRun) -> None:
+            super().__init__()
+            self.pane = pane
+            self.run = run
+
+        @property
+        def control(self) -> FlowFrontierPane:
+            return self.pane
+
+    class Done(Message):
+        """Posted from a worker thread: ``then(result)`` runs on the UI thread."""
+
+        def __init__(self, then: Callable[[Any], None], result: Any) -> None:
+            super().__init__()
+            self.then = then
+            self.result = result
+
+    def __init__(self, workspace: Workspace, *, id: str | None = "flow-pane") -> None:
+        super().__init__(id=id)
+        self.workspace = workspace
+        self.ctx: FlowContext | HubContext | None = None  # lazy: nothing on disk until a write
+        self.open_document: Path | None = None
+        self.runs: list[FlowRun] = []
+        self.run: FlowRun | None = None
+        self.bundle: FlowBundle | None = None
+        self.bundles: dict[str, FlowBundle | None] = {}
+        self.consents: dict[str, str] = {}
+        self.last_status = ""
+        self.last_detail = ""
+        self.header_text = ""
+        self.busy = 0  # handler calls in flight
+
+    # ---------------------------------------------------------------------- layout
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="flow-header")
+        runs: DataTable[Any] = DataTable(id="flow-runs", cursor_type="row", zebra_stripes=True)
+        yield runs
+        yield Static("", id="flow-run")
+        steps: DataTable[Any] = DataTable(id="flow-steps", cursor_type="row")
+        yield steps
+        yield Static("", id="flow-detail")
+        yield Static("", id="flow-status")
+
+    def on_mount(self) -> None:
+        self.ctx = open_flow_context(self.workspace)
+        runs = self.query_one("#flow-runs", DataTable)
+        runs.add_columns("Flow", "Status", "Done", "Started")
+        steps = self.query_one("#flow-steps", DataTable)
+        steps.add_columns(" ", "#", "Step", "Status", "Proof")
+        gates = self.ctx.posture.gates
+        policy = self.ctx.posture.policy
+        header = (
+            f"writes {'ON' if gates.run_writes_enabled else 'off'} · automatable "
+            f"{'ON' if gates.automatable_execution_enabled else 'off'} · cap "
+            f"{policy.cost_cap_units} · lanes {','.join(policy.allowed_lanes) or 'none'}"
+        )
+        if self.ctx.posture.problems:
+            header += " · config problem: failing closed"
+        self.header_text = header
+        self.query_one("#flow-header", Static).update(header)
+        self.say(LOADING)
+
+        def listed(listing: FlowResult) -> None:
+            self._listed_on_mount(listing)
+            self.reload(first=True)
+
+        self.background(list_flows, listed)  # one call at a time: then the runs
+
+    def _listed_on_mount(self, listing: FlowResult) -> None:
+        """`flows/` problems in the header (the first one said), or a refused listing."""
+        if isinstance(listing, FlowRefusal):  # e.g. a remote hub that is down or refuses us
+            detail = "; ".join(f"{p.path}: {p.message}" for p in listing.problems)
+            line = f"✗ {listing.code} ({listing.status}) {detail}"
+            self.say(line, refused=True, detail=refusal_detail(listing))
+            return
+        problems = problem_lines(listing)
+        if not problems:
+            return
+        self.header_text += f" · {len(problems)} flows/ problem(s), see noma flow list"
+        self.query_one("#flow-header", Static).update(self.header_text)
+        self.say(f"flows/ problem: {problems[0]}", detail="\n".join(problems))
+
+    def on_unmount(self) -> None:
+        if self.ctx is not None:
+            self.ctx.close()
+            self.ctx = None
+
+    def set_open_document(self, path: Path | None) -> None:
+        """Called by the app when the focused document changes (for evidence offers)."""
+        self.open_document = path
+
+    def focus_target(self) -> DataTable[Any]:
+        """What key 5 focuses: the steps table."""
+        return self.query_one("#flow-steps", DataTable)
+
+    def focus_steps(self) -> None:
+        self.screen.set_focus(self.focus_target())
+
+    # -------------------------------------------------------------------- workers
+
+    def background(
+        self,
+        fn: Callable[[FlowContext | HubContext], Any],
+        then: Callable[[Any], None],
+        *,
+        write: bool = False,
+    ) -> None:
+        """Run ``fn(ctx)`` in a thread; ``then(result)`` back on the UI thread. ``write``
+        marks a run write: a lazy local store is made real first if the gates allow it."""
+        if self.ctx is None:
+            return
+        self.busy += 1
+        self._worker(self.ctx, fn, then, write)
+
+    @work(thread=True, group="flow-call", exit_on_error=False)
+    def _worker(
+        self,
+        ctx: FlowContext | HubContext,
+        fn: Callable[[FlowContext | HubContext], Any],
+        then: Callable[[Any], None],
+        write: bool,
+    ) -> None:
+        try:
+            if isinstance(ctx, FlowContext):
+                # One call at a time (`busy`), so swapping the context here races nothing.
+                ctx = self.ctx = settled(ctx, self.workspace, write=write)
+            result = fn(ctx)
+        except Exception as exc:  # reported like a refusal; the pane stays usable
+            result = exc
+        finally:
+            with contextlib.suppress(Exception):  # release is best effort
+                ctx.store.release()
+        self.post_message(self.Done(then, result))
+
+    def on_flow_frontier_pane_done(self, message: FlowFrontierPane.Done) -> None:
+        message.stop()
+        self.busy = max(0, self.busy - 1)
+        if isinstance(message.result, Exception):
+            exc = message.result
+            self.say(f"✗ {type(exc).__name__}: {exc}", refused=True, detail=repr(exc))
+            return
+        message.then(message.result)
+
+    def ready(self) -> bool:
+        """False (after saying so) while a call is in flight: keys never race a write."""
+        if self.busy:
+            self.say("Still working on the last request…")
+            return False
+        return self.ctx is not None
+
+    # ---------------------------------------------------------------------- render
+
+    def reload(self, select: str | None = None, *, first: bool = False) -> None:
+        keep = select or (self.run.run_id if self.run else None)
+
+        def load(
+            ctx: FlowContext | HubContext,
+        ) -> tuple[list[FlowRun], dict[str, FlowBundle | None]]:
+            result = list_runs(ctx, {"limit": 200})
+            records = result["runs"] if isinstance(result, dict) else []
+            runs = [r for r in (_typed_run(x) for x in records) if r is not None]
+            bundles = {r.run_id: pinned_bundle(ctx, r.run_id) for r in runs}
+            return runs, bundles
+
+        def loaded(result: tuple[list[FlowRun], dict[str, FlowBundle | None]]) -> None:
+            self.runs, self.bundles = result
+            self._fill_runs(keep)
+            if first and self.last_status == LOADING:
+                self.say("No runs yet: press n to start one." if not self.runs else "")
+
+        self.background(load, loaded)
+
+    def _fill_runs(self, keep: str | None) -> None:
+        table = self.query_one("#flow-runs", DataTable)
+        table.clear()
+        for run in self.runs:
+            finished = sum(s.status in FINISHED_STEP for s in run.step_states)
+            table.add_row(
+                f"{run.flow_id.removeprefix('flow_')}@{run.flow_version}",
+                run.status,
+                f"{finished}/{len(run.step_states)}",
+                run.started[5:16].replace("T", " "),
+                key=run.run_id,
+            )
+        ids = [r.run_id for r in self.runs]
+        if keep in ids:
+            table.move_cursor(row=ids.index(keep))
+            self.show(self.runs[ids.index(keep)])
+        elif self.runs:
+            table.move_cursor(row=0)
+            self.show(self.runs[0])
+        else:
+            self.show(None)
+
+    def show(self, run: FlowRun | None) -> None:
+        """Fill the steps table for ``run`` and put the cursor on its frontier."""
+        self.run = run
+        self.bundle = self.bundles.get(run.run_id) if run is not None else None
+        table = self.query_one("#flow-steps", DataTable)
+        table.clear()
+        line = self.query_one("#flow-run", Static)
+        if run is None or self.bundle is None:
+            line.update("")
+            self._show_detail()
+            return
+        held = " · consent held" if run.run_id in self.consents else ""
+        line.update(f"{run.run_id} · {run.etag}{held}")
+        states = run.step_states
+        frontier = next((i for i, s in enumerate(states) if s.status not in FINISHED_STEP), None)
+        for index, (state, step) in enumerate(zip(states, self.bundle.steps, strict=True)):
+            here = index == frontier
+            style = "bold reverse" if here else ""
+            table.add_row(
+                Text("▶" if here else MARKS.get(state.status, "?"), style=style),
+                Text(str(step.ordinal), style=style),
+                Text(step.owned_job, style=style),
+                Text(state.status, style=style),
+                self._proof(state),
+                key=state.step_id,
+            )
+        if frontier is not None:
+            table.move_cursor(row=frontier)
+        self._show_detail()
+
+    @staticmethod
+    def _proof(state: StepState) -> str:
+        if state.skip_reason:  # a skip is proven by its reason
+            return str(state.skip_reason)
+        if state.verified:
+            return "verified"
+        return "evidence" if state.evidence_ref else ""
+
+    def _show_detail(self) -> None:
+        """The step under the cursor, in full: what the narrow table cannot show."""
+        detail = self.query_one("#flow-detail", Static)
+        target = self._cursor_step()
+        if target is None or self.bundle is None:
+            detail.update(Text("Select a run to see its steps.", style="dim"))
+            return
+        state, step = target
+        text = Text()
+        text.append(f"#{step.ordinal} {step.owned_job}", style="bold")
+        text.append(f"  {state.status}")
+        proof = self._proof(state)
+        if proof:
+            text.append(f" · {proof}")
+        text.append(f"\n{step.automatable} · verify: {step.verification.kind}", style="dim")
+        if step.verification.evidence_required:
+            text.append(" (evidence required)", style="dim")
+        if state.evidence_ref:
+            text.append(f"\nevidence: {state.evidence_ref}")
+        reasons = declared_skip_reasons(step)
+        text.append("\nskip: " + (", ".join(reasons) if reasons else "not skippable"), style="dim")
+        rule = when_not_to_run(step)
+        if rule:
+            text.append(f"\nwhen not to run: {rule}", style="dim")
+        detail.update(text)
+
+    def say(self, text: str, *, refused: bool = False, ok: bool = False, detail: str = "") -> None:
+        """One line in the pane; the whole text (and any detail) behind ``o``."""
+        self.last_status = text
+        self.last_detail = detail or text
+        status = self.query_one("#flow-status", Static)
+        status.update(Text(text.replace("\n", " "), no_wrap=True, overflow="ellipsis"))
+        status.set_class(refused, "-refused")
+        status.set_class(ok, "-ok")
+
+    def apply(self, result: FlowResult, done: str) -> bool:
+        """Show a handler's result: the refusal's code, or ``done`` and the updated run."""
+        if isinstance(result, FlowRefusal):
+            self.say(refusal_line(result), refused=True, detail=refusal_detail(result))
+            self.post_message(self.Refused(self, result))
+            return False
+        run = _typed_run(result.get("run"))
+        self.say(done, ok=True)
+        if run is not None:
+            self.reload(select=run.run_id)
+            self.post_message(self.RunChanged(self, run))
+        return True
+
+    @on(DataTable.RowHighlighted, "#flow-runs")
+    def _run_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        key = event.row_key.value
+        run = next((r for r in self.runs if r.run_id == key), None)
+        if run is not None and (self.run is None or run.run_id != self.run.run_id):
+            self.show(run)
+
+    @on(DataTable.RowHighlighted, "#flow-steps")
+    def _step_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail()
+
+    # --------------------------------------------------------------------- targets
+
+    def _cursor_step(self) -> tuple[StepState, FlowStep] | None:
+        if self.run is None or self.bundle is None or not self.run.step_states:
+            return None
+        table = self.query_one("#flow-steps", DataTable)
+        row = table.cursor_row if table.row_count else 0
+        states = self.run.step_states
+        index = min(max(row, 0), len(states) - 1)
+        return states[index], self.bundle.steps[index]
+
+    def _target(self) -> tuple[FlowRun, StepState, FlowStep] | None:
+        """The selected run and the step under the steps cursor (the frontier by default)."""
+        if not self.ready():
+            return None
+        target = self._cursor_step()
+        if self.run is None or target is None:
+            self.say("No run selected: press n to start one.")
+            return None
+        return self.run, target[0], target[1]
+
+    def _advance(self, to_status: str, **extra: Any) -> None:
+        target = self._target()
+        if target is None:
+            return
+        run, state, _step = target
+        request = {"run_id": run.run_id, "step_id": state.step_id, "to_status": to_status}
+        self.background(
+            lambda ctx: advance_step(ctx, {**request, **extra}),
+            lambda result: self.apply(result, f"{state.step_id} → {to_status}"),
+            write=True,
+        )
+
+    # --------------------------------------------------------------------- actions
+
+    def action_reload(self) -> None:
+        if self.ready():
+            self.reload()
+
+    def action_show_message(self) -> None:
+        from ..screens.message import MessageScreen
+
+        self.app.push_screen(MessageScreen("Flow runs: last message", self.last_detail or "—"))
+
+    def action_start_run(self) -> None:
+        if not self.ready():
+            return
+
+        def listed(flows: FlowResult) -> None:
+            if isinstance(flows, FlowRefusal):
+                self.apply(flows, "")
+                return
+            if not flows["flows"]:
+                self.say("No flows in this workspace's flows/ folder.")
+                return
+            options = [
+                (f"{f['flow_id']}@{f['version']}", f"{f['title']}  ({f['flow_id']}@{f['version']})")
+                for f in flows["flows"]
+            ]
+            self.app.push_screen(PickerScreen("Start a run of which flow?", options), chosen)
+
+        def chosen(key: str | None) -> None:
+            if key is None:
+                return
+            flow_id, _, version = key.partition("@")
+
+            def started(result: FlowResult) -> None:
+                text = ""
+                if isinstance(result, dict):
+                    text = f"Started {result['run']['run_id']} on {key}"
+                self.apply(result, text)
+
+            def start(values: dict[str, str]) -> None:
+                request: dict[str, Any] = {"flow_id": flow_id, "flow_version": version}
+                if values:
+                    request["inputs"] = values
+                self.background(lambda ctx: start_run(ctx, request), started, write=True)
+
+            def given(values: dict[str, str] | None) -> None:
+                if values is not None:
+                    start({k: v for k, v in values.items() if v.strip()})
+
+            def asked(fields: list[tuple[str, str]]) -> None:
+                if not fields:
+                    start({})
+                    return
+                form = InputFormScreen(
+                    f"Inputs for {key}", [Field(name, label) for name, label in fields]
+                )
+                self.app.push_screen(form, given)
+
+            self.background(lambda ctx: start_fields(ctx, flow_id, version), asked)
+
+        self.background(list_flows, listed)
+
+    def action_advance(self) -> None:
+        target = self._target()
+        if target is not None:
+            self._advance("done" if target[1].status == "in_progress" else "in_progress")
+
+    def action_approve(self) -> None:
+        self._advance("done", approve=True)
+
+    def action_block(self) -> None:
+        target = self._target()
+        if target is not None:
+            self._advance("in_progress" if target[1].status == "blocked" else "blocked")
+
+    def action_skip(self) -> None:
+        target = self._target()
+        if target is None:
+            return
+        _run, state, step = target
+        reasons = declared_skip_reasons(step)
+        rule = when_not_to_run(step)
+
+        def chosen(reason: str | None) -> None:
+            if reason is not None:
+                self._advance("skipped", skip_reason=reason)
+
+        self.app.push_screen(
+            PickerScreen(
+                f"Skip {state.step_id} because…",
+                [(reason, SKIP_REASON_LABELS[reason]) for reason in reasons],
+                f"When not to run: {rule}" if rule else "",
+            ),
+            chosen,
+        )
+
+    def action_evidence(self) -> None:
+        target = self._target()
+        if target is None:
+            return
+        run, state, _step = target
+
+        def record(kind: str, ref: str) -> None:
+            request = {
+                "run_id": run.run_id,
+                "step_id": state.step_id,
+                "evidence_ref": ref,
+                "pointer_kind": kind,
+            }
+            self.background(
+                lambda ctx: record_evidence(ctx, request),
+                lambda result: self.apply(result, f"Evidence ({kind}) attached to {state.step_id}"),
+                write=True,
+            )
+
+        def typed(values: dict[str, str] | None) -> None:
+            if values is not None:
+                ref = values["pointer"].strip()
+                record(pointer_kind_for(ref), ref)
+
+        def chosen(key: str | None) -> None:
+            if key is None:
+                return
+            if key == TYPE_POINTER:
+                form = InputFormScreen(
+                    f"Evidence for {state.step_id}",
+                    [Field("pointer", "Pointer (op_id, sha256, prop_… or artifact id)")],
+                    check_pointer,
+                )
+                self.app.push_screen(form, typed)
+                return
+            kind, _, ref = key.partition(":")
+            record(kind, ref)
+
+        def offered(offers: list[EvidenceOffer]) -> None:
+            options = [(f"{o.pointer_kind}:{o.evidence_ref}", o.label) for o in offers]
+            options.append((TYPE_POINTER, "Type a pointer (id or sha256)…"))
+            self.app.push_screen(PickerScreen("Attach which evidence?", options), chosen)
+
+        document = self.open_document
+        self.background(lambda _ctx: transcript_offers(document), offered)
+
+    def action_consent(self) -> None:
+        if not self.ready():
+            return
+        if self.run is None or self.ctx is None:
+            self.say("No run selected: press n to start one.")
+            return
+        run_id = self.run.run_id
+        policy = self.ctx.posture.policy
+        lanes = list(policy.allowed_lanes) or ["local_default"]
+        form = InputFormScreen(
+            f"Consent to automatable execution on {run_id} (lanes {', '.join(lanes)})",
+            [
+                Field("cap", "Cost cap (units)", str(policy.cost_cap_units or 1)),
+                Field("ttl", "Valid for (seconds)", "3600"),
+            ],
+            check_consent(policy.cost_cap_units or None),
+        )
+
+        def minted(result: FlowResult) -> None:
+            if isinstance(result, FlowRefusal):
+                self.apply(result, "")
+                return
+            consent = result["consent"]
+            self.consents[run_id] = consent["consent_id"]
+            self.show(self.run)
+            self.say(
+                f"Consent held for {run_id}: cap {consent['cost_cap_units']} units, "
+                f"lanes {','.join(consent['allowed_lanes'])}, until {consent['expires_at']}",
+                ok=True,
+            )
+
+        def filled(values: dict[str, str] | None) -> None:
+            if values is None:
+                return
+            request: dict[str, Any] = {
+                "run_id": run_id,
+                "allowed_lanes": lanes,
+                "cost_cap_units": int(values["cap"]),
+                "ttl_seconds": int(values["ttl"]),
+            }
+            self.background(lambda ctx: mint_consent(ctx, request), minted, write=True)
+
+        self.app.push_screen(form, filled)
+
+    def action_dry_run(self) -> None:
+        self._execute(dry_run=True)
+
+    def action_execute(self) -> None:
+        self._execute(dry_run=False)
+
+    def _execute(self, *, dry_run: bool) -> None:
+        target = self._target()
+        if target is None:
+            return
+        run, state, _step = target
+        request = {
+            "run_id": run.run_id,
+            "step_id": state.step_id,
+            "consent_id": self.consents.get(run.run_id, NO_CONSENT),
+            "dry_run": dry_run,
+        }
+        self.say(("Checking gates for " if dry_run else "Executing ") + state.step_id + " …")
+
+        def executed(result: FlowResult) -> None:
+            if isinstance(result, FlowRefusal):
+                self.apply(result, "")
+            elif dry_run:
+                self.say(
+                    f"Dry run: every gate passes; lane {result['model_lane']}, "
+                    f"{result['reservable_units']} units reservable",
+                    ok=True,
+                )
+            else:
+                execution = result["execution"]
+                self.apply(
+                    result,
+                    f"Execution {execution['status']}: {execution['cost_units']} units on "
+                    f"{execution['model_lane']}",
+                )
+
+        self.background(lambda ctx: execute_automatable(ctx, request), executed, write=True)
+
+    def action_submit_review(self) -> None:
+        if not self.ready():
+            return
+        if self.run is None:
+            self.say("No run selected: press n to start one.")
+            return
+        run_id = self.run.run_id
+
+        def submitted(result: FlowResult) -> None:
+            if isinstance(result, FlowRefusal):
+                self.apply(result, "")
+            else:
+                proposal = result["proposal"]
+                self.say(f"Proposal {proposal['proposal_id']} is pending review", ok=True)
+
+        def filled(values: dict[str, str] | None) -> None:
+            if values is not None:
+                request = {"run_id": run_id, "intent": values["intent"].strip()}
+                self.background(lambda ctx: submit_review(ctx, request), submitted, write=True)
+
+        form = InputFormScreen(
+            f"Submit {run_id}'s outcome to review",
+            [Field("intent", "Intent (what the run produced, for the reviewer)")],
+            check_intent,
+        )
+        self.app.push_screen(form, filled)
+
+    def action_proposals(self) -> None:
+        if self.ready():
+            review_proposals(self, PickerScreen)
+
+    def action_consents(self) -> None:
+        if self.ready():
+            manage_consents(self, PickerScreen)

@@ -1,0 +1,50 @@
+"""A yes/no question before something is lost (unsaved text, a block reload)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Footer, Static
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """Dismisses True on ``y`` / the danger button, False on ``n`` / Esc. The safe answer
+    has the focus, so a stray Enter keeps the text."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Yes", id="confirm.yes"),
+        Binding("n,escape", "answer(False)", "No", id="confirm.no"),
+    ]
+
+    def __init__(
+        self, question: str, detail: str = "", *, yes: str = "Discard", no: str = "Keep editing"
+    ) -> None:
+        super().__init__()
+        self.question = question
+        self.detail = detail
+        self.yes = yes
+        self.no = no
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog confirm-dialog"):
+            yield Static(self.question, classes="dialog-title")
+            if self.detail:
+                yield Static(self.detail, id="confirm-detail", markup=False)
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(f"{self.yes} (y)", id="yes", variant="error")
+                yield Button(f"{self.no} (n)", id="no", variant="primary")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)

@@ -1,0 +1,36 @@
+"""A message in full: what a one-line status (a flow refusal, an error) had to cut."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+
+class MessageScreen(ModalScreen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,enter,o", "close", "Close", id="message.close")
+    ]
+
+    def __init__(self, title: str, body: str) -> None:
+        super().__init__()
+        self.title_text = title
+        self.body = body
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog message-dialog"):
+            yield Static(self.title_text, classes="dialog-title")
+            with VerticalScroll(id="message-scroll"):
+                yield Static(self.body, id="message-body", markup=False)
+            yield Static("esc close", classes="dialog-hint")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#message-scroll").focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,178 @@
+"""The flow pane inside the app: found by key 5, its actions in F1 and the palette, the
+document's edit keys inactive while it has focus, validated forms, only declared skip
+reasons, and wide enough to read at 100 columns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import DataTable, Input, OptionList
+from tui_helpers import MEMO, make_app, ready, records, select, until
+
+from core.flow.enums import SKIP_REASON_LABELS
+from noma_tui.keys import FLOW_ACTIONS
+from noma_tui.panes.flow import FlowFrontierPane
+from noma_tui.screens.form import InputFormScreen
+from noma_tui.screens.help import HelpScreen, help_table
+from noma_tui.screens.message import MessageScreen
+from noma_tui.screens.picker import PickerScreen
+from noma_tui.screens.proof import ProofScreen
+
+NARROW = (100, 30)
+
+
+async def start_weekly_review(pilot, pane: FlowFrontierPane) -> None:  # type: ignore[no-untyped-def]
+    app = pilot.app
+    await pilot.press("5")
+    await app.workers.wait_for_complete()
+    await pilot.press("n")
+    await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the flow picker")
+    await pilot.press("down", "enter")
+    await until(pilot, lambda: bool(pane.runs) and not pane.busy, "the run")
+
+
+async def test_key_5_focuses_the_flow_pane_and_widens_it(demo: Path) -> None:
+    async with make_app(demo).run_test(size=NARROW) as pilot:
+        app = await ready(pilot)
+        pane = app.main.query_one(FlowFrontierPane)
+        narrow = pane.size.width
+        await pilot.press("5")
+        await pilot.pause()
+        assert app.focused is pane.query_one("#flow-steps", DataTable)
+        await pilot.pause()
+        assert pane.size.width >= 60 > narrow  # statuses and the detail read whole
+        await pilot.press("1")
+        await pilot.pause()
+        assert pane.size.width == narrow
+
+
+async def test_document_edit_keys_are_inactive_in_the_flow_pane(demo: Path) -> None:
+    path = demo / MEMO
+    before = len(records(path))
+    async with make_app(demo).run_test(size=NARROW) as pilot:
+        app = await ready(pilot)
+        await select(pilot, "small-tenant-noise")
+        await pilot.press("5")
+        await pilot.pause()
+        notes = len(app._notifications)
+        await pilot.press("d", "y", "h", "m", "t")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        assert app.screen is app.main  # no "Delete block?" proof, no editor
+        assert not isinstance(app.screen, ProofScreen)
+        assert len(app._notifications) == notes  # y did not copy the block id
+        assert app.main.check_action("delete_block", ()) is False
+        assert "flow pane" in app.main.why_not("delete_block")
+        await pilot.press("1")
+        await pilot.pause()
+        assert app.main.check_action("delete_block", ()) is True
+    assert len(records(path)) == before
+
+
+async def test_skip_offers_the_three_canonical_reasons(demo: Path) -> None:
+    """Steps declare no skip reasons of their own (issue 12): every step offers policy,
+    not_applicable and blocked_dependency, with the step's when_not_to_run as the hint."""
+    async with make_app(demo).run_test(size=NARROW) as pilot:
+        app = await ready(pilot)
+        pane = app.main.query_one(FlowFrontierPane)
+        await start_weekly_review(pilot, pane)
+        assert pane.run is not None and pane.run.flow_id == "flow_weekly_review"
+        await pilot.press("s")
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the skip picker")
+        options = app.screen.query_one(OptionList)
+        offered = [options.get_option_at_index(i).id for i in range(options.option_count)]
+        assert (
+            offered
+            == list(SKIP_REASON_LABELS)
+            == ["policy", "not_applicable", "blocked_dependency"]
+        )
+        assert pane.bundle is not None
+        hint = str(app.screen.query_one("#picker-detail").render())
+        assert "When not to run" in hint
+
+
+async def test_review_form_validates_before_calling_the_handler(demo: Path) -> None:
+    async with make_app(demo).run_test(size=NARROW) as pilot:
+        app = await ready(pilot)
+        pane = app.main.query_one(FlowFrontierPane)
+        await start_weekly_review(pilot, pane)
+        status = pane.last_status
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, InputFormScreen), "the form")
+        await pilot.press("enter")  # empty intent
+        await pilot.pause()
+        assert isinstance(app.screen, InputFormScreen)  # still open, with the reason
+        error = str(app.screen.query_one("#form-error").render())
+        assert "cannot be empty" in error
+        assert pane.last_status == status  # the handler was never called
+        await pilot.press(*"   ", "enter")  # blank is empty too
+        await pilot.pause()
+        assert isinstance(app.screen, InputFormScreen)
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is not app.main, "the discard question")
+        await pilot.press("y")
+        await until(pilot, lambda: app.screen is app.main, "closed")
+
+
+async def test_consent_form_checks_numbers(demo: Path) -> None:
+    async with make_app(demo).run_test(size=NARROW) as pilot:
+        app = await ready(pilot)
+        pane = app.main.query_one(FlowFrontierPane)
+        await start_weekly_review(pilot, pane)
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, InputFormScreen), "the form")
+        form = app.screen
+        form.query_one("#field-cap", Input).value = "lots"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert "whole number" in str(form.query_one("#form-error").render())
+        form.query_one("#field-cap", Input).value = "5"
+        form.query_one("#field-ttl", Input).value = "0"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert "more than 0" in str(form.query_one("#form-error").render())
+        form.query_one("#field-ttl", Input).value = "60"
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: pane.last_status.startswith("Consent held"), "the consent")
+
+
+async def test_a_refusal_is_one_line_with_the_whole_message_behind_o(demo: Path) -> None:
+    async with make_app(demo).run_test(size=NARROW) as pilot:
+        app = await ready(pilot)
+        pane = app.main.query_one(FlowFrontierPane)
+        await start_weekly_review(pilot, pane)
+        await pilot.press("a")
+        await until(pilot, lambda: not pane.busy, "advance")
+        await pilot.press("a")  # done without evidence: refused
+        await until(pilot, lambda: pane.last_status.startswith("✗"), "the refusal")
+        assert pane.query_one("#flow-status").size.height == 1
+        await pilot.press("o")
+        await until(pilot, lambda: isinstance(app.screen, MessageScreen), "the message")
+        assert app.screen.body.startswith("✗ FLOW_VERIFICATION_UNSATISFIED (403)")
+
+
+async def test_every_flow_action_is_in_help_and_palette(demo: Path) -> None:
+    table = help_table({})
+    rows = [str(cell) for column in table.columns for cell in column._cells]
+    assert "Flow runs" in rows
+    for spec in FLOW_ACTIONS:
+        assert spec.help in rows and spec.id in rows
+    async with make_app(demo).run_test(size=NARROW) as pilot:
+        app = await ready(pilot)
+        titles = {c.title for c in app.get_system_commands(app.main)}
+        assert {spec.help for spec in FLOW_ACTIONS} <= titles
+        await pilot.press("f1")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen), "help")
+
+
+async def test_a_flow_action_from_the_palette_focuses_the_pane_and_runs(demo: Path) -> None:
+    async with make_app(demo).run_test(size=NARROW) as pilot:
+        app = await ready(pilot)
+        pane = app.main.query_one(FlowFrontierPane)
+        await app.workers.wait_for_complete()
+        command = next(
+            c for c in app.get_system_commands(app.main) if c.title.startswith("Start a run")
+        )
+        command.callback()
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the flow picker")
+        assert pane.query_one("#flow-steps") is app.main.focused
