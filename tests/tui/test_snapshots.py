@@ -31,6 +31,11 @@ from noma_tui.screens.picker import PickerScreen
 from noma_tui.screens.proof import ProofScreen
 from noma_tui.screens.source_editor import SourceEditorScreen
 
+# Known flake (noted in the session note): under some timings a pane ends one scroll step
+# off (a scrollbar thumb one cell away), so a shot can differ from its snapshot with nothing
+# else changed. A real regression fails every rerun; the scroll timing is to be fixed in the app.
+pytestmark = pytest.mark.flaky(reruns=3)
+
 
 @pytest.fixture(autouse=True)
 def fixed_flow_clock(monkeypatch: pytest.MonkeyPatch) -> None:
