@@ -150,15 +150,34 @@ class IdIndex:
         return out
 
 
+def id_nodes_of(doc: Document) -> list[Node]:
+    """The document's sections and directives in line order (= pre-order), as the id pass
+    recorded them; a spliced version whose moved blocks are copied lazily makes the list
+    from its tree the first time it is asked for."""
+    nodes = doc._id_nodes
+    if nodes is None:
+        nodes = [n for n, _parent in doc.walk() if type(n) is Section or type(n) is Directive]
+        doc._id_nodes = nodes
+    return nodes
+
+
+def id_lines_of(doc: Document) -> list[int]:
+    """The lines of `id_nodes_of`: a splice finds its run's blocks by line without making
+    the blocks of a version it copied lazily (the list moves with each splice)."""
+    lines = doc._id_lines
+    if lines is None:
+        lines = [n.line for n in id_nodes_of(doc)]
+        doc._id_lines = lines
+    return lines
+
+
 def index(doc: Document) -> IdIndex:
     """The document's id index, built once and cached on the document."""
     cached = doc._index
     if isinstance(cached, IdIndex):
         return cached
     idx = IdIndex()
-    candidates = doc._id_nodes
-    nodes = candidates if candidates is not None else (n for n, _p in doc.walk())
-    for node in nodes:
+    for node in id_nodes_of(doc):
         ident = node.id
         if ident is not None:
             idx.entries.append((ident, node))

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .diagnostics import Diagnostic
-from .ids import assign_directive_ids, plan_section_ids
+from .ids import assign_directive_ids, id_lines_of, id_nodes_of, plan_section_ids
 from .nodes import (
     Code,
     Directive,
@@ -42,6 +42,7 @@ from .nodes import (
     Section,
     Table,
     ThematicBreak,
+    shifted,
 )
 from .parser import _Parser, gc_paused, parse
 from .slug import slugify
@@ -301,6 +302,25 @@ class _Splice:
         for section in sub.sections:
             section.slug = slugify(section.title)
         assign_directive_ids(sub.directives)
+        old_lines = id_lines_of(old)
+        j0 = bisect_left(old_lines, r0 + 1)
+        j1 = bisect_left(old_lines, r1 + 1)
+        run_ids: list[Node] = list(heapq.merge(sub.sections, sub.directives, key=_line))
+        old_run_ids = _blocks_in(container.children[k0 : k1 + 1])
+        old_run = [n for n in old_run_ids if isinstance(n, Section)]
+        same_headings = [_heading_key(n) for n in old_run] == [
+            _heading_key(n) for n in sub.sections
+        ]
+        # When lines moved but no id can change, the moved blocks are copied lazily
+        # (`nodes.shifted`: one level now, what is below them when first read), and the
+        # block list is made from the tree when first asked. A base version whose list was
+        # not made yet passes that on rather than making it now.
+        lazy = same_headings and (delta != 0 or old._id_nodes is None)
+        new_doc._id_lines = [
+            *old_lines[:j0],
+            *(n.line for n in run_ids),
+            *(old_lines[j1:] if not delta else [line + delta for line in old_lines[j1:]]),
+        ]
         # Children: each path copy gets its old children before the path (shared), the next
         # copy (or, innermost, the re-parsed run), then its old children after it: shared
         # when no line moved, else copied with shifted spans.
@@ -316,6 +336,8 @@ class _Splice:
                 after = node.children[k1 + 1 :]
             if delta == 0:
                 copy.children.extend(after)
+            elif lazy:
+                copy.children.extend([shifted(child, delta) for child in after])
             else:
                 for child in after:
                     copy.children.append(_shift_subtree(child, delta, copies, fresh))
@@ -325,26 +347,25 @@ class _Splice:
         # Ids: when the run holds the same headings (titles, levels, id and alias
         # attributes) as before, no id anywhere can change; else plan over every section,
         # apply to fresh nodes and refuse to change shared ones.
-        old_ids = old._id_nodes if old._id_nodes is not None else []
-        j0 = bisect_left(old_ids, r0 + 1, key=_line)
-        j1 = bisect_left(old_ids, r1 + 1, key=_line)
-        id_nodes = old_ids[:j0]
-        for enclosing in path[1:]:
-            at = bisect_left(id_nodes, enclosing.line, key=_line)
-            id_nodes[at] = copies[id(enclosing)]
-        run_ids: list[Node] = list(heapq.merge(sub.sections, sub.directives, key=_line))
-        id_nodes.extend(run_ids)
-        if delta == 0:
-            id_nodes.extend(old_ids[j1:])
-        else:
-            id_nodes.extend([copies[id(n)] for n in old_ids[j1:]])
-        old_run = [n for n in old_ids[j0:j1] if isinstance(n, Section)]
+        id_nodes: list[Node] | None = None  # lazy: made from the tree when first asked
+        if not lazy:
+            old_ids = id_nodes_of(old)
+            id_nodes = old_ids[:j0]
+            for enclosing in path[1:]:
+                at = bisect_left(id_nodes, enclosing.line, key=_line)
+                id_nodes[at] = copies[id(enclosing)]
+            id_nodes.extend(run_ids)
+            if delta == 0:
+                id_nodes.extend(old_ids[j1:])
+            else:
+                id_nodes.extend([copies[id(n)] for n in old_ids[j1:]])
         ids_moved = False  # did a copied section outside the run change id (scan owners)?
-        if [_heading_key(n) for n in old_run] == [_heading_key(n) for n in sub.sections]:
+        if same_headings:
             for before, section in zip(old_run, sub.sections, strict=True):
                 section.id = before.id
                 section.aliases = before.aliases
         else:
+            assert id_nodes is not None
             sections = [n for n in id_nodes if isinstance(n, Section)]
             for section, (ident, aliases) in zip(
                 sections, plan_section_ids(old.meta, sections, None), strict=True
@@ -365,22 +386,25 @@ class _Splice:
             # Blocks outside the run kept their ids and depths: the structure guard's
             # outline and (when no line moved) the id index are spliced too.
             _splice_outline(old, new_doc, j0, j1, run_ids)
-            if delta == 0:
-                new_doc._index = _splice_index(old, path, copies, old_ids[j0:j1], run_ids, r0, r1)
+            if delta == 0 and not lazy:
+                new_doc._index = _splice_index(old, path, copies, old_run_ids, run_ids, r0, r1)
         new_doc.notes = _splice_notes(old.notes, sub.notes, r0, r1, delta)
-        old_scan = old._scan
-        if old_scan is not None and not ids_moved:
-            new_doc._scan, run_scan = _splice_scan(
-                old_scan, new_doc, path_copies, stub.children, copies, r0, r1, delta
-            )
-            base = old._block_diags
-            if base is not None and all(d.line is not None for d in base[1]):
-                new_doc._block_recipe = (base[0], base[1], run_scan, r0, r1, delta)
         new_doc.attr_problems = [
             *(p for p in old.attr_problems if p[0] <= r0),
             *sub.attr_problems,
             *((line + delta, g) for line, g in old.attr_problems if line > r1),
         ]
+        if not ids_moved:
+            _validation_recipes(
+                old,
+                new_doc,
+                path,
+                container.children[k0 : k1 + 1],
+                sub,
+                old_run_ids,
+                run_ids,
+                (r0, r1, delta),
+            )
         return new_doc
 
 
@@ -396,7 +420,7 @@ def _splice_outline(old: Document, new: Document, j0: int, j1: int, run: list[No
     """The guard's outline (`patch.guard.outline`) of the new tree, and the hint that its
     entries before ``j0`` and from ``j1`` on (old numbering) are the old ones."""
     cached = old._outline
-    if cached is None or new._id_nodes is None:
+    if cached is None:
         return
     entries = cached[0]
     spliced = [*entries[:j0], *(_outline_entry(n) for n in run), *entries[j1:]]
@@ -472,20 +496,8 @@ def _entry_line(entry: tuple[str, Node]) -> int:
     return entry[1].line
 
 
-def _splice_scan(
-    old: Any,
-    doc: Document,
-    path: list[Document | Section],
-    run_nodes: list[Node],
-    copies: dict[int, Node],
-    r0: int,
-    r1: int,
-    delta: int,
-) -> tuple[Any, Any]:
-    """The validator's scan of the new tree, and the run's own: the old scan's entries
-    before and after the run (shifted, mapped to copies), the run scanned afresh in its
-    container's context."""
-    from .ids import index
+def _run_scan(doc: Document, path: list[Document | Section], nodes: list[Node]) -> Any:
+    """The validator's scan of one run of blocks, in its container's context."""
     from .validate.scan import Scan, is_noverify, scan_nodes
 
     owner: str | None = None
@@ -494,43 +506,63 @@ def _splice_scan(
         assert isinstance(container, Section)
         owner = container.id if container.id is not None else owner
         quiet = is_noverify(container.attrs) if container.attrs else False
-    run = Scan(doc=doc, index=index(doc))
-    scan_nodes(run, run_nodes, owner, quiet, False)
-    new = Scan(doc=doc, index=run.index)
+    run = Scan(doc=doc, index=None)  # type: ignore[arg-type]  # the rules read no index here
+    scan_nodes(run, nodes, owner, quiet, False)
+    return run
 
-    def blocks(old_list: list[Directive], mid: list[Directive]) -> list[Directive]:
-        j0 = bisect_left(old_list, r0 + 1, key=_line)
-        j1 = bisect_left(old_list, r1 + 1, key=_line)
-        tail = old_list[j1:]
-        if delta:
-            tail = [copies[id(d)] for d in tail]  # type: ignore[misc]
-        return [*old_list[:j0], *mid, *tail]
 
-    new.directives = blocks(old.directives, run.directives)
-    new.ref_blocks = blocks(old.ref_blocks, run.ref_blocks)
-    # Buckets keyed in order of each name's first block, as one walk would make them; a
-    # name's checked bucket exists (maybe empty) exactly when its bucket does.
-    by_name = {
-        name: blocks(old.by_name.get(name, []), run.by_name.get(name, []))
-        for name in dict.fromkeys([*old.by_name, *run.by_name])
-    }
-    order = sorted((n for n in by_name if by_name[n]), key=lambda n: by_name[n][0].line)
-    new.by_name = {name: by_name[name] for name in order}
-    new.checked_by_name = {
-        name: blocks(old.checked_by_name.get(name, []), run.checked_by_name.get(name, []))
-        for name in order
-    }
-    lines = old.site_lines
-    k0 = bisect_left(lines, r0 + 1)
-    k1 = bisect_left(lines, r1 + 1)
-    new.site_texts = [*old.site_texts[:k0], *run.site_texts, *old.site_texts[k1:]]
-    new.site_lines = [
-        *lines[:k0],
-        *run.site_lines,
-        *(lines[k1:] if not delta else [n + delta for n in lines[k1:]]),
-    ]
-    new.site_owners = [*old.site_owners[:k0], *run.site_owners, *old.site_owners[k1:]]
-    return new, run
+def _validation_recipes(
+    old: Document,
+    new: Document,
+    path: list[Document | Section],
+    old_run: list[Node],
+    sub: _Parser,
+    old_ids: list[Node],
+    run_ids: list[Node],
+    span: tuple[int, int, int],
+) -> None:
+    """How `validate` gets the new version's findings from the base version's without a
+    walk: the per-block rules re-run on the run (``_block_recipe``), the whole-document
+    rules' findings move by the line delta when the run's facts are unchanged
+    (``_document_recipe``, `validate.incremental_rules`)."""
+    from .validate.incremental_rules import run_facts
+
+    base_blocks = old._block_diags
+    base_document = old._document_diags
+    if base_blocks is None and base_document is None:
+        return
+    r0, r1, delta = span
+    run_scan = _run_scan(new, path, sub.doc.children)
+    if base_blocks is not None and all(d.line is not None for d in base_blocks[1]):
+        new._block_recipe = (base_blocks[0], base_blocks[1], run_scan, r0, r1, delta)
+    if base_document is None:
+        return
+    old_facts = run_facts(
+        _run_scan(old, path, old_run),
+        old_ids,
+        [p for p in old.attr_problems if r0 < p[0] <= r1],
+    )
+    new_facts = run_facts(
+        run_scan,
+        run_ids,
+        [p for p in new.attr_problems if r0 < p[0] <= r1 + delta],
+    )
+    if old_facts == new_facts:
+        key, found, reads_files = base_document
+        new._document_recipe = (key, found, reads_files, r0, r1, delta)
+
+
+def _blocks_in(nodes: list[Node]) -> list[Node]:
+    """The sections and directives in and below ``nodes``, in line order (pre-order)."""
+    out: list[Node] = []
+    stack = list(reversed(nodes))
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is Section or kind is Directive:
+            out.append(node)
+            stack.extend(reversed(node.children))  # type: ignore[attr-defined]
+    return out
 
 
 def _heading_key(s: Section) -> tuple[Any, ...]:

@@ -7,9 +7,10 @@ cost matters more than conveniences. Every node carries its 1-based inclusive sp
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .attrs import Attrs
 from .diagnostics import Diagnostic
@@ -69,8 +70,15 @@ class Section(Node):
     attrs: Attrs = field(default_factory=dict)
     slug: str = ""  # the natural slug of the title, before suffixing
     in_directive: bool = False
+    # A copy moved by a line delta whose children are not made yet (`shifted`).
+    _lazy: Any = field(default=None, init=False, repr=False)
 
     type = "section"
+
+    if not TYPE_CHECKING:  # keep mypy's attribute checks: this only serves ``children``
+
+        def __getattr__(self, name: str) -> Any:
+            return _materialize(self, name)
 
     @property
     def children_nodes(self) -> list[Node]:
@@ -127,8 +135,14 @@ class ListItem(Node):
 class ListNode(Node):
     ordered: bool
     items: list[ListItem]
+    _lazy: Any = field(default=None, init=False, repr=False)
 
     type = "list"
+
+    if not TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any:
+            return _materialize(self, name)
 
     @property
     def children_nodes(self) -> list[Node]:
@@ -179,8 +193,14 @@ class Directive(Node):
     children: list[Node]
     colons: int = 2
     closed: bool = True
+    _lazy: Any = field(default=None, init=False, repr=False)
 
     type = "directive"
+
+    if not TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any:
+            return _materialize(self, name)
 
     @property
     def children_nodes(self) -> list[Node]:
@@ -207,6 +227,7 @@ class Document(Node):
     _index: Any = field(default=None, repr=False)
     _flat: tuple[list[Node], list[Node]] | None = field(default=None, repr=False)
     _id_nodes: list[Node] | None = field(default=None, repr=False)  # sections + directives
+    _id_lines: list[int] | None = field(default=None, repr=False)  # their lines (ids.id_lines_of)
     _outline: Any = field(default=None, repr=False)  # the structure guard's block outline
     _scan: Any = field(default=None, repr=False)  # the validator's walk (validate.scan)
     # (old outline entries, j0, j1, j1 new) when spliced from a version whose outline was
@@ -217,6 +238,10 @@ class Document(Node):
     # r1, delta).
     _block_diags: Any = field(default=None, repr=False)
     _block_recipe: Any = field(default=None, repr=False)
+    # The whole-document rules' findings ((profile, day, base_dir), findings, reads other
+    # files) and how to take them from the base version (validate.incremental_rules).
+    _document_diags: Any = field(default=None, repr=False)
+    _document_recipe: Any = field(default=None, repr=False)
 
     type = "document"
 
@@ -254,3 +279,136 @@ class Document(Node):
 
 
 BLOCK_CONTAINERS = (Document, Section, Directive)
+
+# -- moved copies (issue 14: an edit that changes the line count costs O(changed)) --------
+#
+# When a splice (`core.noma.incremental`) moves every block after the edit by ``delta``
+# lines, the blocks directly in the changed containers are copied with their new spans,
+# but what is below them is not: a copy's ``children`` (``items`` for a list) slot is left
+# unset, and the first read of it (Python falls back to ``__getattr__`` for an unset slot)
+# makes the moved copies of the children, one level, and stores them. A reader that never
+# looks inside a block (a proof validated by splice, the structure guard) never pays for
+# it; one that walks the whole tree pays what a full copy costs, once. The old version is
+# never touched, so both versions stay what they were (immutable trees).
+
+_LOCK = threading.Lock()  # two threads reading one copy's children get the same list
+
+
+def _materialize(node: Node, name: str) -> Any:
+    slot = "items" if type(node) is ListNode else "children"
+    pending = object.__getattribute__(node, "_lazy") if name == slot else None
+    if pending is None:
+        raise AttributeError(f"{type(node).__name__!r} object has no attribute {name!r}")
+    with _LOCK:
+        if object.__getattribute__(node, "_lazy") is None:  # another thread made them
+            return object.__getattribute__(node, slot)
+        source, delta = pending
+        made = [shifted(kid, delta) for kid in getattr(source, slot)]
+        object.__setattr__(node, slot, made)
+        object.__setattr__(node, "_lazy", None)
+        return made
+
+
+def shifted(node: Node, delta: int) -> Node:
+    """``node`` moved ``delta`` lines down (up when negative): a leaf is copied whole, a
+    container (section, directive, list) is copied without its children, which are made
+    when first read (see above). A copy of a copy not yet read points at the original."""
+    copy: Node = _SHIFT[type(node)](node, delta)
+    return copy
+
+
+def _pending(node: Any, delta: int) -> tuple[Node, int]:
+    lazy = node._lazy
+    return (node, delta) if lazy is None else (lazy[0], lazy[1] + delta)
+
+
+# One copier per kind, written out: attribute reads and writes on slotted objects are the
+# fastest copy Python has (a generic loop over slot names costs three times as much).
+def _shift_section(n: Any, d: int) -> Node:
+    new = _new(Section)
+    new.line = n.line + d
+    new.end_line = n.end_line + d
+    new.id = n.id
+    new.aliases = n.aliases
+    new.depth = n.depth
+    new.level = n.level
+    new.title = n.title
+    new.attrs = n.attrs
+    new.slug = n.slug
+    new.in_directive = n.in_directive
+    new._lazy = _pending(n, d)
+    return new
+
+
+def _shift_directive(n: Any, d: int) -> Node:
+    new = _new(Directive)
+    new.line = n.line + d
+    new.end_line = n.end_line + d
+    new.id = n.id
+    new.aliases = n.aliases
+    new.depth = n.depth
+    new.name = n.name
+    new.attrs = n.attrs
+    new.raw_attrs = n.raw_attrs
+    new.body = n.body
+    new.colons = n.colons
+    new.closed = n.closed
+    new._lazy = _pending(n, d)
+    return new
+
+
+def _shift_list(n: Any, d: int) -> Node:
+    new = _new(ListNode)
+    new.line = n.line + d
+    new.end_line = n.end_line + d
+    new.id = n.id
+    new.aliases = n.aliases
+    new.depth = n.depth
+    new.ordered = n.ordered
+    new._lazy = _pending(n, d)
+    return new
+
+
+def _shift_text(n: Any, d: int) -> Node:  # paragraphs, list items, quotes
+    new = _new(type(n))
+    new.line = n.line + d
+    new.end_line = n.end_line + d
+    new.id = n.id
+    new.aliases = n.aliases
+    new.depth = n.depth
+    new.content = n.content
+    return new  # type: ignore[no-any-return]
+
+
+def _copy_leaf(node: Any, delta: int) -> Node:
+    new = _new(type(node))
+    for slot in _SLOTS[type(node)]:
+        object.__setattr__(new, slot, object.__getattribute__(node, slot))
+    new.line = node.line + delta
+    new.end_line = node.end_line + delta
+    return new  # type: ignore[no-any-return]
+
+
+def _slots(kind: type) -> tuple[str, ...]:
+    names: list[str] = []
+    for klass in reversed(kind.__mro__):
+        for slot in getattr(klass, "__slots__", ()):
+            if slot not in ("children", "items", "_lazy") and slot not in names:
+                names.append(slot)
+    return tuple(names)
+
+
+_new = object.__new__
+_LEAVES = (Paragraph, Code, ListItem, Quote, ThematicBreak, Table, Frontmatter)
+_SLOTS: dict[type, tuple[str, ...]] = {
+    kind: _slots(kind) for kind in (Section, Directive, ListNode, *_LEAVES)
+}
+_SHIFT: dict[type, Any] = {
+    **{kind: _copy_leaf for kind in _LEAVES},
+    Section: _shift_section,
+    Directive: _shift_directive,
+    ListNode: _shift_list,
+    Paragraph: _shift_text,
+    ListItem: _shift_text,
+    Quote: _shift_text,
+}

@@ -151,8 +151,10 @@ def check_step(old_doc: Document, old_text: str, new_text: str) -> Document:
         TRIED["incremental-block-rules-spliced"] = (
             TRIED.get("incremental-block-rules-spliced", 0) + 1
         )
-    if spliced._scan is not None:
-        TRIED["incremental-scan-spliced"] = TRIED.get("incremental-scan-spliced", 0) + 1
+    if spliced._document_recipe is not None:
+        TRIED["incremental-document-rules-spliced"] = (
+            TRIED.get("incremental-document-rules-spliced", 0) + 1
+        )
     assert snapshot(spliced) == snapshot(fresh), "incremental parse differs"
     # The structure guard reads the same verdict from the spliced tree (which carries a
     # hint about its unchanged outline) as from a fresh parse.

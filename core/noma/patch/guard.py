@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ..ids import id_nodes_of
 from ..nodes import Directive, Document, Node, Section
 from ..parser import gc_paused, parse
 from .blocks import content_lines
@@ -65,10 +66,10 @@ def outline(doc: Document) -> tuple[list[Entry], list[Node]]:
     """
     cached = doc._outline
     if cached is not None:
+        if cached[1] is None:  # spliced entries, blocks not made yet (`nodes.shifted`)
+            doc._outline = cached = (cached[0], id_nodes_of(doc))
         return cached  # type: ignore[no-any-return]
-    nodes = doc._id_nodes
-    if nodes is None:
-        nodes = [n for n, _parent in doc.walk() if isinstance(n, Directive | Section)]
+    nodes = id_nodes_of(doc)
     with gc_paused():  # 17k new tuples would trigger full collections of a 100k-node tree
         entries: list[Entry] = [
             (n.id, n.name if isinstance(n, Directive) else _LEVELS[n.level], n.depth)  # type: ignore[attr-defined]
@@ -140,6 +141,14 @@ def _refuse(why: str) -> PatchError:
     )
 
 
+def outline_entries(doc: Document) -> list[Entry]:
+    """The outline's entries only: a spliced tree has them without making its blocks."""
+    cached = doc._outline
+    if cached is not None:
+        return cached[0]  # type: ignore[no-any-return]
+    return outline(doc)[0]
+
+
 def check_structure(op: dict[str, Any], before: Document, after: Document) -> PatchError | None:
     """None when ``after`` differs from ``before`` only as ``op`` asked; else the refusal."""
     if before.recovered:
@@ -150,8 +159,8 @@ def check_structure(op: dict[str, Any], before: Document, after: Document) -> Pa
     if len(after.notes) > len(before.notes):
         note = after.notes[-1]
         return _refuse(f"the result would gain a parser note ({note.message}, line {note.line})")
-    a, a_nodes = outline(before)
-    b, b_nodes = outline(after)
+    a = outline_entries(before)
+    b = outline_entries(after)
     limit = min(len(a), len(b))
     i = 0
     j = 0
@@ -170,6 +179,8 @@ def check_structure(op: dict[str, Any], before: Document, after: Document) -> Pa
     if not pre_mid and not post_mid:
         return None
     name = op.get("op")
+    a_nodes = outline(before)[1]
+    b_nodes = outline(after)[1]
     first_pre = a_nodes[i] if pre_mid else None
     first_post = b_nodes[i] if post_mid else None
     if name == "rename_id":

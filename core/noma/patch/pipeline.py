@@ -191,6 +191,9 @@ def _reads_files(doc: Document) -> bool:
     """Does validating ``doc`` look at other files (a ``::dataset`` ``src=``)?"""
     from ..validate.scan import scan_document
 
+    known = doc._document_diags
+    if known is not None:
+        return bool(known[2])
     return any("src" in d.attrs for d in scan_document(doc).by_name.get("dataset", ()))
 
 

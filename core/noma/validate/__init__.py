@@ -33,6 +33,7 @@ from .citations import check_citations
 from .computed import check_computed
 from .controls import check_controls
 from .datasets import check_dataset_sources
+from .incremental_rules import splice_document_findings
 from .plots import check_plots
 from .profiles import KNOWN_PROFILES, check_profiles, declared_profiles
 from .reference_rules import (
@@ -65,24 +66,15 @@ def validate(
     ``unknown-ignore-rule``); ``today`` pins the clock for ``stale-citation``; ``base_dir``
     is the document's folder, against which relative ``::dataset`` ``src=`` paths resolve.
     File-level diagnostics (no line) sort first. Never raises on a parsed document.
+
+    A tree spliced from a validated version (`core.noma.incremental`) is not walked: the
+    per-block rules re-run on the re-parsed run, the whole-document rules' findings are
+    the base version's, shifted, when the run's facts are unchanged (`incremental_rules`).
     """
-    found = scan_document(doc)
-    out: list[Diagnostic] = []
-    check_duplicate_ids(found, out)
-    check_broken_references(found, out)
-    check_profiles(found, profile, out)
-    check_claims(found, out)
-    check_controls(found, out)
-    check_computed(found, out)
-    check_citations(found, today if today is not None else date.today(), out)
-    check_plots(found, out)
-    check_plotly(found, out)
-    check_dataset_sources(found, base_dir, out)
-    check_attribute_syntax(doc, found, out)
-    profiles = declared_profiles(found, profile)
-    out.extend(_block_findings(doc, found, profiles))
-    check_adr(found, profiles, out)
-    check_memories(found, profiles, out)
+    day = today if today is not None else date.today()
+    profiles = _profiles_in_force(doc, profile)
+    out = list(_document_findings(doc, (profile, day, base_dir), profiles))
+    out.extend(_block_findings(doc, profiles))
 
     if isinstance(ignore_rules, str):  # one code passed bare: not its characters
         ignore_rules = (ignore_rules,)
@@ -101,6 +93,53 @@ def validate(
     if ignored:
         out = [d for d in out if d.code not in ignored]
     out.sort(key=_order)
+    return out
+
+
+def _profiles_in_force(doc: Document, profile: str | None) -> set[str]:
+    return declared_profiles(doc.meta, profile)
+
+
+def document_rules(
+    found: Scan, profile: str | None, day: date, base_dir: Path | None, profiles: set[str]
+) -> list[Diagnostic]:
+    """The whole-document rules: their findings for a block may depend on any other block
+    (references, backing evidence, formulas, profiles), so they read the whole scan."""
+    out: list[Diagnostic] = []
+    check_duplicate_ids(found, out)
+    check_broken_references(found, out)
+    check_profiles(found, profile, out)
+    check_claims(found, out)
+    check_controls(found, out)
+    check_computed(found, out)
+    check_citations(found, day, out)
+    check_plots(found, out)
+    check_plotly(found, out)
+    check_dataset_sources(found, base_dir, out)
+    check_attribute_syntax(found.doc, found, out)
+    check_adr(found, profiles, out)
+    check_memories(found, profiles, out)
+    return out
+
+
+def _document_findings(
+    doc: Document, key: tuple[str | None, date, Path | None], profiles: set[str]
+) -> list[Diagnostic]:
+    """The whole-document rules' findings, kept on the tree by ``key``; a spliced tree whose
+    run changed none of the facts those rules read takes its base version's, shifted."""
+    cached = doc._document_diags
+    if cached is not None and cached[0] == key and not cached[2]:
+        # (Findings that read another file are made again: the file may have changed.)
+        return cached[1]  # type: ignore[no-any-return]
+    out = splice_document_findings(doc, key)
+    reads_files = False
+    if out is None:
+        found = scan_document(doc)
+        profile, day, base_dir = key
+        out = document_rules(found, profile, day, base_dir, profiles)
+        reads_files = any("src" in d.attrs for d in found.by_name.get("dataset", ()))
+    doc._document_diags = (key, out, reads_files)
+    doc._document_recipe = None
     return out
 
 
@@ -129,7 +168,7 @@ def block_rules(found: Scan, profiles: set[str], out: list[Diagnostic]) -> None:
     check_claim_confidence(found, profiles, out)
 
 
-def _block_findings(doc: Document, found: Scan, profiles: set[str]) -> list[Diagnostic]:
+def _block_findings(doc: Document, profiles: set[str]) -> list[Diagnostic]:
     """The per-block rules' findings, kept on the tree by declared profiles; a spliced tree
     takes its base version's outside the run (shifted) and runs the rules on the run."""
     key = frozenset(profiles)
@@ -152,7 +191,7 @@ def _block_findings(doc: Document, found: Scan, profiles: set[str]) -> list[Diag
                     )
                 )
     else:
-        block_rules(found, profiles, out)
+        block_rules(scan_document(doc), profiles, out)
     doc._block_diags = (key, out)
     doc._block_recipe = None
     return out

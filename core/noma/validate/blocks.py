@@ -9,6 +9,7 @@ import json
 
 from ..attrs import attr_problem
 from ..diagnostics import Diagnostic
+from ..ids import id_nodes_of
 from ..nodes import Directive, Document
 from .registry import diag
 from .scan import Scan, body_text, has_value, is_noverify
@@ -121,7 +122,7 @@ def check_attribute_syntax(doc: Document, found: Scan, out: list[Diagnostic]) ->
     ``{...}`` group, so what the author wrote and what every tool reads differ."""
     if not doc.attr_problems:
         return
-    owners = {n.line: n for n in doc._id_nodes or ()}
+    owners = {n.line: n for n in id_nodes_of(doc)}
     for line, group in doc.attr_problems:
         why = attr_problem(group) or "the attribute list does not parse cleanly"
         node = owners.get(line)

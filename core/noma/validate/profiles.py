@@ -98,12 +98,11 @@ def _key_line(doc: Document, key: str) -> int | None:
     return fm.line
 
 
-def declared_profiles(scan: Scan, profile: str | None) -> set[str]:
+def declared_profiles(meta: dict[str, Any], profile: str | None) -> set[str]:
     """The profile names in force: the caller's override, else the frontmatter's
     ``profile:`` and ``profiles:`` (known or not; rules look for the names they care about)."""
     if profile is not None:
         return set(_names(profile))
-    meta = scan.doc.meta
     return {name for key in ("profile", "profiles") for name in _names(meta.get(key))}
 
 
