@@ -6,6 +6,8 @@
   on the last claim, replace_body (one line becomes two) on the first risk.
 - ``patch``: warm ``patch_block`` end to end: the same, plus the write-ahead commit
   (fsync, rename, transcript record); a different claim each run so every run writes.
+- ``patch body``: warm ``patch_block`` of a replace_body that changes the line count, on
+  a different risk each run (the previous version's moved blocks were copied lazily).
 - ``validate_doc``: the MCP tool on an unchanged file (one read, one hash).
 
 Medians over ``--repeat`` runs. Run: ``./dev bench incremental``.
@@ -72,6 +74,28 @@ def patch_warm(path: Path, n: int, repeat: int) -> float:
     return _median(samples)
 
 
+def patch_warm_body(path: Path, n: int, repeat: int) -> float:
+    """Warm ``patch_block`` of a replace_body that moves every later line (one line becomes
+    two, then one again), on a different risk each run: the write path when the previous
+    version was spliced with lazily copied blocks."""
+    cache = DocumentCache()
+    risks = [k for k in range(n) if k % 6 == 0]
+    patch_file(
+        path,
+        PatchRequest(ops=[{"op": "replace_body", "id": "risk-0", "content": "x"}], actor=ACTOR),
+        cache=cache,
+    )
+    samples = []
+    for i in range(repeat):
+        body = "One line." if i % 2 else "Two lines.\nThe second."
+        op = {"op": "replace_body", "id": f"risk-{risks[(i * 7919) % len(risks)]}", "content": body}
+        start = time.perf_counter()
+        outcome = patch_file(path, PatchRequest(ops=[op], actor=ACTOR), cache=cache)
+        samples.append((time.perf_counter() - start) * 1000)
+        assert outcome.ok, outcome.error
+    return _median(samples)
+
+
 def validate_unchanged(path: Path, repeat: int) -> float | None:
     try:
         from core.mcp.tools import ToolContext, validate_doc
@@ -131,8 +155,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mcp", action="store_true", help="also time the MCP stdio server")
     args = parser.parse_args(argv)
     print("one edit on a warm engine (medians, ms)")
-    header = ("sections", "apply attr", "apply body", "patch", "validate_doc")
-    print(f"{header[0]:>8} {header[1]:>11} {header[2]:>11} {header[3]:>8} {header[4]:>13}")
+    header = ("sections", "apply attr", "apply body", "patch", "patch body", "validate_doc")
+    print(
+        f"{header[0]:>8} {header[1]:>11} {header[2]:>11} {header[3]:>8} {header[4]:>11}"
+        f" {header[5]:>13}"
+    )
     for n in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "bench.noma"
@@ -142,7 +169,11 @@ def main(argv: list[str] | None = None) -> int:
             body = apply_in_memory(path, ops["body-first-risk"], args.repeat)
             unchanged = validate_unchanged(path, args.repeat)
             warm = patch_warm(path, n, args.repeat)
-            print(f"{n:>8} {attr:>11} {body:>11} {warm:>8} {unchanged!s:>13}", flush=True)
+            warm_body = patch_warm_body(path, n, args.repeat)
+            print(
+                f"{n:>8} {attr:>11} {body:>11} {warm:>8} {warm_body:>11} {unchanged!s:>13}",
+                flush=True,
+            )
             if args.mcp:
                 check, patch = mcp_round_trips(path, n, args.repeat)
                 print(f"{'':>8} MCP stdio: validate_doc {check}, patch_block {patch}", flush=True)
