@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .attrs import split_aliases
-from .nodes import Directive, Document, Node, Section
+from .nodes import Directive, Document, Node, Section, gc_paused
 from .slug import slugify
 
 
@@ -156,7 +156,17 @@ def id_nodes_of(doc: Document) -> list[Node]:
     from its tree the first time it is asked for."""
     nodes = doc._id_nodes
     if nodes is None:
-        nodes = [n for n, _parent in doc.walk() if type(n) is Section or type(n) is Directive]
+        with gc_paused():  # see `Document.walk`
+            nodes = []
+            stack: list[Node] = list(reversed(doc.children))
+            while stack:  # only blocks hold blocks: leaves are never entered
+                node = stack.pop()
+                kind = type(node)
+                if kind is Section or kind is Directive:
+                    nodes.append(node)
+                    kids = node.children  # type: ignore[attr-defined]
+                    if kids:
+                        stack.extend(reversed(kids))
         doc._id_nodes = nodes
     return nodes
 
@@ -177,17 +187,22 @@ def index(doc: Document) -> IdIndex:
     if isinstance(cached, IdIndex):
         return cached
     idx = IdIndex()
-    for node in id_nodes_of(doc):
-        ident = node.id
-        if ident is not None:
-            idx.entries.append((ident, node))
-            if ident not in idx.first:
-                idx.first[ident] = node
-                idx.count[ident] = 1
-            else:
-                idx.count[ident] += 1
-    for ident, node in idx.entries:
-        for alias in node.aliases:
-            idx.alias_owner.setdefault(alias, ident)
+    nodes = id_nodes_of(doc)
+    with gc_paused():  # one tuple per block: no cycles, and GC passes would cost ~3x
+        entries = idx.entries
+        first = idx.first
+        count = idx.count
+        for node in nodes:
+            ident = node.id
+            if ident is not None:
+                entries.append((ident, node))
+                if ident not in first:
+                    first[ident] = node
+                    count[ident] = 1
+                else:
+                    count[ident] += 1
+        for ident, node in entries:
+            for alias in node.aliases:
+                idx.alias_owner.setdefault(alias, ident)
     doc._index = idx
     return idx

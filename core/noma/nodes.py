@@ -7,6 +7,8 @@ cost matters more than conveniences. Every node carries its 1-based inclusive sp
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -14,6 +16,19 @@ from typing import TYPE_CHECKING, Any
 
 from .attrs import Attrs
 from .diagnostics import Diagnostic
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Trees are acyclic: cyclic-GC passes while tens of thousands of nodes are made (a
+    parse, or the first read of a lazily copied version) are pure cost."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 @dataclass(slots=True, eq=False)
@@ -264,8 +279,11 @@ class Document(Node):
         The parser records this order as it builds the tree, so walking is a list scan.
         """
         if self._flat is None:
-            pairs = list(self._walk())
-            self._flat = ([n for n, _ in pairs], [p for _, p in pairs])
+            # Walking a spliced version makes its lazily copied blocks (`shifted`): tens of
+            # thousands of acyclic objects, which would only feed cyclic-GC passes.
+            with gc_paused():
+                pairs = list(self._walk())
+                self._flat = ([n for n, _ in pairs], [p for _, p in pairs])
         return zip(*self._flat, strict=True)
 
     def _walk(self) -> Iterator[tuple[Node, Node]]:
