@@ -9,6 +9,7 @@ filename. The resulting `IdIndex` is what every lookup (validator, patch engine,
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -179,6 +180,48 @@ def id_lines_of(doc: Document) -> list[int]:
         lines = [n.line for n in id_nodes_of(doc)]
         doc._id_lines = lines
     return lines
+
+
+def id_names_of(doc: Document) -> list[str | None]:
+    """The ids of `id_nodes_of`, in the same order (moves with each splice, like the lines)."""
+    names = doc._id_names
+    if names is None:
+        names = [n.id for n in id_nodes_of(doc)]
+        doc._id_names = names
+    return names
+
+
+def find_block(doc: Document, ident: str) -> tuple[Node | None, int]:
+    """The first block whose canonical id is ``ident``, and how many blocks carry it.
+
+    What an op needs to find its target. On a version whose moved blocks were copied
+    lazily (`nodes.shifted`) and whose index was not built, the id and line lists say
+    where the block is, and only the containers on the way down to it are made: the next
+    op after a line-moving edit costs the size of its block, not of the document.
+    """
+    idx = doc._index
+    if idx is None and doc._id_nodes is None and doc._id_names is not None:
+        names = doc._id_names
+        count = names.count(ident)
+        if not count:
+            return None, 0
+        return _locate(doc, id_lines_of(doc)[names.index(ident)]), count
+    idx = index(doc)
+    return idx.first.get(ident), idx.count.get(ident, 0)
+
+
+def _locate(doc: Document, line: int) -> Node:
+    """The section or directive that starts on ``line``, found from the root down."""
+    container: Node = doc
+    while True:
+        kids: list[Node] = container.children  # type: ignore[attr-defined]
+        k = bisect_right(kids, line, key=_line) - 1
+        node = kids[k]
+        if node.line == line and (type(node) is Section or type(node) is Directive):
+            return node
+        if k < 0 or not (type(node) is Section or type(node) is Directive):
+            raise LookupError(f"no block starts on line {line}")  # a broken invariant
+        container = node
 
 
 def index(doc: Document) -> IdIndex:

@@ -29,7 +29,13 @@ from collections.abc import Callable
 from typing import Any
 
 from .diagnostics import Diagnostic
-from .ids import assign_directive_ids, id_lines_of, id_nodes_of, plan_section_ids
+from .ids import (
+    assign_directive_ids,
+    id_lines_of,
+    id_names_of,
+    id_nodes_of,
+    plan_section_ids,
+)
 from .nodes import (
     Code,
     Directive,
@@ -381,6 +387,9 @@ class _Splice:
                 elif section.id != ident or list(section.aliases) != (aliases or []):
                     return None
         new_doc._id_nodes = id_nodes
+        if lazy:  # ids of the blocks not made yet: what `ids.find_block` looks up
+            old_names = id_names_of(old)
+            new_doc._id_names = [*old_names[:j0], *(n.id for n in run_ids), *old_names[j1:]]
 
         if not ids_moved:
             # Blocks outside the run kept their ids and depths: the structure guard's

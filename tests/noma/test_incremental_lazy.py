@@ -127,6 +127,22 @@ def test_two_threads_reading_one_moved_block_get_the_same_children() -> None:
     assert seen[0] == seen[1]
 
 
+def test_the_next_op_finds_its_target_without_making_the_moved_blocks() -> None:
+    text = generate(60, seed=9)
+    doc = parse(text)
+    new_text = _grow_first_risk(text)
+    spliced = reparse(doc, text, new_text)
+    top = spliced.children[-1]
+    assert spliced._id_nodes is None and spliced._index is None
+    op = {"op": "update_attribute", "id": "claim-50", "key": "k", "value": 1}
+    after = apply_one(new_text, op, spliced)
+    assert after == apply_one(new_text, op, parse(new_text))
+    moved = [n for n in top.children if isinstance(n, Section) and n.line > 30]
+    made = [n for n in moved if not _unread(n)]
+    assert len(made) == 1, "only the finding that holds claim-50 was read"
+    assert spliced._id_nodes is None, "no block list was made"
+
+
 def test_a_changed_reference_in_the_run_recomputes_the_whole_document_rules() -> None:
     text = generate(20, seed=1)
     doc = parse(text)
@@ -156,10 +172,16 @@ def test_versions_read_late_equal_a_full_parse(which: int) -> None:
         for _ in range(data.draw(st.integers(1, 6))):
             if data.draw(st.booleans()):
                 op = data.draw(op_for(_ids(text.encode("utf-8", "surrogateescape"))))
+                # The op finds its target on the unread version (`ids.find_block`) and
+                # must do exactly what it does on a fresh parse, or fail the same way.
                 try:
                     new_text = apply_one(text, op, doc)
-                except PatchError:
+                except PatchError as exc:
+                    with pytest.raises(PatchError) as again:
+                        apply_one(text, op, parse(text))
+                    assert (again.value.code, again.value.message) == (exc.code, exc.message)
                     continue
+                assert new_text == apply_one(text, op, parse(text))
             else:
                 new_text = data.draw(line_edit(text))
             doc = reparse(doc, text, new_text)

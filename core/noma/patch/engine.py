@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..ids import find_block
 from ..incremental import reparse
 from ..nodes import Document
 from ..source import decode, encode
@@ -52,8 +53,8 @@ def block_hashes(state: OpState, ident: str) -> tuple[str, ...]:
     """The hashes a ``baseHash`` prefix may match: the §6.3 span's, and, when the span ends
     in blank lines, the same lines without them (what the reference's tools hash for a
     heading section). Empty for an unknown or ambiguous id."""
-    node = state.idx.first.get(ident)
-    if node is None or state.idx.count.get(ident, 1) > 1:
+    node, count = find_block(state.doc, ident)
+    if node is None or count > 1:
         return ()
     start, end = node.line, node.end_line
     span = state.lines.block_hash(start, end)

@@ -101,9 +101,9 @@ def _content_blocks(text: str) -> int:
 def _subtree(doc: Document, ident: Any) -> Node | None:
     if not isinstance(ident, str):
         return None
-    from ..ids import index
+    from ..ids import find_block
 
-    return index(doc).first.get(ident)
+    return find_block(doc, ident)[0]
 
 
 def _allowance(op: dict[str, Any], before: Document) -> tuple[int, int]:

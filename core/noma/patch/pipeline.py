@@ -437,17 +437,16 @@ def _advisories(doc_path: Path, request: PatchRequest, doc: Document) -> list[st
 def op_advisories(doc_path: Path, ops: list[Any], doc: Document) -> list[str]:
     """The capability-descriptor advisories an agent's ``ops`` would get (A.4: never a
     reason to refuse), looked up on each op's target block in ``doc``."""
-    from ..ids import index
+    from ..ids import find_block
 
     descriptor = load_descriptor(doc_path)
-    idx = index(doc)
     notes: list[str] = []
     for op in ops:
         if not isinstance(op, dict):
             continue
         name = op_name(op)
         ident = op.get(TARGET_FIELD.get(name or "", "id"))
-        node = idx.first.get(ident) if isinstance(ident, str) else None
+        node = find_block(doc, ident)[0] if isinstance(ident, str) else None
         target_name = getattr(node, "name", None) or ("section" if node is not None else None)
         notes += advisories(descriptor, op, target_name)
     return notes

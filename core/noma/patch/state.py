@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..ids import IdIndex, index
+from ..ids import IdIndex, find_block, index
 from ..nodes import Code, Directive, Document, Node, Section
 from ..parser import parse
 from .errors import ID_CONFLICT, PARENT_MISSING, TARGET_MISSING, PatchError
@@ -17,8 +17,16 @@ class OpState:
     def __init__(self, text: str, doc: Document | None = None) -> None:
         self.lines = SourceLines(text)
         self.doc = doc if doc is not None else parse(text)
-        self.idx: IdIndex = index(self.doc)
+        self._idx: IdIndex | None = None
         self._parents: dict[int, Node] | None = None
+
+    @property
+    def idx(self) -> IdIndex:
+        """The whole id index, built on first use: finding one op's target does not need
+        it (`lookup` goes through `ids.find_block`)."""
+        if self._idx is None:
+            self._idx = index(self.doc)
+        return self._idx
 
     def parent_of(self, node: Node) -> Node | None:
         if self._parents is None:
@@ -36,10 +44,9 @@ class OpState:
 
     def lookup(self, ident: str, *, code: str = TARGET_MISSING, what: str = "block") -> Node:
         """Resolve a canonical id; aliases and unknown ids are refused with ``code``."""
-        idx = self.idx
-        node = idx.first.get(ident)
+        node, count = find_block(self.doc, ident)
         if node is None:
-            owner = idx.alias_owner.get(ident)
+            owner = self.idx.alias_owner.get(ident)
             if owner is not None:
                 raise PatchError(
                     code,
@@ -47,10 +54,10 @@ class OpState:
                     f"(resolve it with list_ids first).",
                 )
             raise PatchError(code, f"No {what} with id '{ident}' in the document.")
-        if idx.count.get(ident, 1) > 1:
+        if count > 1:
             raise PatchError(
                 ID_CONFLICT,
-                f"{idx.count[ident]} blocks carry the id '{ident}', so it is ambiguous; "
+                f"{count} blocks carry the id '{ident}', so it is ambiguous; "
                 "fix the duplicate-id first.",
             )
         return node
