@@ -210,12 +210,16 @@ def find_block(doc: Document, ident: str) -> tuple[Node | None, int]:
     return idx.first.get(ident), idx.count.get(ident, 0)
 
 
+def _start_line(node: Node) -> int:
+    return node.line
+
+
 def _locate(doc: Document, line: int) -> Node:
     """The section or directive that starts on ``line``, found from the root down."""
     container: Node = doc
     while True:
         kids: list[Node] = container.children  # type: ignore[attr-defined]
-        k = bisect_right(kids, line, key=_line) - 1
+        k = bisect_right(kids, line, key=_start_line) - 1
         node = kids[k]
         if node.line == line and (type(node) is Section or type(node) is Directive):
             return node
