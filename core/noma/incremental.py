@@ -5,7 +5,12 @@ sibling blocks inside the deepest heading section (or the document) whose parse 
 the run's start and end is known, parses only that run, and splices the result into a new
 tree. Nothing in ``old_doc`` is mutated (architecture "Immutable trees"): containers on the
 path to the run are copied, blocks before the run are shared, blocks after it are shared
-when the line count did not change and copied with shifted spans when it did. Ids and
+when the line count did not change and copied with shifted spans when it did: lazily
+(`nodes.shifted`: the blocks directly in a changed container now, what is below them when
+first read) unless a heading in the run changed and ids must be planned again. The block
+list, its lines and ids, the guard's outline, the id index (no line moved) and the
+validator's findings (`validate.incremental_rules`) are spliced with the tree, so a proof
+or the next op's lookup (`ids.find_block`) never reads below a moved block. Ids and
 slug suffixes are planned over the whole section list (cheap: strings only); a shared
 section whose id would change, or any case the checks below cannot prove safe, falls back
 to a full parse. A slower correct path beats a wrong fast one; the property test
