@@ -129,11 +129,17 @@ def test_random_lines_parse_the_same_twice(seed: int) -> None:
 def test_parse_leaves_the_young_generation_empty() -> None:
     """The fresh tree is promoted, so no young GC pass sweeps its ~10^3 nodes again."""
     text = "\n\n".join(f"## S{k}\n\n::claim{{id=c{k}}}\ntext\n::" for k in range(300))
-    gc.collect()
-    doc = parse(text)
-    assert gc.get_count()[0] < 100  # without the promotion: thousands of new objects
-    assert gc.isenabled()
-    assert len(doc.children) == 300
+    was_enabled = gc.isenabled()  # an in-process `noma` main() turns it off for good
+    gc.enable()
+    try:
+        gc.collect()
+        doc = parse(text)
+        assert gc.get_count()[0] < 100  # without the promotion: thousands of new objects
+        assert gc.isenabled()
+        assert len(doc.children) == 300
+    finally:
+        if not was_enabled:
+            gc.disable()
 
 
 def test_promotion_keeps_someone_elses_freeze() -> None:
@@ -161,6 +167,7 @@ def test_gc_paused_restores_a_disabled_gc() -> None:
 
 def test_cycles_made_elsewhere_are_still_collected() -> None:
     """Promotion delays a cycle's collection to the next full pass; it never loses it."""
+    assert gc.get_freeze_count() == 0
 
     class Cyclic:
         def __init__(self) -> None:
