@@ -6,7 +6,8 @@ Columns: ``parse`` is text to tree; ``validate`` is validation of a *fresh* tree
 anew before each timed run, so nothing the validator keeps on a tree — its walk, index,
 per-block findings — is reused); ``parse+val`` is the two together, what opening a file
 and showing its diagnostics costs (the cold figure); ``render`` renders a parsed tree.
-Each run starts after a full collection, and the cyclic GC stays on as it is in use.
+Each run starts after a full collection (validate: before the untimed parse), and the
+cyclic GC stays on as it is in use.
 """
 
 from __future__ import annotations
@@ -24,11 +25,15 @@ from core.noma.validate import validate
 
 
 def fresh_validate_ms(text: str, repeat: int) -> float:
-    """Median ms of `validate` on a tree parsed just before (untimed), never reused."""
+    """Median ms of `validate` on a tree parsed just before (untimed), never reused.
+
+    No collection between the two: validation starts where it does when a file is opened,
+    so any GC passes over the young tree are counted, as a user would pay them.
+    """
     samples = []
     for _ in range(repeat):
-        doc = parse(text)
         gc.collect()
+        doc = parse(text)
         start = time.perf_counter()
         validate(doc)
         samples.append((time.perf_counter() - start) * 1000)
