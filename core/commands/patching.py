@@ -1,19 +1,22 @@
-"""``noma patch | proof | replay | transcript verify | capabilities``."""
+"""``noma patch | proof | replay | transcript verify | capabilities``.
+
+Every ``noma`` call imports this module to build its parser, so the patch engine (the
+typed op models and pydantic with them, every op implementation) is imported inside the
+handlers that use it: ``noma check`` never pays for it.
+"""
 
 from __future__ import annotations
 
 import argparse
-import getpass
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..noma.files import DocumentIOError
-from ..noma.patch.errors import PatchError
-from ..noma.patch.pipeline import Actor, PatchOutcome, PatchRequest, patch_file
-from ..noma.source import encode
 from .output import error, write, write_json
+
+if TYPE_CHECKING:
+    from ..noma.patch.pipeline import Actor, PatchOutcome, PatchRequest
 
 
 def add_request_arguments(p: argparse.ArgumentParser) -> None:
@@ -56,6 +59,10 @@ def _load_ops(args: argparse.Namespace) -> list[Any]:
 
 
 def _actor(args: argparse.Namespace) -> Actor:
+    import getpass
+
+    from ..noma.patch.pipeline import Actor
+
     if args.actor:
         kind, _, name = args.actor.partition(":")
         actor = Actor.from_json({"kind": kind, "name": name})
@@ -71,6 +78,9 @@ def _actor(args: argparse.Namespace) -> Actor:
 
 
 def _request(args: argparse.Namespace) -> PatchRequest | None:
+    from ..noma.patch.errors import PatchError
+    from ..noma.patch.pipeline import PatchRequest
+
     try:
         ops = _load_ops(args)
         actor = _actor(args)
@@ -111,11 +121,18 @@ def outcome_json(outcome: PatchOutcome) -> dict[str, Any]:
 
 def _system_fault(exc: Exception) -> int:
     """A missing file or a book manifest: said in one line, exit 2 (not a rejection)."""
+    from ..noma.patch.errors import PatchError
+
     error(f"{exc.code}: {exc}" if isinstance(exc, PatchError) else str(exc))
     return 2
 
 
 def cmd_patch(args: argparse.Namespace) -> int:
+    from ..noma.files import DocumentIOError
+    from ..noma.patch.errors import PatchError
+    from ..noma.patch.pipeline import patch_file
+    from ..noma.source import encode
+
     request = _request(args)
     if request is None:
         return 2
@@ -150,6 +167,8 @@ def cmd_patch(args: argparse.Namespace) -> int:
 
 
 def cmd_proof(args: argparse.Namespace) -> int:
+    from ..noma.files import DocumentIOError
+    from ..noma.patch.errors import PatchError
     from ..noma.proof import build_proof
 
     request = _request(args)
@@ -260,7 +279,7 @@ def cmd_capabilities(args: argparse.Namespace) -> int:
 
 def cmd_ops(args: argparse.Namespace) -> int:
     """``noma ops FILE [ID]``: the ops that can address a block, as JSON."""
-    from ..noma.files import read_document
+    from ..noma.files import DocumentIOError, read_document
     from ..noma.ids import index
     from ..noma.patch.applicable import applicable_ops
 

@@ -7,7 +7,6 @@ at module level; the server stack loads inside the handlers.
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import sys
 
 
@@ -57,6 +56,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def is_loopback(host: str) -> bool:
+    import ipaddress
+
     if host == "localhost":
         return True
     try:

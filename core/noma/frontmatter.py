@@ -6,30 +6,42 @@ text the author wrote), and a YAML error becomes a recovery note, never an excep
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
-import yaml
 
-_Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+@cache
+def _loader() -> Any:
+    """SafeLoader (the C one when built) without the implicit timestamp resolver.
 
+    Built on first use: PyYAML costs a cold ``noma check`` ~10 ms to import, and a
+    document without frontmatter (or a dataset body) never needs it.
+    """
+    import yaml
 
-class _Loader(_Base):  # type: ignore[misc]
-    """SafeLoader without the implicit timestamp resolver."""
+    base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
+    class _Loader(base):  # type: ignore[misc]
+        pass
 
-_Loader.yaml_implicit_resolvers = {
-    key: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for key, resolvers in _Base.yaml_implicit_resolvers.items()
-}
+    _Loader.yaml_implicit_resolvers = {
+        key: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+        for key, resolvers in base.yaml_implicit_resolvers.items()
+    }
+    return _Loader
 
 
 def load_yaml(text: str) -> Any:
     """Parse YAML with the document-safe loader; raises ``yaml.YAMLError`` on bad input."""
-    return yaml.load(text, Loader=_Loader)
+    import yaml
+
+    return yaml.load(text, Loader=_loader())
 
 
 def load_frontmatter(raw: str) -> tuple[dict[str, Any], tuple[str, str, str] | None]:
     """Return the frontmatter mapping and, if it could not be read, a (severity, code, msg)."""
+    import yaml
+
     try:
         data = load_yaml(raw)
     except yaml.YAMLError as exc:

@@ -13,6 +13,7 @@ import contextlib
 import gc
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from .attrs import GROUP_BODY, read_attrs, split_trailing_group
 from .diagnostics import Diagnostic
@@ -49,6 +50,13 @@ SEPARATOR_CELL = re.compile(r"[ \t]*:?-{3,}:?[ \t]*\Z")
 
 _SPECIAL_START = frozenset("`:#-*_>|0123456789")
 
+# Block kinds `_Parser.block_start` reports: indexes into `_Parser.run`'s builders.
+_CLOSE, _OPEN, _HEADING, _FENCE, _QUOTE, _TABLE, _BREAK, _BULLETS, _ORDERED = range(9)
+_QUOTE_START = (_QUOTE, None)
+_BREAK_START = (_BREAK, None)
+_BULLET_START = (_BULLETS, None)
+_ORDERED_START = (_ORDERED, None)
+
 
 def parse(text: str | bytes, *, chapter: str | None = None) -> Document:
     """Parse a document from text or raw bytes. Never raises.
@@ -61,19 +69,38 @@ def parse(text: str | bytes, *, chapter: str | None = None) -> Document:
 
 
 @contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """The AST has no reference cycles, so cyclic GC passes during the build are pure cost."""
+def gc_paused(*, promote: bool = False) -> Iterator[None]:
+    """The AST has no reference cycles, so cyclic GC passes during the build are pure cost.
+
+    With ``promote``, the objects built meanwhile go straight to the oldest generation when
+    the block ends. Without it, the first allocation after re-enabling sweeps the ~10^5
+    fresh nodes as generation 0, later passes sweep them again as generation 1 (in
+    `validate`, typically: ~40 ms of a 5k-section parse + validate), and only then do they
+    rest in generation 2. Those young passes can never free anything here (the tree is
+    acyclic: reference counting frees it), so skipping them is the generational scheme's
+    own end state, reached without the scans. Full collections still scan the tree, as they
+    scan every long-lived object: that cost is paid on CPython's normal schedule, not hidden.
+
+    The promotion (``gc.freeze()`` then ``gc.unfreeze()``: two list splices, O(1)) moves
+    every tracked object of the process, not just the tree: a cycle some other code made
+    just before is then found by the next full collection rather than a young one, which
+    delays, never loses, its collection. It is skipped when someone froze objects on
+    purpose (``gc.get_freeze_count()``), since unfreezing would undo their freeze.
+    """
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        if promote and gc.get_freeze_count() == 0:
+            gc.freeze()
+            gc.unfreeze()
         if enabled:
             gc.enable()
 
 
 def parse_source(source: Source, *, chapter: str | None = None) -> Document:
-    with gc_paused():
+    with gc_paused(promote=True):
         parser = _Parser(split_lines(source.body))
         doc = parser.run()
         assign_ids(doc, parser.sections, parser.directives, chapter=chapter)
@@ -166,7 +193,12 @@ def _separator_align(line: str) -> list[str | None] | None:
 
 
 class _Parser:
-    """Holds the open-container stack for one parse."""
+    """Holds the open-container stack for one parse.
+
+    The hot node constructors (paragraphs, sections, directives, list items) are called
+    with positional arguments, in `core.noma.nodes` field order: a keyword call costs a
+    third more, tens of thousands of times per large document (mypy checks the order).
+    """
 
     def __init__(self, lines: list[str], start: int = 0, end: int | None = None) -> None:
         """``start``/``end`` (0-based, end exclusive) parse one region of ``lines`` on its own
@@ -198,15 +230,6 @@ class _Parser:
 
     def _note(self, severity: str, code: str, message: str, line: int) -> None:
         self.notes.append(Diagnostic(severity, code, message, line, 1))  # type: ignore[arg-type]
-
-    def _opens_directive(self, match: re.Match[str] | None) -> bool:
-        if match is None:
-            return False
-        colons = self.directive_colons
-        return not colons or len(match.group(1)) > colons[-1]
-
-    def _closes_directive(self, count: int) -> bool:
-        return count in self.directive_colons
 
     def _table_start(self, i: int) -> list[str | None] | None:
         """The separator's alignments when lines ``i``, ``i+1`` start a table, else None."""
@@ -245,33 +268,49 @@ class _Parser:
                 i + 1,
             )
 
-    def _interrupts(self, i: int) -> bool:
-        """Does line ``i`` start a block (and so end a paragraph or a list item)?"""
+    def block_start(self, i: int) -> tuple[int, Any] | None:
+        """Which block line ``i`` starts, with what its builder needs (the match, a closer's
+        colon count, a table's alignments); None when the line is text.
+
+        The one test per block kind. `run` uses it to dispatch a line, and the paragraph
+        and list-item loops use it to end at the next block, so "does a block start here"
+        has one answer. Like markdown-it's block rules in silent mode it changes nothing:
+        the note on a ``::`` line read as text is written by the loop that reads the line
+        as text (`_colon_text_note`), once. Directive lines depend on the open directives
+        (a closer must match one; an opener must be deeper than the innermost).
+        """
         line = self.lines[i]
-        c = line[0]
+        c = line[:1]
         if c not in _SPECIAL_START:
-            return False
-        if c == "`":
-            return FENCE.match(line) is not None
+            return None
         if c == ":":
             if CLOSER.match(line):
-                if len(line.rstrip()) in self.directive_colons:
-                    return True
-            elif self._opens_directive(OPENER.match(line)):
-                return True
-            self._colon_text_note(i)
-            return False
+                count = len(line.rstrip())
+                return (_CLOSE, count) if count in self.directive_colons else None
+            m = OPENER.match(line)
+            if m is not None:
+                colons = self.directive_colons
+                if not colons or len(m[1]) > colons[-1]:
+                    return (_OPEN, m)
+            return None
         if c == "#":
-            return HEADING.match(line) is not None
+            m = HEADING.match(line)
+            return None if m is None else (_HEADING, m)
+        if c == "`":
+            m = FENCE.match(line)
+            return None if m is None else (_FENCE, m)
         if c == ">":
-            return True
+            return _QUOTE_START
         if c == "|":
-            return self._table_start(i) is not None
-        if c in "-*":
-            return THEMATIC.match(line) is not None or BULLET.match(line) is not None
-        if c == "_":
-            return THEMATIC.match(line) is not None
-        return ORDERED.match(line) is not None
+            align = self._table_start(i)
+            return None if align is None else (_TABLE, align)
+        if c == "_" or c == "-" or c == "*":
+            if THEMATIC.match(line):
+                return _BREAK_START
+            if c != "_" and BULLET.match(line):
+                return _BULLET_START
+            return None
+        return _ORDERED_START if ORDERED.match(line) else None
 
     # -- the main loop -------------------------------------------------------------------
 
@@ -279,14 +318,23 @@ class _Parser:
         lines = self.lines
         n = self.n
         special = _SPECIAL_START
-        colons = self.directive_colons
         stack = self.stack
-        closer_match = CLOSER.match
-        opener_match = OPENER.match
-        heading_match = HEADING.match
-        interrupts = self._interrupts
+        block_start = self.block_start
         flat_nodes = self.flat_nodes
         flat_parents = self.flat_parents
+        # Indexed by block kind: each builds its block from line ``i`` and returns the
+        # index of the first line after it.
+        builders = (
+            self._close_directive,
+            self._open_directive,
+            self._heading,
+            self._code,
+            self._quote,
+            self._table,
+            self._break,
+            self._bullets,
+            self._ordered,
+        )
         i = self._frontmatter() if self.start == 0 else self.start
         while i < n:
             line = lines[i]
@@ -295,72 +343,41 @@ class _Parser:
                 continue
             c = line[0]
             if c in special:
+                start = block_start(i)
+                if start is not None:
+                    i = builders[start[0]](i, start[1])
+                    continue
                 if c == ":":
-                    if closer_match(line):
-                        count = len(line.rstrip())
-                        if count in colons:
-                            self._close_directive(i, count)
-                            i += 1
-                            continue
-                    else:
-                        om = opener_match(line)
-                        if om is not None and (not colons or len(om[1]) > colons[-1]):
-                            self._open_directive(i, om)
-                            i += 1
-                            continue
                     self._colon_text_note(i)
-                elif c == "#":
-                    m = heading_match(line)
-                    if m is not None:
-                        self._heading(i, m)
-                        i += 1
-                        continue
-                elif c == "`":
-                    if FENCE.match(line):
-                        i = self._code(i)
-                        continue
-                elif c in "-*_":
-                    if THEMATIC.match(line):
-                        self._append(ThematicBreak(i + 1, i + 1))
-                        i += 1
-                        continue
-                    if c != "_" and BULLET.match(line):
-                        i = self._list(i, ordered=False)
-                        continue
-                elif c == ">":
-                    i = self._quote(i)
-                    continue
-                elif c == "|":
-                    align = self._table_start(i)
-                    if align is not None:
-                        i = self._table(i, align)
-                        continue
-                elif ORDERED.match(line):
-                    i = self._list(i, ordered=True)
-                    continue
             elif line.isspace():
                 i += 1
                 continue
             # A paragraph: runs until a blank line or a line that starts another block.
             j = i + 1
+            start = None
             while j < n:
                 nxt = lines[j]
                 if not nxt:
                     break
                 c = nxt[0]
                 if c in special:
-                    if interrupts(j):
+                    start = block_start(j)
+                    if start is not None:
                         break
+                    if c == ":":
+                        self._colon_text_note(j)
                 elif nxt.isspace():
                     break
                 j += 1
             content = line if j == i + 1 else "\n".join(lines[i:j])
             top = stack[-1]
-            para = Paragraph(i + 1, j, content=content)
+            para = Paragraph(i + 1, j, content)
             top.children.append(para)  # type: ignore[attr-defined]
             flat_nodes.append(para)
             flat_parents.append(top)
-            i = j
+            # The block that ended the paragraph starts right here: build it now rather
+            # than test its line again (a paragraph never changes what a line starts).
+            i = j if start is None else builders[start[0]](j, start[1])
         self._finish()
         return self.doc
 
@@ -385,9 +402,9 @@ class _Parser:
                 return j + 1
         return 0  # unterminated: a thematic break followed by text
 
-    def _code(self, i: int) -> int:
+    def _code(self, i: int, m: re.Match[str]) -> int:
         lines = self.lines
-        lang = FENCE.match(lines[i]).group(1)  # type: ignore[union-attr]
+        lang = m[1]
         for j in range(i + 1, self.n):
             line = lines[j]
             if line[:3] == "```" and FENCE.match(line):
@@ -412,9 +429,9 @@ class _Parser:
         )
         return self.n
 
-    def _heading(self, i: int, m: re.Match[str]) -> None:
-        level = len(m.group(1))
-        title, group = split_trailing_group(m.group(2))
+    def _heading(self, i: int, m: re.Match[str]) -> int:
+        level = len(m[1])
+        title, group = split_trailing_group(m[2])
         if group is not None:
             attrs, _raw, clean = read_attrs(group)
             if not clean:
@@ -423,6 +440,7 @@ class _Parser:
             attrs = {}
             title = title.rstrip()
         line = i + 1
+        stack = self.stack
         if self.directive_colons:
             leaf = Section(
                 line,
@@ -432,12 +450,11 @@ class _Parser:
                 children=[],
                 attrs=attrs,
                 in_directive=True,
-                depth=len(self.stack),
+                depth=len(stack),
             )
             self._append(leaf)
             self.sections.append(leaf)
-            return
-        stack = self.stack
+            return line
         while len(stack) > 1:
             top = stack[-1]
             if isinstance(top, Section) and top.level >= level:
@@ -445,14 +462,16 @@ class _Parser:
                 stack.pop()
             else:
                 break
-        section = Section(
-            line, line, level=level, title=title, children=[], attrs=attrs, depth=len(stack)
-        )
-        self._append(section)
+        section = Section(line, line, level, title, [], attrs, depth=len(stack))
+        parent = stack[-1]
+        parent.children.append(section)  # type: ignore[attr-defined]
+        self.flat_nodes.append(section)
+        self.flat_parents.append(parent)
         stack.append(section)
         self.sections.append(section)
+        return line
 
-    def _open_directive(self, i: int, m: re.Match[str]) -> None:
+    def _open_directive(self, i: int, m: re.Match[str]) -> int:
         fence, name, group = m.groups()
         if group:
             attrs, raw, clean = read_attrs(group)
@@ -462,34 +481,29 @@ class _Parser:
             attrs, raw = {}, {}
         count = len(fence)
         stack = self.stack
-        node = Directive(
-            i + 1,
-            i + 1,
-            name=name,
-            attrs=attrs,
-            raw_attrs=raw,
-            body="",
-            children=[],
-            colons=count,
-            depth=len(stack),
-        )
-        self._append(node)
+        parent = stack[-1]
+        node = Directive(i + 1, i + 1, name, attrs, raw, "", [], count, depth=len(stack))
+        parent.children.append(node)  # type: ignore[attr-defined]
+        self.flat_nodes.append(node)
+        self.flat_parents.append(parent)
         stack.append(node)
         self.directives.append(node)
         self.directive_colons.append(count)
         self.body_start.append(i)
+        return i + 1
 
-    def _close_directive(self, i: int, count: int) -> None:
+    def _close_directive(self, i: int, count: int) -> int:
         """Close the innermost open directive with ``count`` colons (and any inside it)."""
-        while self.directive_colons:
-            colons = self.directive_colons.pop()
+        colons_open = self.directive_colons
+        while colons_open:
+            colons = colons_open.pop()
             opener = self.body_start.pop()
             node = self.stack.pop()
             assert isinstance(node, Directive)
             node.body = "\n".join(self.lines[opener + 1 : i])
             if colons == count:
                 node.end_line = i + 1
-                return
+                return i + 1
             node.end_line = i
             node.closed = False
             self._note(
@@ -498,27 +512,45 @@ class _Parser:
                 f"'::{node.name}' (line {node.line}) is not closed before its parent's closer.",
                 node.line,
             )
+        return i + 1  # unreachable: `block_start` only reports a closer some directive has
+
+    def _break(self, i: int, _arg: object) -> int:
+        self._append(ThematicBreak(i + 1, i + 1))
+        return i + 1
+
+    def _bullets(self, i: int, _arg: object) -> int:
+        return self._list(i, ordered=False)
+
+    def _ordered(self, i: int, _arg: object) -> int:
+        return self._list(i, ordered=True)
 
     def _list(self, i: int, *, ordered: bool) -> int:
         lines = self.lines
         n = self.n
+        special = _SPECIAL_START
+        block_start = self.block_start
         pattern = ORDERED if ordered else BULLET
+        group = 2 if ordered else 1
         items: list[ListItem] = []
         while i < n:
             m = pattern.match(lines[i])
             if m is None:
                 break
-            parts = [m.group(2) if ordered else m.group(1)]
+            parts = [m[group]]
             j = i + 1
             while j < n:
                 line = lines[j]
                 if not line or line.isspace():
                     break
-                if line[0] not in " \t" and line[0] in _SPECIAL_START and self._interrupts(j):
-                    break
+                c = line[0]
+                if c in special:
+                    if block_start(j) is not None:
+                        break
+                    if c == ":":
+                        self._colon_text_note(j)
                 parts.append(line)
                 j += 1
-            items.append(ListItem(i + 1, j, content="\n".join(parts)))
+            items.append(ListItem(i + 1, j, "\n".join(parts)))
             i = j
         lst = ListNode(items[0].line, items[-1].end_line, ordered=ordered, items=items)
         self._append(lst)
@@ -526,7 +558,7 @@ class _Parser:
         self.flat_parents.extend([lst] * len(items))
         return i
 
-    def _quote(self, i: int) -> int:
+    def _quote(self, i: int, _arg: object) -> int:
         lines = self.lines
         n = self.n
         parts: list[str] = []

@@ -1,39 +1,79 @@
-"""Op name -> implementation. Each implementation mutates an `OpState` or raises."""
+"""Op name -> implementation. Each implementation mutates an `OpState` or raises.
+
+The implementations live in four families (blocks, notes, tables, datasets); a family is
+imported the first time one of its ops is applied, so a one-shot ``noma patch`` of an
+attribute never loads the table code or the YAML/JSON/CSV dataset writers.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from . import blocks, datasets, notes, tables
 from .state import OpState
 
 OpFunc = Callable[[OpState, dict[str, Any]], None]
 
-OPS: dict[str, OpFunc] = {
-    "replace_block": blocks.replace_block,
-    "add_block": blocks.add_block,
-    "delete_block": blocks.delete_block,
-    "update_attribute": blocks.update_attribute,
-    "rename_id": blocks.rename_id,
-    "replace_body": blocks.replace_body,
-    "update_heading": blocks.update_heading,
-    "remove_attribute": blocks.remove_attribute,
-    "move_block": blocks.move_block,
-    "add_comment": notes.add_comment,
-    "resolve_comment": notes.resolve_comment,
-    "add_footnote": notes.add_footnote,
-    "add_endnote": notes.add_endnote,
-    "add_change_request": notes.add_change_request,
-    "update_table_cell": tables.update_table_cell,
-    "update_table_header_cell": tables.update_table_header_cell,
-    "insert_table_row": tables.insert_table_row,
-    "delete_table_row": tables.delete_table_row,
-    "insert_table_column": tables.insert_table_column,
-    "delete_table_column": tables.delete_table_column,
-    "update_dataset_cell": datasets.update_dataset_cell,
-    "insert_dataset_row": datasets.insert_dataset_row,
-    "delete_dataset_row": datasets.delete_dataset_row,
-    "insert_dataset_column": datasets.insert_dataset_column,
-    "delete_dataset_column": datasets.delete_dataset_column,
+# Every op, by family module; each module defines a function named after the op.
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "blocks": (
+        "replace_block",
+        "add_block",
+        "delete_block",
+        "update_attribute",
+        "rename_id",
+        "replace_body",
+        "update_heading",
+        "remove_attribute",
+        "move_block",
+    ),
+    "notes": (
+        "add_comment",
+        "resolve_comment",
+        "add_footnote",
+        "add_endnote",
+        "add_change_request",
+    ),
+    "tables": (
+        "update_table_cell",
+        "update_table_header_cell",
+        "insert_table_row",
+        "delete_table_row",
+        "insert_table_column",
+        "delete_table_column",
+    ),
+    "datasets": (
+        "update_dataset_cell",
+        "insert_dataset_row",
+        "delete_dataset_row",
+        "insert_dataset_column",
+        "delete_dataset_column",
+    ),
 }
+_FAMILY_OF = {name: family for family, names in FAMILIES.items() for name in names}
+
+
+class _Registry(Mapping[str, OpFunc]):
+    """A read-only op table that imports an op's family on first lookup."""
+
+    def __init__(self) -> None:
+        self._loaded: dict[str, OpFunc] = {}
+
+    def __getitem__(self, name: str) -> OpFunc:
+        func = self._loaded.get(name)
+        if func is None:
+            family = _FAMILY_OF[name]  # KeyError for an unknown op, as a dict would
+            module = importlib.import_module(f"{__package__}.{family}")
+            func = getattr(module, name)
+            self._loaded[name] = func
+        return func
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_FAMILY_OF)
+
+    def __len__(self) -> int:
+        return len(_FAMILY_OF)
+
+
+OPS: Mapping[str, OpFunc] = _Registry()
