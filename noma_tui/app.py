@@ -29,14 +29,20 @@ from watchfiles import Change, DefaultFilter, awatch
 from core.noma.commit import touch
 from core.noma.patch.catalog import TARGET_FIELD
 from core.noma.patch.errors import SHA_MISMATCH
-from core.noma.patch.pipeline import Actor, DocumentCache, PatchRequest, patch_file
+from core.noma.patch.pipeline import (
+    Actor,
+    DocumentCache,
+    PatchOutcome,
+    PatchRequest,
+    patch_file,
+)
 from core.noma.proof import build_proof
 from core.noma.transcript import transcript_path
 from core.workspace import STATE_DIR, Workspace
 from themes import DEFAULT_THEME, STYLESHEET, THEME_CYCLE, THEMES, VARIABLE_DEFAULTS
 
 from .config import WorkbenchConfig
-from .document import LoadedDocument
+from .document import LoadedDocument, from_state
 from .document import load_document as read_loaded
 from .errors import error_code, error_text, guarded
 from .history import TranscriptSnapshot, load_transcript
@@ -62,6 +68,7 @@ from .screens.help import HelpScreen
 from .screens.main import MainScreen
 from .screens.proof import ProofScreen
 from .session import EditSession
+from .versions import diff_versions
 
 WATCHED_SUFFIXES = (".noma", ".noma.patches")
 WATCH_TICK_MS = 500  # the watcher reports "still watching" this often when idle
@@ -104,6 +111,7 @@ class WorkbenchApp(App[None]):
         self.documents: list[Path] = []
         self.sessions: list[EditSession] = []
         self.loads = 0  # documents shown so far (tests and the bench wait on it)
+        self.applied_builds = 0  # versions shown from an edit's post-state (tests read it)
         self.watching = False  # True once the file watcher is in place
         self._after_load: list[Callable[[LoadedDocument], None]] = []
         self._select_after_load: str | None = None
@@ -185,9 +193,34 @@ class WorkbenchApp(App[None]):
                 recovery = None
             if recovery is not None:
                 self.call_from_thread(self.notify, f"{path.name}: {recovery.describe()}")
-        loaded = read_loaded(path, root=self.workspace.root, cache=self.cache)
+        shown = self._shown(path) if reason != "open" else None
+        loaded = read_loaded(path, root=self.workspace.root, cache=self.cache, shown=shown)
+        changes = diff_versions(shown, loaded) if shown is not None else None
         if not get_current_worker().is_cancelled:
-            self.post_message(DocumentLoaded(loaded, reason))
+            self.post_message(DocumentLoaded(loaded, reason, changes))
+
+    def _shown(self, path: Path) -> LoadedDocument | None:
+        """The version of ``path`` on screen: the base a new version is spliced from and
+        diffed against (read from a worker: a reference, never mutated)."""
+        shown = self.loaded
+        return shown if shown is not None and shown.path == path else None
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="load")
+    def start_applied(self, path: Path, outcome: PatchOutcome) -> None:
+        """Show the version an edit of ours wrote: the engine's post-state (kept in the
+        cache by `patch_file`) and the outcome's text, so the file is neither read again
+        nor parsed. Without them (an evicted state, no text) it is loaded as usual."""
+        self.applied_builds += 1
+        shown = self._shown(path)
+        text = outcome.new_text
+        state = self.cache.get(path, outcome.post_sha256) if text is not None else None
+        if text is None or state is None or (state.text is not None and state.text != text):
+            loaded = read_loaded(path, root=self.workspace.root, cache=self.cache, shown=shown)
+        else:
+            loaded = from_state(path, text, outcome.post_sha256, state, root=self.workspace.root)
+        changes = diff_versions(shown, loaded) if shown is not None else None
+        if not get_current_worker().is_cancelled:
+            self.post_message(DocumentLoaded(loaded, "applied", changes))
 
     @guarded
     def on_document_loaded(self, message: DocumentLoaded) -> None:
@@ -208,7 +241,7 @@ class WorkbenchApp(App[None]):
         )
         if not unchanged or select is not None:
             self.main.status.message = ""
-            self.main.show_document(loaded, select_id=select)
+            self.main.show_document(loaded, select_id=select, changes=message.changes)
             self.loads += 1
         for session in self.sessions:
             session.observe(loaded)
@@ -456,7 +489,7 @@ class WorkbenchApp(App[None]):
             else:
                 self.end_session(pending.session)
             self._select_after_load = pending.select_id
-            self.start_load(pending.path, "applied")
+            self.start_applied(pending.path, outcome)
         elif outcome.code == SHA_MISMATCH:
             self._conflict(pending, outcome.error or "")
         else:

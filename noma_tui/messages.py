@@ -18,6 +18,7 @@ from core.noma.proof import Proof
 from .document import LoadedDocument
 from .history import TranscriptSnapshot
 from .session import EditSession
+from .versions import Changes
 
 if TYPE_CHECKING:
     from .screens.edit_base import EditScreen
@@ -40,12 +41,14 @@ class Pending:
 
 
 class DocumentLoaded(Message):
-    """A fresh version of the open document (``reason``: open, disk, applied, ...)."""
+    """A fresh version of the open document (``reason``: open, disk, applied, ...), with
+    what changed against the version shown when the worker started (None: show it whole)."""
 
-    def __init__(self, loaded: LoadedDocument, reason: str) -> None:
+    def __init__(self, loaded: LoadedDocument, reason: str, changes: Changes | None = None) -> None:
         super().__init__()
         self.loaded = loaded
         self.reason = reason
+        self.changes = changes
 
 
 class TranscriptLoaded(Message):

@@ -4,7 +4,9 @@ A 5,000-section document has ~20,000 blocks; adding them all up front costs the 
 thread about a second. So parents start collapsed and get their children when first
 expanded, long child lists are added in chunks under the tree's lock with a yield between
 chunks, and a new version of the same shape (the usual case after an edit) keeps every
-node and only relabels the ones whose text changed (`TreeNode.set_label`).
+node and only relabels the rows `noma_tui.versions.diff_versions` says can differ
+(`TreeNode.set_label`): an edit of one block on a 5,000-section document builds one label,
+not 5,000. A change of shape rebuilds the tree, keeping cursor, expansion and scroll.
 """
 
 from __future__ import annotations
@@ -39,6 +41,10 @@ class DocumentTree(Themed, Tree[int]):
         self._generation = 0
         self.filter_text = ""  # `/` search: only matches and their ancestors are shown
         self.matches: list[int] = []
+        # What refreshes cost (tests and the bench read them): labels built by `update`,
+        # and whole rebuilds.
+        self.rows_relabelled = 0
+        self.rebuilds = 0
 
     # -- cheap overrides for big trees ---------------------------------------------------
 
@@ -80,6 +86,22 @@ class DocumentTree(Themed, Tree[int]):
             self._rebuild(loaded, keep_from=previous)
         else:
             self._rebuild(loaded, keep_from=None)
+
+    def update(self, loaded: LoadedDocument, rows: frozenset[int]) -> None:
+        """Show a new version with the same structure as the shown one: only ``rows`` (and
+        the root, which counts the diagnostics) get new labels; every node, the cursor,
+        expansion and scroll stay as they are."""
+        if self.filter_text:
+            self.show(loaded)
+            return
+        self.loaded = loaded
+        self._set_label(self.root, root_label(loaded, self.palette))
+        nodes = self._block_nodes
+        for block in rows:
+            node = nodes.get(block)
+            if node is not None:
+                self.rows_relabelled += 1
+                self._set_label(node, self._label(loaded, block))
 
     def restyle(self) -> None:
         self.relabel()
@@ -153,8 +175,10 @@ class DocumentTree(Themed, Tree[int]):
             node.set_label(label)
 
     def _rebuild(self, loaded: LoadedDocument, keep_from: LoadedDocument | None) -> None:
+        self.rebuilds += 1
         expanded: list[str] = []
         cursor_id: str | None = None
+        scroll_y = self.scroll_y
         if keep_from is not None:
             for block, node in self._block_nodes.items():
                 ident = keep_from.blocks[block].id
@@ -182,7 +206,18 @@ class DocumentTree(Themed, Tree[int]):
                 self._block_nodes[again].expand()
         target = loaded.block_of_id(cursor_id) if cursor_id else None
         if target is not None:
-            self.reveal(target)
+            self.reveal(target, move=False)
+            _ = self._tree_lines
+            node = self._block_nodes[target]
+            self.move_cursor(node, animate=False)
+            if keep_from is not None:
+                # Where the user left the view, as long as the cursor row is still in it.
+                self.scroll_to(y=scroll_y, animate=False, immediate=True)
+                line = node.line
+                if not scroll_y <= line < scroll_y + self.scrollable_content_region.height:
+                    self.scroll_to_node(node, animate=False)
+            else:
+                self.scroll_to_node(node, animate=False)
         else:
             self.cursor_line = 0
 
