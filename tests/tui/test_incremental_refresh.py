@@ -197,6 +197,9 @@ async def test_app_edit_is_shown_from_the_post_state_without_reading_or_parsing(
         app.screen.query_one("#field-value", Input).value = "0.6"
         await pilot.press("ctrl+s")
         await until(pilot, lambda: isinstance(app.screen, ProofScreen), "the proof")
+        proof = app.screen.proof  # type: ignore[attr-defined]
+        previewed = app.cache.prepared(path.resolve(), proof.outcome.post_sha256)
+        assert previewed is not None, "the proof left its post-state for the apply"
         parses = FullParses(monkeypatch)
         builds = app.applied_builds
         await pilot.press("ctrl+s")
@@ -211,6 +214,7 @@ async def test_app_edit_is_shown_from_the_post_state_without_reading_or_parsing(
         assert parses.reads == 0, "the app did not read the file it had just written"
         assert parses.count == 0, "nobody parsed the whole document"
         assert tree.rebuilds == rebuilds
+        assert app.loaded.doc is previewed.doc, "the version shown is the one the proof built"  # type: ignore[union-attr]
         node = app.main.block_view.loaded.blocks[app.main.block_view.block]  # type: ignore[union-attr,index]
         assert node.attrs["confidence"] == 0.6
         assert app.loaded.source.text == path.read_text("utf-8")  # type: ignore[union-attr]
