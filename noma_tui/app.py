@@ -27,6 +27,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from watchfiles import Change, DefaultFilter, awatch
 
 from core.noma.commit import touch
+from core.noma.files import DocumentIOError
 from core.noma.patch.catalog import TARGET_FIELD
 from core.noma.patch.errors import SHA_MISMATCH
 from core.noma.patch.pipeline import (
@@ -68,7 +69,7 @@ from .screens.help import HelpScreen
 from .screens.main import MainScreen
 from .screens.proof import ProofScreen
 from .session import EditSession
-from .versions import diff_versions
+from .versions import Changes, diff_versions
 
 WATCHED_SUFFIXES = (".noma", ".noma.patches")
 WATCH_TICK_MS = 500  # the watcher reports "still watching" this often when idle
@@ -205,30 +206,38 @@ class WorkbenchApp(App[None]):
         shown = self.loaded
         return shown if shown is not None and shown.path == path else None
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="load")
-    def start_applied(self, path: Path, outcome: PatchOutcome) -> None:
-        """Show the version an edit of ours wrote: the engine's post-state (kept in the
-        cache by `patch_file`) and the outcome's text, so the file is neither read again
-        nor parsed. Without them (an evicted state, no text) it is loaded as usual."""
+    def _applied_version(
+        self, path: Path, outcome: PatchOutcome
+    ) -> tuple[LoadedDocument | None, Changes | None]:
+        """The version an edit of ours wrote, built in the apply worker: the engine's
+        post-state (kept in the cache by `patch_file`) and the outcome's text, so the file
+        is neither read again nor parsed. Without them (an evicted state, no text) it is
+        loaded as usual; (None, None) if even that fails (the panes then load it later)."""
         self.applied_builds += 1
         shown = self._shown(path)
         text = outcome.new_text
         state = self.cache.get(path, outcome.post_sha256) if text is not None else None
-        if text is None or state is None or (state.text is not None and state.text != text):
-            loaded = read_loaded(path, root=self.workspace.root, cache=self.cache, shown=shown)
-        else:
-            loaded = from_state(path, text, outcome.post_sha256, state, root=self.workspace.root)
-        changes = diff_versions(shown, loaded) if shown is not None else None
-        if not get_current_worker().is_cancelled:
-            self.post_message(DocumentLoaded(loaded, "applied", changes))
+        try:
+            if text is None or state is None or (state.text is not None and state.text != text):
+                loaded = read_loaded(path, root=self.workspace.root, cache=self.cache, shown=shown)
+            else:
+                loaded = from_state(
+                    path, text, outcome.post_sha256, state, root=self.workspace.root, previous=shown
+                )
+        except DocumentIOError:
+            return None, None
+        return loaded, diff_versions(shown, loaded) if shown is not None else None
 
     @guarded
     def on_document_loaded(self, message: DocumentLoaded) -> None:
         if not self.panes_ready:
             return
-        loaded = message.loaded
-        if loaded.path != self.doc_path:
+        if message.loaded.path != self.doc_path:
             return
+        self._take(message.loaded, message.changes)
+
+    def _take(self, loaded: LoadedDocument, changes: Changes | None) -> None:
+        """Make ``loaded`` the shown version: panes, open edits' drift, waiting callbacks."""
         previous = self.loaded
         self.loaded = loaded
         self._remember(loaded)
@@ -241,7 +250,7 @@ class WorkbenchApp(App[None]):
         )
         if not unchanged or select is not None:
             self.main.status.message = ""
-            self.main.show_document(loaded, select_id=select, changes=message.changes)
+            self.main.show_document(loaded, select_id=select, changes=changes)
             self.loads += 1
         for session in self.sessions:
             session.observe(loaded)
@@ -465,7 +474,12 @@ class WorkbenchApp(App[None]):
     @work(thread=True, exclusive=True, exit_on_error=False, group="apply")
     def start_apply(self, pending: Pending) -> None:
         outcome = patch_file(pending.path, self._request(pending), cache=self.cache)
-        self.post_message(PatchDone(pending, outcome))
+        loaded, changes = (None, None)
+        if outcome.ok:
+            # Built here, not in another worker after the editor closed: the main screen
+            # then comes back already showing the new version (one repaint, not two).
+            loaded, changes = self._applied_version(pending.path, outcome)
+        self.post_message(PatchDone(pending, outcome, loaded, changes))
 
     @guarded
     def on_patch_done(self, message: PatchDone) -> None:
@@ -489,7 +503,10 @@ class WorkbenchApp(App[None]):
             else:
                 self.end_session(pending.session)
             self._select_after_load = pending.select_id
-            self.start_applied(pending.path, outcome)
+            if message.loaded is not None and message.loaded.path == self.doc_path:
+                self._take(message.loaded, message.changes)
+            else:
+                self.start_load(pending.path, "applied")
         elif outcome.code == SHA_MISMATCH:
             self._conflict(pending, outcome.error or "")
         else:

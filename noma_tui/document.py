@@ -31,8 +31,9 @@ from core.noma.patch.pipeline import DocumentCache, DocumentState, analyse
 from core.noma.patch.text import SourceLines
 from core.noma.source import Source, from_text
 
-ROOT = -1
-"""The parent index of a top-level block (the document itself)."""
+from .arrangement import ROOT, Arrangement, arrange, splice
+
+__all__ = ["ROOT", "Badge", "DiagnosticRow", "LoadedDocument", "from_state", "load_document"]
 
 
 @dataclass(slots=True)
@@ -80,6 +81,9 @@ class LoadedDocument:
         if not self._sha256:
             self._sha256 = self.source.sha256
         return self._sha256
+
+    def arrangement(self) -> Arrangement:
+        return Arrangement(self.blocks, self.parents, self.children, self.roots, self._positions)
 
     def state(self) -> DocumentState:
         """This version as the engine's splice base (the diagnostics are not needed)."""
@@ -184,37 +188,6 @@ class LoadedDocument:
         return sum(1 for r in self.diagnostics if r.diagnostic.severity == severity)
 
 
-def _arrange(
-    doc: Document,
-) -> tuple[list[Node], list[int], list[list[int]], list[int], dict[int, int]]:
-    """The blocks in document order with their links. Only containers are entered
-    (sections and directives live only in the document, sections and directives), not
-    `Document.walk`: a spliced tree has no recorded walk, and building one visits every
-    paragraph and list item (~100 ms on 5,000 sections, four times this)."""
-    blocks: list[Node] = []
-    parents: list[int] = []
-    children: list[list[int]] = []
-    roots: list[int] = []
-    positions: dict[int, int] = {}
-
-    def visit(nodes: list[Node], parent: int, siblings: list[int]) -> None:
-        for node in nodes:
-            if not isinstance(node, Section | Directive):
-                continue
-            i = len(blocks)
-            blocks.append(node)
-            positions[id(node)] = i
-            parents.append(parent)
-            kids: list[int] = []
-            children.append(kids)
-            siblings.append(i)
-            if node.children:
-                visit(node.children, i, kids)
-
-    visit(doc.children, ROOT, roots)
-    return blocks, parents, children, roots, positions
-
-
 def _innermost(blocks: list[Node], parents: list[int], starts: list[int], line: int) -> int | None:
     """The deepest block whose span holds ``line`` (blocks are in pre-order)."""
     k = bisect.bisect_right(starts, line) - 1
@@ -287,7 +260,7 @@ def load_document(
         state = analyse(source.text, path.parent, sha, previous=base)
         if cache is not None:
             cache.put(path, state)
-    return from_state(path, source, sha, state, root=root, started=started)
+    return from_state(path, source, sha, state, root=root, started=started, previous=shown)
 
 
 def from_state(
@@ -298,9 +271,11 @@ def from_state(
     *,
     root: Path | None = None,
     started: float | None = None,
+    previous: LoadedDocument | None = None,
 ) -> LoadedDocument:
     """Index an engine state for the panes. ``source`` may be the text alone (the post-state
-    of an edit the app applied: nothing is read from disk then)."""
+    of an edit the app applied: nothing is read from disk then). ``previous`` (an earlier
+    version of the same file) lets the block arrangement be spliced rather than rebuilt."""
     if started is None:
         started = time.perf_counter()
     if isinstance(source, str):
@@ -309,7 +284,12 @@ def from_state(
     note_ids = {id(n) for n in doc.notes}
     validator = [d for d in state.diagnostics if id(d) not in note_ids]
     with gc_paused():  # tens of thousands of small lists, no cycles: GC passes are waste
-        blocks, parents, children, roots, positions = _arrange(doc)
+        arranged = None
+        if previous is not None and previous.path == path:
+            arranged = splice(previous.arrangement(), previous.doc, doc)
+        if arranged is None:
+            arranged = arrange(doc)
+        blocks, parents, children, roots, positions = arranged
         rows, badges = arrange_diagnostics(doc, validator, blocks, parents, positions)
     idx = index(doc)
     duplicates = {ident for ident, n in idx.count.items() if n > 1}

@@ -81,10 +81,21 @@ class ProofReady(Message):
 
 
 class PatchDone(Message):
-    def __init__(self, pending: Pending, outcome: PatchOutcome) -> None:
+    """An apply finished; when it wrote, ``loaded`` is the new version (from the engine's
+    post-state) and ``changes`` how it differs from the version shown before."""
+
+    def __init__(
+        self,
+        pending: Pending,
+        outcome: PatchOutcome,
+        loaded: LoadedDocument | None = None,
+        changes: Changes | None = None,
+    ) -> None:
         super().__init__()
         self.pending = pending
         self.outcome = outcome
+        self.loaded = loaded
+        self.changes = changes
 
 
 class EditOpened(Message):

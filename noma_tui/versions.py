@@ -6,7 +6,8 @@ the same places, with the same ids) a row can only look different when its block
 changed, its badge changed or its id became (or stopped being) a duplicate. The text part
 is found from the lines: the common head and tail of the two line lists are cut (compared
 in chunks, in C), and a block changed when its span meets the lines in between. That costs
-the size of the change plus one pass over the block starts, never a label per block.
+the size of the change, never a label per block. (One thing names a block from outside
+its span: frontmatter ``aliases:``; an edit there compares every row.)
 
 Anything else (a block added, removed or moved, an id that changed) is a structure change:
 the tree then rebuilds, keeping its cursor, expansion and scroll by id.
@@ -16,6 +17,8 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass
+
+from core.noma.nodes import Node
 
 from .document import ROOT, LoadedDocument
 
@@ -75,11 +78,19 @@ def diff_versions(base: LoadedDocument, new: LoadedDocument) -> Changes:
         base.path == new.path
         and len(base.blocks) == len(new.blocks)
         and base.parents == new.parents
-        and [n.id for n in base.blocks] == [n.id for n in new.blocks]
+        and all(a is b or a.id == b.id for a, b in zip(base.blocks, new.blocks, strict=True))
     )
     if not same:
         return Changes(base, False, frozenset(), lines)
     rows = set(_touched(new, lines[0], lines[2]))
+    if lines[0] < max(_frontmatter_end(base), _frontmatter_end(new)):
+        # Frontmatter ``aliases:`` name the root section from outside its span: a rare
+        # edit, so every row is compared.
+        rows.update(
+            i
+            for i, (a, b) in enumerate(zip(base.blocks, new.blocks, strict=True))
+            if a is not b and _label_key(a) != _label_key(b)
+        )
     for block in base.badges.keys() | new.badges.keys():
         if base.badges.get(block) != new.badges.get(block):
             rows.add(block)
@@ -89,15 +100,29 @@ def diff_versions(base: LoadedDocument, new: LoadedDocument) -> Changes:
     return Changes(base, True, frozenset(rows), lines)
 
 
+def _frontmatter_end(version: LoadedDocument) -> int:
+    fm = version.doc.frontmatter
+    return fm.end_line if fm is not None else 0
+
+
+def _label_key(node: Node) -> tuple[object, ...]:
+    """What a row shows of its block (`noma_tui.labels`), badge and duplicate flag aside."""
+    return (type(node), getattr(node, "title", None), getattr(node, "name", None), node.id,
+            tuple(node.aliases))  # fmt: skip
+
+
+def _start(node: Node) -> int:
+    return node.line - 1
+
+
 def _touched(new: LoadedDocument, a: int, end: int) -> list[int]:
     """Blocks of ``new`` whose span (0-based ``[line - 1, end_line)``) meets ``[a, end)``;
     for a pure deletion (``a == end``) the blocks that held the removed lines."""
     blocks = new.blocks
     if not blocks:
         return []
-    starts = [n.line - 1 for n in blocks]
     out: list[int] = []
-    first = bisect_left(starts, a)
+    first = bisect_left(blocks, a, key=_start)
     # Blocks starting before the change meet it only if they contain line a: those are
     # the last block starting before it and its ancestors (blocks nest).
     k = first - 1
@@ -105,6 +130,6 @@ def _touched(new: LoadedDocument, a: int, end: int) -> list[int]:
         if blocks[k].end_line > a:
             out.append(k)
         k = new.parents[k]
-    stop = bisect_left(starts, end)
+    stop = bisect_left(blocks, end, key=_start)
     out.extend(range(first, stop))
     return out

@@ -1,0 +1,94 @@
+"""The app's block arrangement spliced from the previous version equals one built whole,
+after every step of random edits (the engine's own splice property test, seen from the app:
+`noma_tui.arrangement.splice` relies on which nodes the engine shares)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from bench.generate import generate
+from core.noma.incremental import reparse
+from core.noma.parser import parse
+from noma_tui.arrangement import Arrangement, arrange, splice
+from noma_tui.demo import DEMO_SOURCE
+
+EDITS = [
+    "Plain text that changed.",
+    "",
+    "## A new heading",
+    '::note{id="n-new"}\nInside.\n::',
+    "- a list item",
+    "::",
+    "# Top heading",
+]
+
+
+def _same(got: Arrangement, want: Arrangement) -> None:
+    assert [id(n) for n in got.blocks] == [id(n) for n in want.blocks]
+    assert got.parents == want.parents
+    assert got.children == want.children
+    assert got.roots == want.roots
+    assert got.positions == want.positions
+
+
+def _edit(rng: random.Random, text: str) -> str:
+    lines = text.split("\n")
+    i = rng.randrange(len(lines))
+    kind = rng.randrange(4)
+    if kind == 0:  # change a line in place (line count kept)
+        lines[i] = lines[i] + " edited" if lines[i].strip() else lines[i]
+        if lines[i].startswith("::") and "{" in lines[i]:
+            lines[i] = lines[i].replace("}", ' extra="1"}', 1)
+    elif kind == 1:
+        lines[i:i] = rng.choice(EDITS).split("\n")
+    elif kind == 2:
+        del lines[i : i + rng.randrange(1, 3)]
+    else:
+        lines[i] = rng.choice(EDITS).split("\n")[0]
+    return "\n".join(lines)
+
+
+def _texts() -> list[str]:
+    texts = [generate(40, seed=3)]
+    texts += [p.read_text("utf-8") for p in sorted(Path(DEMO_SOURCE).glob("*.noma"))]
+    return texts
+
+
+@pytest.mark.parametrize("case", range(4))
+def test_spliced_arrangement_equals_a_whole_one(case: int) -> None:
+    rng = random.Random(1400 + case)
+    spliced_steps = 0
+    for text in _texts():
+        doc = parse(text)
+        arranged = arrange(doc)
+        for _ in range(40):
+            new_text = _edit(rng, text)
+            new_doc = reparse(doc, text, new_text)
+            got = splice(arranged, doc, new_doc)
+            want = arrange(new_doc)
+            if got is not None:
+                spliced_steps += 1
+                _same(got, want)
+            text, doc, arranged = new_text, new_doc, want
+    assert spliced_steps > 20, "the splice path ran"
+
+
+def test_an_attribute_edit_is_spliced_sharing_every_other_block() -> None:
+    text = generate(200, seed=5)
+    doc = parse(text)
+    arranged = arrange(doc)
+    new_text = text.replace('::claim{id="claim-120" ', '::claim{id="claim-120" reviewed=true ', 1)
+    assert new_text != text
+    new_doc = reparse(doc, text, new_text)
+    got = splice(arranged, doc, new_doc)
+    assert got is not None
+    _same(got, arrange(new_doc))
+    changed = [
+        i for i, (a, b) in enumerate(zip(arranged.blocks, got.blocks, strict=True)) if a is not b
+    ]
+    claim = next(i for i, n in enumerate(got.blocks) if n.id == "claim-120")
+    assert claim in changed and len(changed) <= 4  # the claim and its ancestor sections
+    assert got.children[-1] is arranged.children[-1]  # shared, not rebuilt
