@@ -8,6 +8,8 @@ Headless (`App.run_test`, 120x34), on generated documents of 1,000 and 5,000 sec
   `DiskChanged` message the watcher posts, right after the write. The edit toggles the
   ``owner`` of the selected ``::risk`` block, so a diagnostic appears or disappears each
   time;
+* ``outside +/- section``: the same for an outside edit that adds a section near the top
+  (removed again the next time): a change of structure, so the tree is rebuilt;
 * ``proof shown``: an attribute edit (``a`` on a ``::claim``, a new confidence typed in
   the form), from the ctrl+s that asks for the proof to the frame that draws the proof;
 * ``applied``: from the ctrl+s on the proof to the frame in which the main screen shows
@@ -119,7 +121,7 @@ async def one_run(path: Path, edits: int, sections: int, run: int = 0) -> dict[s
     workspace = Workspace.open(path.parent)
     config = WorkbenchConfig(watch=False, cursor_blink=False)
     app = WorkbenchApp(workspace, document=path, config=config, single_file=True)
-    out: dict[str, list[float]] = {"outside": [], "proof": [], "applied": []}
+    out: dict[str, list[float]] = {"outside": [], "structure": [], "proof": [], "applied": []}
     async with app.run_test(size=SIZE) as pilot:
         frames = Frames(app)
         await _wait(lambda: app.loaded is not None and app.transcript is not None, "loaded")
@@ -143,6 +145,25 @@ async def one_run(path: Path, edits: int, sections: int, run: int = 0) -> dict[s
             path.write_text(new, encoding="utf-8")
             app.post_message(DiskChanged({path.resolve()}, False))
             out["outside"].append(await frames.drawn("outside edit shown") - t0)
+
+        # -- outside edits that add (then remove) a section: a change of structure -------
+        added = "## Added outside\n\nWritten by another editor.\n\n"
+        anchor = "## Finding 3: "
+        for _ in range(edits):
+            await pilot.pause()
+            text = path.read_text("utf-8")
+            new = (
+                text.replace(added, "", 1)
+                if added in text
+                else text.replace(anchor, added + anchor, 1)
+            )
+            target = hashlib.sha256(new.encode("utf-8")).hexdigest()
+            frames.arm(_on_version(app, lambda s, t=target: s == t))  # type: ignore[misc]
+            t0 = time.perf_counter()
+            path.write_text(new, encoding="utf-8")
+            app.post_message(DiskChanged({path.resolve()}, False))
+            out["structure"].append(await frames.drawn("outside structure edit shown") - t0)
+        await _wait(lambda: not app.main.doc_tree.filling, "tree filled again")
 
         # -- proof and apply of an attribute edit ---------------------------------------
         for i in range(edits):
@@ -204,7 +225,7 @@ async def _open_and_fill(path_text: str) -> None:
 def _line(label: str, values: list[float]) -> str:
     median = statistics.median(values) * 1000
     worst = max(values) * 1000
-    return f"  {label:<26} median {median:7.1f} ms   max {worst:7.1f} ms   (n={len(values)})"
+    return f"  {label:<30} median {median:7.1f} ms   max {worst:7.1f} ms   (n={len(values)})"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -216,6 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     labels = {
         "outside": "outside edit -> panes",
+        "structure": "outside +/- section -> panes",
         "proof": "proof shown",
         "applied": "edit applied and shown",
     }
@@ -232,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
             for key, label in labels.items():
                 print(_line(label, totals[key]))
             if not args.no_rss:
-                print(f"  {'peak RSS, document open':<26} {peak_rss_mb(path):7.1f} MB")
+                print(f"  {'peak RSS, document open':<30} {peak_rss_mb(path):7.1f} MB")
             sys.stdout.flush()
     return 0
 

@@ -9,9 +9,10 @@ change. The engine's splice shares every node outside the re-parsed run and copi
 containers on the path to it (architecture "Immutable trees"), so descending from the root
 while exactly one child differs by identity finds the path; at the first level where more
 (or other) children differ, the differing run is re-arranged and everything before and after
-it is taken over as it was. When that cannot be proven (the run holds a different number of
-blocks, or nodes after it were copied with shifted lines) it returns None and the caller
-arranges the whole tree; the result is the same either way (a test compares them).
+it is taken over as it was (indexes after it moved by the number of blocks the run gained
+or lost). It also says where that run is (`Region`), so the tree can replace just those
+rows. When the path cannot be proven it returns None and the caller arranges the whole
+tree; the result is the same either way (a test compares them).
 """
 
 from __future__ import annotations
@@ -30,6 +31,19 @@ class Arrangement(NamedTuple):
     children: list[list[int]]
     roots: list[int]
     positions: dict[int, int]  # id(node) -> block index
+
+
+class Region(NamedTuple):
+    """Where a spliced arrangement differs from the one it came from: the blocks
+    ``[x0, x1)`` inside container ``at`` (a block index, or ROOT) became ``[x0, x1 + d)``;
+    blocks from ``x1`` on are the same nodes at index ``+ d``; the containers on the path
+    down to ``at`` (``path``, outermost first, ``at`` included) are new copies."""
+
+    at: int
+    x0: int
+    x1: int
+    d: int
+    path: tuple[int, ...]
 
 
 def _visit(
@@ -64,11 +78,13 @@ def _is_block(node: Node) -> bool:
     return isinstance(node, Section | Directive)
 
 
-def splice(previous: Arrangement, old_doc: Document, doc: Document) -> Arrangement | None:
-    """The arrangement of ``doc`` from ``previous`` (the arrangement of ``old_doc``), or None
-    when it has to be built whole."""
+def splice(
+    previous: Arrangement, old_doc: Document, doc: Document
+) -> tuple[Arrangement, Region] | None:
+    """The arrangement of ``doc`` from ``previous`` (the arrangement of ``old_doc``) and
+    where they differ, or None when it has to be built whole."""
     if doc is old_doc:
-        return previous
+        return previous, Region(ROOT, 0, 0, 0, ())
     old_c: Document | Node = old_doc
     new_c: Document | Node = doc
     at = ROOT  # block index of the container (ROOT: the document)
@@ -117,27 +133,44 @@ def splice(previous: Arrangement, old_doc: Document, doc: Document) -> Arrangeme
     region = Arrangement([], [], [], [], {})
     top: list[int] = []
     _visit(new_run, at, top, region, x0)
-    if len(region.blocks) != x1 - x0:
-        return None  # blocks added or removed: indexes after the run move
-    blocks = previous.blocks[:x0] + region.blocks + previous.blocks[x1:]
-    parents = previous.parents[:x0] + region.parents + previous.parents[x1:]
-    children = previous.children[:x0] + region.children + previous.children[x1:]
+    d = len(region.blocks) - (x1 - x0)
+    old_blocks_after = previous.blocks[x1:]
+    blocks = previous.blocks[:x0] + region.blocks + old_blocks_after
+    parents_after = previous.parents[x1:]
+    if d:
+        parents_after = [p + d if p >= x1 else p for p in parents_after]
+    parents = previous.parents[:x0] + region.parents + parents_after
+    children_after = previous.children[x1:]
+    if d:
+        children_after = [[c + d for c in kids] for kids in children_after]
+    children = previous.children[:x0] + region.children + children_after
     new_positions = dict(positions)
     for node in previous.blocks[x0:x1]:
         new_positions.pop(id(node), None)
     new_positions.update(region.positions)
+    if d:
+        new_positions.update(
+            zip(map(id, old_blocks_after), range(x1 + d, len(blocks)), strict=True)
+        )
+    ancestors = tuple(index for index, _ in path)
     for index, node in path:
         new_positions.pop(id(previous.blocks[index]), None)
         blocks[index] = node
         new_positions[id(node)] = index
+        if d and index != at:
+            children[index] = [c + d if c >= x1 else c for c in previous.children[index]]
     siblings = previous.roots if at == ROOT else previous.children[at]
-    rearranged = [i for i in siblings if i < x0] + top + [i for i in siblings if i >= x1]
+    rearranged = [i for i in siblings if i < x0] + top + [i + d for i in siblings if i >= x1]
     roots = previous.roots
     if at == ROOT:
         roots = rearranged
     else:
         children[at] = rearranged
-    return Arrangement(blocks, parents, children, roots, new_positions)
+        if d:
+            roots = [r + d if r >= x1 else r for r in roots]
+    return Arrangement(blocks, parents, children, roots, new_positions), Region(
+        at, x0, x1, d, ancestors
+    )
 
 
 def _subtree_end(arrangement: Arrangement, block: int) -> int:

@@ -31,7 +31,7 @@ from core.noma.patch.pipeline import DocumentCache, DocumentState, analyse
 from core.noma.patch.text import SourceLines
 from core.noma.source import Source, from_text
 
-from .arrangement import ROOT, Arrangement, arrange, splice
+from .arrangement import ROOT, Arrangement, Region, arrange, splice
 
 __all__ = ["ROOT", "Badge", "DiagnosticRow", "LoadedDocument", "from_state", "load_document"]
 
@@ -74,6 +74,8 @@ class LoadedDocument:
     _positions: dict[int, int] = field(default_factory=dict, repr=False)
     _haystacks: list[str] | None = field(default=None, repr=False)
     _sha256: str = field(default="", repr=False)
+    # Spliced from the version with this sha256: where the block list differs from it.
+    spliced: tuple[str, Region] | None = field(default=None, repr=False)
 
     @property
     def sha256(self) -> str:
@@ -285,8 +287,11 @@ def from_state(
     validator = [d for d in state.diagnostics if id(d) not in note_ids]
     with gc_paused():  # tens of thousands of small lists, no cycles: GC passes are waste
         arranged = None
+        region: Region | None = None
         if previous is not None and previous.path == path:
-            arranged = splice(previous.arrangement(), previous.doc, doc)
+            spliced = splice(previous.arrangement(), previous.doc, doc)
+            if spliced is not None:
+                arranged, region = spliced
         if arranged is None:
             arranged = arrange(doc)
         blocks, parents, children, roots, positions = arranged
@@ -316,6 +321,7 @@ def from_state(
         read_only=is_read_only(path),
         _positions=positions,
         _sha256=sha256,
+        spliced=(previous.sha256, region) if region is not None and previous else None,
     )
 
 

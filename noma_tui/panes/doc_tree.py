@@ -17,6 +17,7 @@ from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from ..arrangement import Region
 from ..document import ROOT, LoadedDocument
 from ..labels import label_for, root_label
 from ..styles import Themed
@@ -45,6 +46,7 @@ class DocumentTree(Themed, Tree[int]):
         # and whole rebuilds.
         self.rows_relabelled = 0
         self.rebuilds = 0
+        self.splices = 0  # changes of structure shown by replacing a run of rows
 
     # -- cheap overrides for big trees ---------------------------------------------------
 
@@ -102,6 +104,82 @@ class DocumentTree(Themed, Tree[int]):
             if node is not None:
                 self.rows_relabelled += 1
                 self._set_label(node, self._label(loaded, block))
+
+    def splice(self, loaded: LoadedDocument, region: Region, rows: frozenset[int]) -> bool:
+        """Show a new version whose structure differs from the shown one only inside
+        ``region`` (`noma_tui.arrangement.Region`): the run's rows are replaced, rows after
+        it are renumbered in place, the rest stay as they are. The cursor stays on its
+        block and on its screen row, expansion is kept by id. False when this cannot be
+        done here (a filter, chunks still being added): the caller rebuilds."""
+        old = self.loaded
+        if old is None or self.filter_text or self.filling:
+            return False
+        at, x0, x1, d, _path = region
+        if at != ROOT and at >= x0:
+            return False
+        cursor = self.cursor_node
+        cursor_line, scroll_y = self.cursor_line, self.scroll_y
+        cursor_id = old.blocks[cursor.data].id if cursor is not None and cursor.data not in (
+            None, ROOT) else None  # fmt: skip
+        nodes, filled = self._block_nodes, self._filled
+        expanded = [old.blocks[b].id for b in range(x0, x1) if b in nodes and nodes[b].is_expanded]
+        for b in old.roots if at == ROOT else old.children[at]:
+            if x0 <= b < x1 and b in nodes:
+                nodes[b].remove()
+        kept = {b: n for b, n in nodes.items() if b < x0}
+        kept_filled = {b: n for b, n in filled.items() if b < x0}
+        for b, node in nodes.items():
+            if b >= x1:
+                node.data = b + d
+                kept[b + d] = node
+        for b, count in filled.items():
+            if b >= x1:
+                kept_filled[b + d] = count
+        self._block_nodes, self._filled = kept, kept_filled
+        self.loaded = loaded
+        self._generation += 1
+        kids = loaded.roots if at == ROOT else loaded.children[at]
+        parent = self.root if at == ROOT else kept.get(at)
+        if parent is not None and at != ROOT:
+            parent.allow_expand = bool(kids)
+        if parent is not None and at in kept_filled:
+            after = next((kept[c] for c in kids if c >= x1 + d and c in kept), None)
+            for child in kids:
+                if not x0 <= child < x1 + d:
+                    continue
+                label = label_for(loaded, child, self.palette)
+                if loaded.children[child]:
+                    kept[child] = parent.add(label, data=child, before=after)
+                else:
+                    kept[child] = parent.add_leaf(label, data=child, before=after)
+            kept_filled[at] = len(kids)
+        self._set_label(self.root, root_label(loaded, self.palette))
+        for block in rows:
+            node = kept.get(block)
+            if node is not None and not x0 <= block < x1 + d:
+                self.rows_relabelled += 1
+                self._set_label(node, self._label(loaded, block))
+        for ident in expanded:
+            again = loaded.block_of_id(ident) if ident else None
+            if again is not None and x0 <= again < x1 + d and loaded.children[again]:
+                self.reveal(again, move=False)
+                kept[again].expand()
+        self.splices += 1
+        _ = self._tree_lines
+        if cursor is not None and cursor.data in kept and kept[cursor.data] is cursor:
+            target: TreeNode[int] | None = cursor
+        else:
+            block = loaded.block_of_id(cursor_id) if cursor_id else None
+            if block is not None:
+                self.reveal(block, move=False)
+                _ = self._tree_lines
+            target = kept.get(block) if block is not None else None
+        if target is None:
+            self.cursor_line = min(cursor_line, max(0, self.last_line))
+            return True
+        self.move_cursor(target, animate=False)
+        self.scroll_to(y=scroll_y + target.line - cursor_line, animate=False, immediate=True)
+        return True
 
     def restyle(self) -> None:
         self.relabel()

@@ -195,8 +195,12 @@ class MainScreen(Screen[None]):
             changes = None  # made against a version that is no longer shown
         if changes is not None and changes.same_structure:
             tree.update(loaded, changes.rows)
-        else:
-            tree.show(loaded)
+        elif (
+            changes is None
+            or changes.region is None
+            or not tree.splice(loaded, changes.region, changes.rows)
+        ):
+            tree.show(loaded)  # whole: kept by id where the shape allows
         if select_id is not None:
             block = loaded.block_of_id(select_id)
             if block is not None:

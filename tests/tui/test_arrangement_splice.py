@@ -12,7 +12,7 @@ import pytest
 from bench.generate import generate
 from core.noma.incremental import reparse
 from core.noma.parser import parse
-from noma_tui.arrangement import Arrangement, arrange, splice
+from noma_tui.arrangement import Arrangement, Region, arrange, splice
 from noma_tui.demo import DEMO_SOURCE
 
 EDITS = [
@@ -32,6 +32,18 @@ def _same(got: Arrangement, want: Arrangement) -> None:
     assert got.children == want.children
     assert got.roots == want.roots
     assert got.positions == want.positions
+
+
+def _region_holds(old: Arrangement, new: Arrangement, region: Region) -> None:
+    """Outside the region and its path, the blocks are the same nodes, shifted by d."""
+    at, x0, x1, d, path = region
+    assert len(new.blocks) == len(old.blocks) + d
+    assert not path or path[-1] == at
+    for i in range(x0):
+        if i not in path:
+            assert new.blocks[i] is old.blocks[i]
+    for i in range(x1, len(old.blocks)):
+        assert new.blocks[i + d] is old.blocks[i]
 
 
 def _edit(rng: random.Random, text: str) -> str:
@@ -61,19 +73,24 @@ def _texts() -> list[str]:
 def test_spliced_arrangement_equals_a_whole_one(case: int) -> None:
     rng = random.Random(1400 + case)
     spliced_steps = 0
+    structural = 0
     for text in _texts():
         doc = parse(text)
         arranged = arrange(doc)
         for _ in range(40):
             new_text = _edit(rng, text)
             new_doc = reparse(doc, text, new_text)
-            got = splice(arranged, doc, new_doc)
+            spliced = splice(arranged, doc, new_doc)
             want = arrange(new_doc)
-            if got is not None:
+            if spliced is not None:
+                got, region = spliced
                 spliced_steps += 1
                 _same(got, want)
+                _region_holds(arranged, got, region)
+                structural += region.d != 0
             text, doc, arranged = new_text, new_doc, want
     assert spliced_steps > 20, "the splice path ran"
+    assert structural > 5, "blocks were added or removed in spliced steps"
 
 
 def test_an_attribute_edit_is_spliced_sharing_every_other_block() -> None:
@@ -83,8 +100,10 @@ def test_an_attribute_edit_is_spliced_sharing_every_other_block() -> None:
     new_text = text.replace('::claim{id="claim-120" ', '::claim{id="claim-120" reviewed=true ', 1)
     assert new_text != text
     new_doc = reparse(doc, text, new_text)
-    got = splice(arranged, doc, new_doc)
-    assert got is not None
+    spliced = splice(arranged, doc, new_doc)
+    assert spliced is not None
+    got, region = spliced
+    assert region.d == 0
     _same(got, arrange(new_doc))
     changed = [
         i for i, (a, b) in enumerate(zip(arranged.blocks, got.blocks, strict=True)) if a is not b

@@ -138,7 +138,7 @@ async def test_outside_edit_elsewhere_does_not_redraw_the_selected_block(demo: P
         assert view.loaded is app.loaded
 
 
-async def test_outside_edit_that_adds_a_section_shows_it_keeping_cursor_and_expansion(
+async def test_outside_edit_that_adds_a_section_replaces_only_that_run_of_rows(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "big.noma"
@@ -152,11 +152,12 @@ async def test_outside_edit_that_adds_a_section_shows_it_keeping_cursor_and_expa
         await select(pilot, "claim-40")
         loaded = app.loaded
         assert loaded is not None
+        nodes = {loaded.blocks[b].id: n for b, n in tree._block_nodes.items()}
         open_ids = {loaded.blocks[b].id for b, n in tree._block_nodes.items() if n.is_expanded}
         scroll_y = tree.scroll_y
         assert scroll_y > 0
         cursor_row = tree.cursor_line - scroll_y
-        rebuilds = tree.rebuilds
+        rebuilds, splices = tree.rebuilds, tree.splices
 
         # A new section is inserted above the selected block (indexes after it shift).
         text = path.read_text("utf-8")
@@ -166,20 +167,61 @@ async def test_outside_edit_that_adds_a_section_shows_it_keeping_cursor_and_expa
 
         now = app.loaded
         assert now is not None and now is not loaded
-        assert tree.rebuilds == rebuilds + 1
+        assert (tree.rebuilds, tree.splices) == (rebuilds, splices + 1), "no rebuild"
         new_block = now.block_of_id("added-outside")
-        assert new_block is not None
-        assert new_block in tree._block_nodes
+        assert new_block is not None and new_block in tree._block_nodes
         assert tree._block_nodes[new_block].label.plain.startswith("Added outside")  # type: ignore[union-attr]
+        # Every row outside the re-parsed run (the new section and the one it ends) is
+        # the same tree node, now holding its block's new index.
+        replaced = set()
+        for block, node in tree._block_nodes.items():
+            assert node.data == block
+            ident = now.blocks[block].id
+            if node is not nodes.get(ident):
+                replaced.add(ident)
+        assert "added-outside" in replaced and len(replaced) <= 6, replaced
+        assert all(i and i.endswith(("-9", "-9-retention-under-load", "added-outside"))
+                   for i in replaced), replaced  # fmt: skip
+        assert len(tree._block_nodes) == len(nodes) + 1
         cursor = tree.cursor_block()
         assert cursor is not None and now.blocks[cursor].id == "claim-40"
         assert app.main.block_view.block == cursor
-        assert {now.blocks[b].id for b, n in tree._block_nodes.items() if n.is_expanded} == (
-            open_ids
-        )
-        # The view did not jump: the cursor row sits where it was on screen (one line
-        # lower, the new section's row is above it).
-        assert tree.cursor_line - tree.scroll_y in (cursor_row, cursor_row + 1)
+        assert app.main.block_view.loaded is now
+        expanded = {now.blocks[b].id for b, n in tree._block_nodes.items() if n.is_expanded}
+        assert expanded == open_ids
+        assert tree.cursor_line - tree.scroll_y == cursor_row, "the view did not jump"
+
+        # Removed again: the row goes, the rest stays.
+        await write_outside(pilot, path, text)
+        assert (tree.rebuilds, tree.splices) == (rebuilds, splices + 2)
+        assert app.loaded is not None and app.loaded.block_of_id("added-outside") is None
+        assert len(tree._block_nodes) == len(nodes)
+        kept = [n is nodes[app.loaded.blocks[b].id] for b, n in tree._block_nodes.items()]
+        assert kept.count(False) <= 5
+        cursor = tree.cursor_block()
+        assert cursor is not None and app.loaded.blocks[cursor].id == "claim-40"
+        assert tree.cursor_line - tree.scroll_y == cursor_row
+
+
+async def test_outside_edit_that_removes_the_selected_block_moves_the_cursor_nearby(
+    demo: Path,
+) -> None:
+    path = demo / MEMO
+    async with make_app(demo).run_test(size=TERMINAL) as pilot:
+        app = await ready(pilot)
+        tree = app.main.doc_tree
+        await select(pilot, "cev-cold-start")
+        text = path.read_text("utf-8")
+        start = text.index("::counterevidence{")
+        end = text.index("::\n", start + 3) + 3
+        await write_outside(pilot, path, text[:start] + text[end:])
+        loaded = app.loaded
+        assert loaded is not None and loaded.block_of_id("cev-cold-start") is None
+        cursor = tree.cursor_block()
+        assert cursor is not None
+        assert app.main.block_view.block == cursor
+        assert all(n.data == b for b, n in tree._block_nodes.items())
+        assert set(tree._block_nodes) <= set(range(len(loaded.blocks)))
 
 
 async def test_app_edit_is_shown_from_the_post_state_without_reading_or_parsing(

@@ -30,6 +30,7 @@ def test_every_row_that_looks_different_is_named(tmp_path: Path, seed: int) -> N
     rng = random.Random(seed)
     path = tmp_path / "doc.noma"
     checked = 0
+    regions = 0
     for text in _texts():
         shown = _version(path, text, None)
         for _ in range(40):
@@ -44,6 +45,17 @@ def test_every_row_that_looks_different_is_named(tmp_path: Path, seed: int) -> N
                     after = label_for(new, block, palette)
                     assert before == after, (block, new.blocks[block].id)
                     checked += 1
+            elif changes.region is not None:
+                _at, x0, x1, d, _path = changes.region
+                regions += 1
+                for block in range(len(new.blocks)):
+                    if block in changes.rows:
+                        continue
+                    assert not x0 <= block < x1 + d
+                    was = block if block < x0 else block - d
+                    before = label_for(shown, was, palette)
+                    assert before == label_for(new, block, palette), (block, new.blocks[block].id)
+                    checked += 1
             else:
                 assert (
                     len(shown.blocks) != len(new.blocks)
@@ -52,3 +64,4 @@ def test_every_row_that_looks_different_is_named(tmp_path: Path, seed: int) -> N
                 )
             text, shown = new_text, new
     assert checked > 1000
+    assert regions > 5, "changes of structure were diffed by region"
