@@ -47,12 +47,20 @@ class DocumentTree(Themed, Tree[int]):
         self.rows_relabelled = 0
         self.rebuilds = 0
         self.splices = 0  # changes of structure shown by replacing a run of rows
+        self._widths: dict[int, tuple[object, int]] = {}  # node id -> (label, cell width)
 
     # -- cheap overrides for big trees ---------------------------------------------------
 
     def get_label_width(self, node: TreeNode[int]) -> int:
+        """Cached per label: the tree asks for every visible row's width whenever its
+        lines are rebuilt (any row added or removed), ~30 ms for 5,000 rows uncached."""
         label = node.label
-        width = label.cell_len if isinstance(label, Text) else len(str(label))
+        cached = self._widths.get(node.id)
+        if cached is not None and cached[0] is label:
+            width = cached[1]
+        else:
+            width = label.cell_len if isinstance(label, Text) else len(str(label))
+            self._widths[node.id] = (label, width)
         return width + (2 if node.allow_expand else 0)
 
     # -- showing a document ----------------------------------------------------------------
@@ -126,6 +134,9 @@ class DocumentTree(Themed, Tree[int]):
         for b in old.roots if at == ROOT else old.children[at]:
             if x0 <= b < x1 and b in nodes:
                 nodes[b].remove()
+        for b in range(x0, x1):
+            if b in nodes:
+                self._widths.pop(nodes[b].id, None)
         kept = {b: n for b, n in nodes.items() if b < x0}
         kept_filled = {b: n for b, n in filled.items() if b < x0}
         for b, node in nodes.items():
@@ -220,6 +231,7 @@ class DocumentTree(Themed, Tree[int]):
         self._generation += 1
         self._block_nodes = {}
         self._filled = {}
+        self._widths = {}
         self.clear()
         self.root.set_label(root_label(loaded, self.palette))
         self._add_visible(ROOT, visible)
@@ -269,6 +281,7 @@ class DocumentTree(Themed, Tree[int]):
         self.loaded = loaded
         self._block_nodes = {}
         self._filled = {}
+        self._widths = {}
         self.clear()
         self.root.set_label(root_label(loaded, self.palette))
         self._fill_chunked(ROOT)
