@@ -4,8 +4,11 @@ engine.
 Data flow (architecture.md): a key opens an editor holding an `EditSession`; its ops go to
 `core.noma.proof.build_proof` (a dry run shown to the writer), then to
 `core.noma.patch.pipeline.patch_file` with ``actor.kind = "human"``, the file's sha256 at
-the time the edit opened and each op's block ``baseHash``. The panes refresh from a fresh
-load of the file; the watcher does the same for changes made by anyone else.
+the time the edit opened and each op's block ``baseHash``. The apply worker then builds the
+new version from the engine's post-state (the one the proof built; the file is not read
+again), and the panes redraw what `noma_tui.versions.diff_versions` says changed. The
+watcher does the same for changes made by anyone else: the new version is spliced from the
+one on screen (`core.noma.incremental`), never parsed whole when a splice can do.
 
 All blocking work is in thread workers that post messages back; failures reach the user as
 notifications titled with their code, never as a traceback.
