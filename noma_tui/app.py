@@ -242,15 +242,20 @@ class WorkbenchApp(App[None]):
     def _take(self, loaded: LoadedDocument, changes: Changes | None) -> None:
         """Make ``loaded`` the shown version: panes, open edits' drift, waiting callbacks."""
         previous = self.loaded
-        self.loaded = loaded
-        self._remember(loaded)
         select = self._select_after_load
         self._select_after_load = None
         unchanged = (
             previous is not None
             and previous.path == loaded.path
             and previous.sha256 == loaded.sha256
+            and previous.read_only == loaded.read_only
         )
+        if unchanged and previous is not None:
+            # The same bytes again (the watcher seeing our own write, a touch): keep the
+            # object the panes hold, so the next version is diffed against what they show.
+            loaded = previous
+        self.loaded = loaded
+        self._remember(loaded)
         if not unchanged or select is not None:
             self.main.status.message = ""
             self.main.show_document(loaded, select_id=select, changes=changes)

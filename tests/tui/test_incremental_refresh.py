@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_arrangement_splice import _edit
 from textual.widgets import Input, TextArea
 from tui_helpers import MEMO, TERMINAL, make_app, ready, records, select, until
 
@@ -26,6 +27,8 @@ import core.noma.patch.pipeline as pipeline
 import noma_tui.document as document
 from bench.generate import generate
 from noma_tui.app import WorkbenchApp
+from noma_tui.document import ROOT
+from noma_tui.labels import label_for
 from noma_tui.messages import DiskChanged
 from noma_tui.screens.form import FormScreen
 from noma_tui.screens.proof import ProofScreen
@@ -305,3 +308,46 @@ def test_changed_lines_finds_the_differing_run() -> None:
         # The head and tail are as long as they can be (the change is minimal).
         if a < min(len(old), len(new)) and old_end > a and new_end > a:
             assert old[a] != new[a] or old[old_end - 1] != new[new_end - 1]
+
+
+def _check_tree(app: WorkbenchApp) -> None:
+    """Every row the tree holds is its block as the shown version has it: right index,
+    label, parent and sibling order (what a full rebuild would show)."""
+    tree = app.main.doc_tree
+    loaded = app.loaded
+    assert loaded is not None and tree.loaded is loaded
+    palette = tree.palette
+    for block, node in tree._block_nodes.items():
+        assert node.data == block
+        assert node.label.plain == label_for(loaded, block, palette).plain  # type: ignore[union-attr]
+        parent = loaded.parents[block]
+        assert node.parent is (tree.root if parent == ROOT else tree._block_nodes[parent])
+    for block, count in tree._filled.items():
+        kids = loaded.roots if block == ROOT else loaded.children[block]
+        assert count == len(kids)
+        parent_node = tree.root if block == ROOT else tree._block_nodes[block]
+        assert [n.data for n in parent_node.children] == kids
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+async def test_random_outside_edits_leave_the_tree_as_a_rebuild_would(
+    tmp_path: Path, seed: int
+) -> None:
+    path = tmp_path / "doc.noma"
+    path.write_text(generate(30, seed=seed), encoding="utf-8")
+    rng = random.Random(seed)
+    async with make_app(tmp_path, document=path, single_file=True).run_test(size=TERMINAL) as pilot:
+        app = pilot.app
+        assert isinstance(app, WorkbenchApp)
+        await until(pilot, lambda: app.loaded is not None, "loaded")
+        tree = app.main.doc_tree
+        await until(pilot, lambda: not tree.filling, "the tree filled")
+        await select(pilot, "claim-3")
+        await select(pilot, "claim-12")
+        text = path.read_text("utf-8")
+        for _ in range(14):
+            text = _edit(rng, text)
+            await write_outside(pilot, path, text)
+            await until(pilot, lambda: not tree.filling, "the tree filled")
+            _check_tree(app)
+        assert tree.rows_relabelled and tree.splices, "relabel and row splice both ran"
