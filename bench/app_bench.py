@@ -19,7 +19,9 @@ Headless (`App.run_test`, 120x34), on generated documents of 1,000 and 5,000 sec
 
 A "frame" is a call of the app's ``_display`` (where a terminal would get the bytes)
 after the condition holds; it is checked inside that call, so no frame is missed between
-two polls. Keys go through the driver like a terminal's. Medians per size.
+two polls. Keys go through the driver like a terminal's. Each measured action starts from
+an idle app, as a person's next key finds it: the app's idle garbage collection
+(`noma_tui.gc_policy`, its delay cut to 0.2 s here) has run. Medians per size.
 
 Run: ``./dev bench app [--sections 1000,5000] [--runs N] [--edits N] [--no-rss]``.
 """
@@ -52,6 +54,7 @@ from noma_tui.screens.main import MainScreen
 from noma_tui.screens.proof import ProofScreen
 
 SIZE = (120, 34)
+IDLE = 0.2  # the app's idle-collection delay in the bench (1.5 s in use)
 RISK = '::risk{id="risk-0" owner="team-0" severity="'
 RISK_NO_OWNER = '::risk{id="risk-0" severity="'
 
@@ -107,6 +110,12 @@ def _on_version(app: WorkbenchApp, sha: Callable[[str], bool]) -> Callable[[Any]
     return shown
 
 
+async def _idle(app: WorkbenchApp) -> None:
+    """Let the app settle as it does between a person's edits: its idle collection
+    (`noma_tui.gc_policy`, delay shortened for the bench) has run."""
+    await _wait(lambda: app.collector.timer is None, "the idle collection")
+
+
 async def _select(app: WorkbenchApp, ident: str) -> None:
     loaded = app.loaded
     assert loaded is not None
@@ -122,6 +131,7 @@ async def one_run(path: Path, edits: int, sections: int, run: int = 0) -> dict[s
     config = WorkbenchConfig(watch=False, cursor_blink=False)
     app = WorkbenchApp(workspace, document=path, config=config, single_file=True)
     out: dict[str, list[float]] = {"outside": [], "structure": [], "proof": [], "applied": []}
+    app.collector.delay = IDLE
     async with app.run_test(size=SIZE) as pilot:
         frames = Frames(app)
         await _wait(lambda: app.loaded is not None and app.transcript is not None, "loaded")
@@ -140,6 +150,7 @@ async def one_run(path: Path, edits: int, sections: int, run: int = 0) -> dict[s
                 else text.replace(RISK_NO_OWNER, RISK, 1)
             )
             target = hashlib.sha256(new.encode("utf-8")).hexdigest()
+            await _idle(app)
             frames.arm(_on_version(app, lambda s, t=target: s == t))  # type: ignore[misc]
             t0 = time.perf_counter()
             path.write_text(new, encoding="utf-8")
@@ -158,6 +169,7 @@ async def one_run(path: Path, edits: int, sections: int, run: int = 0) -> dict[s
                 else text.replace(anchor, added + anchor, 1)
             )
             target = hashlib.sha256(new.encode("utf-8")).hexdigest()
+            await _idle(app)
             frames.arm(_on_version(app, lambda s, t=target: s == t))  # type: ignore[misc]
             t0 = time.perf_counter()
             path.write_text(new, encoding="utf-8")
@@ -179,11 +191,13 @@ async def one_run(path: Path, edits: int, sections: int, run: int = 0) -> dict[s
             await pilot.pause()
             assert app.loaded is not None
             pre = app.loaded.sha256
+            await _idle(app)
             frames.arm(lambda screen: isinstance(screen, ProofScreen) and screen.is_mounted)
             t0 = time.perf_counter()
             driver.send_message(events.Key("ctrl+s", None))
             out["proof"].append(await frames.drawn("the proof") - t0)
             await pilot.pause()
+            await _idle(app)
             frames.arm(_on_version(app, lambda s, p=pre: s != p))  # type: ignore[misc]
             t0 = time.perf_counter()
             driver.send_message(events.Key("ctrl+s", None))

@@ -49,6 +49,7 @@ from .config import WorkbenchConfig
 from .document import LoadedDocument, from_state
 from .document import load_document as read_loaded
 from .errors import error_code, error_text, guarded
+from .gc_policy import IdleCollector
 from .history import TranscriptSnapshot, load_transcript
 from .keys import ALL_ACTIONS, APP_ACTIONS, FLOW_ACTIONS, display_key
 from .merge import ConflictTexts, block_texts, merge3
@@ -116,6 +117,7 @@ class WorkbenchApp(App[None]):
         self.sessions: list[EditSession] = []
         self.loads = 0  # documents shown so far (tests and the bench wait on it)
         self.applied_builds = 0  # versions shown from an edit's post-state (tests read it)
+        self.collector = IdleCollector(self)  # full GC passes wait for an idle moment
         self.watching = False  # True once the file watcher is in place
         self._after_load: list[Callable[[LoadedDocument], None]] = []
         self._select_after_load: str | None = None
@@ -150,6 +152,9 @@ class WorkbenchApp(App[None]):
     def on_mount(self) -> None:
         # The default screen is mounted on the next refresh; start once its panes exist.
         self.call_after_refresh(self.start)
+
+    def on_unmount(self) -> None:
+        self.collector.close()
 
     def start(self) -> None:
         """Theme, keymap, first load (the default screen and its panes exist by now)."""
@@ -260,6 +265,7 @@ class WorkbenchApp(App[None]):
             self.main.status.message = ""
             self.main.show_document(loaded, select_id=select, changes=changes)
             self.loads += 1
+            self.collector.touched()
         for session in self.sessions:
             session.observe(loaded)
         self._refresh_edit_state()
@@ -463,6 +469,7 @@ class WorkbenchApp(App[None]):
             pending.reason = reason or None
             self.start_apply(pending)
 
+        self.collector.touched()  # the proof left garbage behind; the writer now reads
         self.push_screen(
             ProofScreen(
                 proof,
