@@ -17,6 +17,7 @@ collection unfreezes everything first. On exit everything is unfrozen again.
 from __future__ import annotations
 
 import gc
+from typing import Any
 
 from textual.app import App
 from textual.timer import Timer
@@ -27,7 +28,7 @@ IDLE_SECONDS = 1.5
 class IdleCollector:
     """Schedules the idle collection for one app (`touched` after each new version)."""
 
-    def __init__(self, app: App[object], *, delay: float = IDLE_SECONDS) -> None:
+    def __init__(self, app: App[Any], *, delay: float = IDLE_SECONDS) -> None:
         self.app = app
         self.delay = delay
         self.timer: Timer | None = None

@@ -5,25 +5,14 @@ after every step of random edits (the engine's own splice property test, seen fr
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
+from edit_testlib import random_edit, sample_texts
 
 from bench.generate import generate
 from core.noma.incremental import reparse
 from core.noma.parser import parse
 from noma_tui.arrangement import Arrangement, Region, arrange, splice
-from noma_tui.demo import DEMO_SOURCE
-
-EDITS = [
-    "Plain text that changed.",
-    "",
-    "## A new heading",
-    '::note{id="n-new"}\nInside.\n::',
-    "- a list item",
-    "::",
-    "# Top heading",
-]
 
 
 def _same(got: Arrangement, want: Arrangement) -> None:
@@ -46,39 +35,16 @@ def _region_holds(old: Arrangement, new: Arrangement, region: Region) -> None:
         assert new.blocks[i + d] is old.blocks[i]
 
 
-def _edit(rng: random.Random, text: str) -> str:
-    lines = text.split("\n")
-    i = rng.randrange(len(lines))
-    kind = rng.randrange(4)
-    if kind == 0:  # change a line in place (line count kept)
-        lines[i] = lines[i] + " edited" if lines[i].strip() else lines[i]
-        if lines[i].startswith("::") and "{" in lines[i]:
-            lines[i] = lines[i].replace("}", ' extra="1"}', 1)
-    elif kind == 1:
-        lines[i:i] = rng.choice(EDITS).split("\n")
-    elif kind == 2:
-        del lines[i : i + rng.randrange(1, 3)]
-    else:
-        lines[i] = rng.choice(EDITS).split("\n")[0]
-    return "\n".join(lines)
-
-
-def _texts() -> list[str]:
-    texts = [generate(40, seed=3)]
-    texts += [p.read_text("utf-8") for p in sorted(Path(DEMO_SOURCE).glob("*.noma"))]
-    return texts
-
-
 @pytest.mark.parametrize("case", range(4))
 def test_spliced_arrangement_equals_a_whole_one(case: int) -> None:
     rng = random.Random(1400 + case)
     spliced_steps = 0
     structural = 0
-    for text in _texts():
+    for text in sample_texts():
         doc = parse(text)
         arranged = arrange(doc)
         for _ in range(40):
-            new_text = _edit(rng, text)
+            new_text = random_edit(rng, text)
             new_doc = reparse(doc, text, new_text)
             spliced = splice(arranged, doc, new_doc)
             want = arrange(new_doc)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_arrangement_splice import _edit
+from edit_testlib import random_edit
 from textual.widgets import Input, TextArea
 from tui_helpers import MEMO, TERMINAL, make_app, ready, records, select, until
 
@@ -346,7 +346,7 @@ async def test_random_outside_edits_leave_the_tree_as_a_rebuild_would(
         await select(pilot, "claim-12")
         text = path.read_text("utf-8")
         for _ in range(14):
-            text = _edit(rng, text)
+            text = random_edit(rng, text)
             await write_outside(pilot, path, text)
             await until(pilot, lambda: not tree.filling, "the tree filled")
             _check_tree(app)

@@ -8,7 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
-from test_arrangement_splice import _edit, _texts
+from edit_testlib import random_edit, sample_texts
 
 from core.noma.patch.pipeline import analyse
 from noma_tui.document import LoadedDocument, from_state
@@ -31,10 +31,10 @@ def test_every_row_that_looks_different_is_named(tmp_path: Path, seed: int) -> N
     path = tmp_path / "doc.noma"
     checked = 0
     regions = 0
-    for text in _texts():
+    for text in sample_texts():
         shown = _version(path, text, None)
         for _ in range(40):
-            new_text = _edit(rng, text)
+            new_text = random_edit(rng, text)
             new = _version(path, new_text, shown)
             changes = diff_versions(shown, new)
             if changes.same_structure:
