@@ -10,6 +10,7 @@ SUITES = {
     "patch": "bench.patch_bench",
     "skills": "bench.skills_bench",
     "tui": "bench.tui_bench",
+    "app": "bench.app_bench",
     "flow": "bench.flow_bench",
     "formats": "bench.formats_bench",
     "incremental": "bench.incremental_bench",

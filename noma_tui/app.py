@@ -4,8 +4,11 @@ engine.
 Data flow (architecture.md): a key opens an editor holding an `EditSession`; its ops go to
 `core.noma.proof.build_proof` (a dry run shown to the writer), then to
 `core.noma.patch.pipeline.patch_file` with ``actor.kind = "human"``, the file's sha256 at
-the time the edit opened and each op's block ``baseHash``. The panes refresh from a fresh
-load of the file; the watcher does the same for changes made by anyone else.
+the time the edit opened and each op's block ``baseHash``. The apply worker then builds the
+new version from the engine's post-state (the one the proof built; the file is not read
+again), and the panes redraw what `noma_tui.versions.diff_versions` says changed. The
+watcher does the same for changes made by anyone else: the new version is spliced from the
+one on screen (`core.noma.incremental`), never parsed whole when a splice can do.
 
 All blocking work is in thread workers that post messages back; failures reach the user as
 notifications titled with their code, never as a traceback.
@@ -27,18 +30,26 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from watchfiles import Change, DefaultFilter, awatch
 
 from core.noma.commit import touch
+from core.noma.files import DocumentIOError
 from core.noma.patch.catalog import TARGET_FIELD
 from core.noma.patch.errors import SHA_MISMATCH
-from core.noma.patch.pipeline import Actor, DocumentCache, PatchRequest, patch_file
+from core.noma.patch.pipeline import (
+    Actor,
+    DocumentCache,
+    PatchOutcome,
+    PatchRequest,
+    patch_file,
+)
 from core.noma.proof import build_proof
 from core.noma.transcript import transcript_path
 from core.workspace import STATE_DIR, Workspace
 from themes import DEFAULT_THEME, STYLESHEET, THEME_CYCLE, THEMES, VARIABLE_DEFAULTS
 
 from .config import WorkbenchConfig
-from .document import LoadedDocument
+from .document import LoadedDocument, from_state
 from .document import load_document as read_loaded
 from .errors import error_code, error_text, guarded
+from .gc_policy import IdleCollector
 from .history import TranscriptSnapshot, load_transcript
 from .keys import ALL_ACTIONS, APP_ACTIONS, FLOW_ACTIONS, display_key
 from .merge import ConflictTexts, block_texts, merge3
@@ -62,6 +73,7 @@ from .screens.help import HelpScreen
 from .screens.main import MainScreen
 from .screens.proof import ProofScreen
 from .session import EditSession
+from .versions import Changes, diff_versions
 
 WATCHED_SUFFIXES = (".noma", ".noma.patches")
 WATCH_TICK_MS = 500  # the watcher reports "still watching" this often when idle
@@ -104,6 +116,8 @@ class WorkbenchApp(App[None]):
         self.documents: list[Path] = []
         self.sessions: list[EditSession] = []
         self.loads = 0  # documents shown so far (tests and the bench wait on it)
+        self.applied_builds = 0  # versions shown from an edit's post-state (tests read it)
+        self.collector = IdleCollector(self)  # full GC passes wait for an idle moment
         self.watching = False  # True once the file watcher is in place
         self._after_load: list[Callable[[LoadedDocument], None]] = []
         self._select_after_load: str | None = None
@@ -138,6 +152,9 @@ class WorkbenchApp(App[None]):
     def on_mount(self) -> None:
         # The default screen is mounted on the next refresh; start once its panes exist.
         self.call_after_refresh(self.start)
+
+    def on_unmount(self) -> None:
+        self.collector.close()
 
     def start(self) -> None:
         """Theme, keymap, first load (the default screen and its panes exist by now)."""
@@ -185,31 +202,70 @@ class WorkbenchApp(App[None]):
                 recovery = None
             if recovery is not None:
                 self.call_from_thread(self.notify, f"{path.name}: {recovery.describe()}")
-        loaded = read_loaded(path, root=self.workspace.root, cache=self.cache)
+        shown = self._shown(path) if reason != "open" else None
+        loaded = read_loaded(path, root=self.workspace.root, cache=self.cache, shown=shown)
+        changes = diff_versions(shown, loaded) if shown is not None else None
         if not get_current_worker().is_cancelled:
-            self.post_message(DocumentLoaded(loaded, reason))
+            self.post_message(DocumentLoaded(loaded, reason, changes))
+
+    def _shown(self, path: Path) -> LoadedDocument | None:
+        """The version of ``path`` on screen: the base a new version is spliced from and
+        diffed against (read from a worker: a reference, never mutated)."""
+        shown = self.loaded
+        return shown if shown is not None and shown.path == path else None
+
+    def _applied_version(
+        self, path: Path, outcome: PatchOutcome
+    ) -> tuple[LoadedDocument | None, Changes | None]:
+        """The version an edit of ours wrote, built in the apply worker: the engine's
+        post-state (kept in the cache by `patch_file`) and the outcome's text, so the file
+        is neither read again nor parsed. Without them (an evicted state, no text) it is
+        loaded as usual; (None, None) if even that fails (the panes then load it later)."""
+        self.applied_builds += 1
+        shown = self._shown(path)
+        text = outcome.new_text
+        state = self.cache.get(path, outcome.post_sha256) if text is not None else None
+        try:
+            if text is None or state is None or (state.text is not None and state.text != text):
+                loaded = read_loaded(path, root=self.workspace.root, cache=self.cache, shown=shown)
+            else:
+                loaded = from_state(
+                    path, text, outcome.post_sha256, state, root=self.workspace.root, previous=shown
+                )
+        except DocumentIOError:
+            return None, None
+        return loaded, diff_versions(shown, loaded) if shown is not None else None
 
     @guarded
     def on_document_loaded(self, message: DocumentLoaded) -> None:
         if not self.panes_ready:
             return
-        loaded = message.loaded
-        if loaded.path != self.doc_path:
+        if message.loaded.path != self.doc_path:
             return
+        self._take(message.loaded, message.changes)
+
+    def _take(self, loaded: LoadedDocument, changes: Changes | None) -> None:
+        """Make ``loaded`` the shown version: panes, open edits' drift, waiting callbacks."""
         previous = self.loaded
-        self.loaded = loaded
-        self._remember(loaded)
         select = self._select_after_load
         self._select_after_load = None
         unchanged = (
             previous is not None
             and previous.path == loaded.path
             and previous.sha256 == loaded.sha256
+            and previous.read_only == loaded.read_only
         )
+        if unchanged and previous is not None:
+            # The same bytes again (the watcher seeing our own write, a touch): keep the
+            # object the panes hold, so the next version is diffed against what they show.
+            loaded = previous
+        self.loaded = loaded
+        self._remember(loaded)
         if not unchanged or select is not None:
             self.main.status.message = ""
-            self.main.show_document(loaded, select_id=select)
+            self.main.show_document(loaded, select_id=select, changes=changes)
             self.loads += 1
+            self.collector.touched()
         for session in self.sessions:
             session.observe(loaded)
         self._refresh_edit_state()
@@ -413,6 +469,7 @@ class WorkbenchApp(App[None]):
             pending.reason = reason or None
             self.start_apply(pending)
 
+        self.collector.touched()  # the proof left garbage behind; the writer now reads
         self.push_screen(
             ProofScreen(
                 proof,
@@ -432,7 +489,12 @@ class WorkbenchApp(App[None]):
     @work(thread=True, exclusive=True, exit_on_error=False, group="apply")
     def start_apply(self, pending: Pending) -> None:
         outcome = patch_file(pending.path, self._request(pending), cache=self.cache)
-        self.post_message(PatchDone(pending, outcome))
+        loaded, changes = (None, None)
+        if outcome.ok:
+            # Built here, not in another worker after the editor closed: the main screen
+            # then comes back already showing the new version (one repaint, not two).
+            loaded, changes = self._applied_version(pending.path, outcome)
+        self.post_message(PatchDone(pending, outcome, loaded, changes))
 
     @guarded
     def on_patch_done(self, message: PatchDone) -> None:
@@ -456,7 +518,10 @@ class WorkbenchApp(App[None]):
             else:
                 self.end_session(pending.session)
             self._select_after_load = pending.select_id
-            self.start_load(pending.path, "applied")
+            if message.loaded is not None and message.loaded.path == self.doc_path:
+                self._take(message.loaded, message.changes)
+            else:
+                self.start_load(pending.path, "applied")
         elif outcome.code == SHA_MISMATCH:
             self._conflict(pending, outcome.error or "")
         else:

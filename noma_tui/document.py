@@ -6,6 +6,11 @@ blocks (sections and directives) in document order with their parent/child links
 diagnostic tied to the block it is about, and a badge per block. Nothing here decides what
 a document means; it only indexes the engine's records so a 5,000-section document can be
 shown lazily and a cursor move costs a dictionary lookup.
+
+A new version of the document on screen is never parsed whole: the engine splices it from
+the shown one (`core.noma.incremental.reparse`), and an edit the app applied itself comes
+from the engine's post-state without reading the file (`from_state`). `diff_versions`
+then says which tree rows can differ, so the panes redraw those and nothing else.
 """
 
 from __future__ import annotations
@@ -21,14 +26,14 @@ from core.noma.diagnostics import SEVERITY_RANK, Diagnostic
 from core.noma.files import read_source
 from core.noma.ids import index
 from core.noma.nodes import Directive, Document, Node, Section
-from core.noma.parser import parse_source
-from core.noma.patch.pipeline import DocumentCache, DocumentState
+from core.noma.parser import gc_paused
+from core.noma.patch.pipeline import DocumentCache, DocumentState, analyse
 from core.noma.patch.text import SourceLines
-from core.noma.source import Source
-from core.noma.validate import validate
+from core.noma.source import Source, from_text
 
-ROOT = -1
-"""The parent index of a top-level block (the document itself)."""
+from .arrangement import ROOT, Arrangement, Region, arrange, splice
+
+__all__ = ["ROOT", "Badge", "DiagnosticRow", "LoadedDocument", "from_state", "load_document"]
 
 
 @dataclass(slots=True)
@@ -68,10 +73,23 @@ class LoadedDocument:
     read_only: bool = False  # no write bit, or the user may not write it (or its folder)
     _positions: dict[int, int] = field(default_factory=dict, repr=False)
     _haystacks: list[str] | None = field(default=None, repr=False)
+    _sha256: str = field(default="", repr=False)
+    # Spliced from the version with this sha256: where the block list differs from it.
+    spliced: tuple[str, Region] | None = field(default=None, repr=False)
 
     @property
     def sha256(self) -> str:
-        return self.source.sha256
+        """Hashed once per version (2.3 MB take ~5 ms; the app asks on every refresh)."""
+        if not self._sha256:
+            self._sha256 = self.source.sha256
+        return self._sha256
+
+    def arrangement(self) -> Arrangement:
+        return Arrangement(self.blocks, self.parents, self.children, self.roots, self._positions)
+
+    def state(self) -> DocumentState:
+        """This version as the engine's splice base (the diagnostics are not needed)."""
+        return DocumentState(self.sha256, self.doc, [], self.source.text)
 
     @property
     def recovered(self) -> bool:
@@ -172,27 +190,6 @@ class LoadedDocument:
         return sum(1 for r in self.diagnostics if r.diagnostic.severity == severity)
 
 
-def _arrange(
-    doc: Document,
-) -> tuple[list[Node], list[int], list[list[int]], list[int], dict[int, int]]:
-    blocks: list[Node] = []
-    parents: list[int] = []
-    children: list[list[int]] = []
-    roots: list[int] = []
-    positions: dict[int, int] = {}
-    for node, parent in doc.walk():
-        if not isinstance(node, Section | Directive):
-            continue
-        i = len(blocks)
-        blocks.append(node)
-        positions[id(node)] = i
-        p = positions.get(id(parent), ROOT)
-        parents.append(p)
-        children.append([])
-        (children[p] if p != ROOT else roots).append(i)
-    return blocks, parents, children, roots, positions
-
-
 def _innermost(blocks: list[Node], parents: list[int], starts: list[int], line: int) -> int | None:
     """The deepest block whose span holds ``line`` (blocks are in pre-order)."""
     k = bisect.bisect_right(starts, line) - 1
@@ -238,28 +235,67 @@ def arrange_diagnostics(
 
 
 def load_document(
-    path: Path, *, root: Path | None = None, cache: DocumentCache | None = None
+    path: Path,
+    *,
+    root: Path | None = None,
+    cache: DocumentCache | None = None,
+    shown: LoadedDocument | None = None,
 ) -> LoadedDocument:
-    """Read, parse and validate ``path`` (reusing the engine's cached state by sha256).
+    """Read, parse and validate ``path``.
 
-    Raises `core.noma.files.DocumentIOError` when the file cannot be read. A document
-    with parse errors still loads: the parser recovers and its notes become diagnostics.
+    The engine's cached state is reused when the file's sha256 is unchanged; otherwise
+    the new tree is spliced from ``shown`` (the version on screen, when it is this file)
+    or from the cache's last version, and parsed whole only when there is neither. Raises
+    `core.noma.files.DocumentIOError` when the file cannot be read. A document with parse
+    errors still loads: the parser recovers and its notes become diagnostics.
     """
     started = time.perf_counter()
     source = read_source(path)
     sha = source.sha256
     state = cache.get(path, sha) if cache is not None else None
-    if state is not None:
-        doc = state.doc
-        note_ids = {id(n) for n in doc.notes}
-        validator = [d for d in state.diagnostics if id(d) not in note_ids]
-    else:
-        doc = parse_source(source)
-        validator = validate(doc, base_dir=path.parent)
+    if state is None:
+        base: DocumentState | None = None
+        if shown is not None and shown.path == path:
+            base = shown.state()
+        elif cache is not None:
+            base = cache.latest(path)
+        state = analyse(source.text, path.parent, sha, previous=base)
         if cache is not None:
-            cache.put(path, DocumentState(sha, doc, [*validator, *doc.notes]))
-    blocks, parents, children, roots, positions = _arrange(doc)
-    rows, badges = arrange_diagnostics(doc, validator, blocks, parents, positions)
+            cache.put(path, state)
+    return from_state(path, source, sha, state, root=root, started=started, previous=shown)
+
+
+def from_state(
+    path: Path,
+    source: Source | str,
+    sha256: str,
+    state: DocumentState,
+    *,
+    root: Path | None = None,
+    started: float | None = None,
+    previous: LoadedDocument | None = None,
+) -> LoadedDocument:
+    """Index an engine state for the panes. ``source`` may be the text alone (the post-state
+    of an edit the app applied: nothing is read from disk then). ``previous`` (an earlier
+    version of the same file) lets the block arrangement be spliced rather than rebuilt."""
+    if started is None:
+        started = time.perf_counter()
+    if isinstance(source, str):
+        source = from_text(source)
+    doc = state.doc
+    note_ids = {id(n) for n in doc.notes}
+    validator = [d for d in state.diagnostics if id(d) not in note_ids]
+    with gc_paused():  # tens of thousands of small lists, no cycles: GC passes are waste
+        arranged = None
+        region: Region | None = None
+        if previous is not None and previous.path == path:
+            spliced = splice(previous.arrangement(), previous.doc, doc)
+            if spliced is not None:
+                arranged, region = spliced
+        if arranged is None:
+            arranged = arrange(doc)
+        blocks, parents, children, roots, positions = arranged
+        rows, badges = arrange_diagnostics(doc, validator, blocks, parents, positions)
     idx = index(doc)
     duplicates = {ident for ident, n in idx.count.items() if n > 1}
     name = path.name
@@ -284,6 +320,8 @@ def load_document(
         load_ms=(time.perf_counter() - started) * 1000,
         read_only=is_read_only(path),
         _positions=positions,
+        _sha256=sha256,
+        spliced=(previous.sha256, region) if region is not None and previous else None,
     )
 
 

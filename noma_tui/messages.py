@@ -18,6 +18,7 @@ from core.noma.proof import Proof
 from .document import LoadedDocument
 from .history import TranscriptSnapshot
 from .session import EditSession
+from .versions import Changes
 
 if TYPE_CHECKING:
     from .screens.edit_base import EditScreen
@@ -40,12 +41,14 @@ class Pending:
 
 
 class DocumentLoaded(Message):
-    """A fresh version of the open document (``reason``: open, disk, applied, ...)."""
+    """A fresh version of the open document (``reason``: open, disk, applied, ...), with
+    what changed against the version shown when the worker started (None: show it whole)."""
 
-    def __init__(self, loaded: LoadedDocument, reason: str) -> None:
+    def __init__(self, loaded: LoadedDocument, reason: str, changes: Changes | None = None) -> None:
         super().__init__()
         self.loaded = loaded
         self.reason = reason
+        self.changes = changes
 
 
 class TranscriptLoaded(Message):
@@ -78,10 +81,21 @@ class ProofReady(Message):
 
 
 class PatchDone(Message):
-    def __init__(self, pending: Pending, outcome: PatchOutcome) -> None:
+    """An apply finished; when it wrote, ``loaded`` is the new version (from the engine's
+    post-state) and ``changes`` how it differs from the version shown before."""
+
+    def __init__(
+        self,
+        pending: Pending,
+        outcome: PatchOutcome,
+        loaded: LoadedDocument | None = None,
+        changes: Changes | None = None,
+    ) -> None:
         super().__init__()
         self.pending = pending
         self.outcome = outcome
+        self.loaded = loaded
+        self.changes = changes
 
 
 class EditOpened(Message):

@@ -83,13 +83,7 @@ def touched_diff(before: str, after: str, name: str, context: int = 2) -> list[s
     """
     old = before.splitlines(keepends=True)
     new = after.splitlines(keepends=True)
-    head = 0
-    limit = min(len(old), len(new))
-    while head < limit and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
+    head, tail = _common_ends(old, new)
     start = max(0, head - context)
     keep_tail = max(0, tail - context)
     lines = difflib.unified_diff(
@@ -107,6 +101,39 @@ def touched_diff(before: str, after: str, name: str, context: int = 2) -> list[s
             line = f"@@ -{a}{m.group(2) or ''} +{b}{m.group(4) or ''} @@{line[m.end() :]}"
         out.append(line)
     return out
+
+
+_CHUNK = 1024
+
+
+def _common_ends(old: list[str], new: list[str]) -> tuple[int, int]:
+    """How many leading and trailing lines the two lists share (the tail never overlaps the
+    head). Compared a chunk at a time (list slices compare in C): a line-by-line Python
+    loop over 92k lines cost ~20 ms of every proof on a 5,000-section document."""
+    limit = min(len(old), len(new))
+    head = 0
+    while head < limit:
+        step = min(_CHUNK, limit - head)
+        if old[head : head + step] == new[head : head + step]:
+            head += step
+            continue
+        while old[head] == new[head]:
+            head += 1
+        break
+    tail = 0
+    room = limit - head
+    while tail < room:
+        step = min(_CHUNK, room - tail)
+        if (
+            old[len(old) - tail - step : len(old) - tail]
+            == new[len(new) - tail - step : len(new) - tail]
+        ):
+            tail += step
+            continue
+        while old[-1 - tail] == new[-1 - tail]:
+            tail += 1
+        break
+    return head, tail
 
 
 def _key(d: Diagnostic) -> tuple[str, str, str | None, str]:

@@ -46,6 +46,23 @@ class BlockView(Themed, ScrollView, can_focus=True):
         self.block = block
         self.redraw()
 
+    def show_version(self, loaded: LoadedDocument, block: int | None, changed: bool) -> None:
+        """A new version of the shown document. The same block, unchanged (its text, span
+        and badge): nothing to draw. Changed: redrawn where the reader had scrolled to."""
+        if block == self.block and not changed:
+            self.loaded = loaded
+            return
+        prev = self.loaded
+        same_block = (
+            block == self.block
+            and prev is not None
+            and (block is None or block == ROOT or prev.blocks[block].id == loaded.blocks[block].id)
+        )
+        keep = self.scroll_offset if same_block else None
+        self.show(loaded, block)
+        if keep is not None:
+            self.scroll_to(keep.x, keep.y, animate=False, immediate=True)
+
     @property
     def lines(self) -> list[str]:
         """The plain text shown, one string per row (for tests and copy)."""

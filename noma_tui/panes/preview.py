@@ -36,6 +36,13 @@ class PreviewPane(Themed, VerticalScroll):
         if self.shown:
             self.redraw()
 
+    def show_version(self, loaded: LoadedDocument, block: int | None, changed: bool) -> None:
+        """A new version: re-rendered only when the shown block changed."""
+        if block == self.block and not changed:
+            self.loaded = loaded
+            return
+        self.show(loaded, block)
+
     def restyle(self) -> None:
         self.redraw()
 

@@ -44,6 +44,7 @@ from ..panes.transcript import TranscriptPane
 from ..session import EditSession
 from ..tables import read_table
 from ..templates import BY_NAME, TEMPLATES
+from ..versions import Changes
 from .confirm import ConfirmScreen
 from .form import Field, FormScreen, InputFormScreen
 from .picker import PickerScreen
@@ -176,17 +177,43 @@ class MainScreen(Screen[None]):
         if callable(setter):
             setter(path)
 
-    def show_document(self, loaded: LoadedDocument, *, select_id: str | None = None) -> None:
-        """Refresh every pane from a new version of the open document."""
+    def show_document(
+        self,
+        loaded: LoadedDocument,
+        *,
+        select_id: str | None = None,
+        changes: Changes | None = None,
+    ) -> None:
+        """Refresh every pane from a new version of the open document.
+
+        ``changes`` (made against the version the tree shows) limits the work to what can
+        differ: the changed rows are relabelled, an unchanged selected block is not
+        redrawn. Without it, or after a change of structure, the panes show it whole.
+        """
         tree = self.doc_tree
-        tree.show(loaded)
+        if changes is not None and changes.base is not tree.loaded:
+            changes = None  # made against a version that is no longer shown
+        if changes is not None and changes.same_structure:
+            tree.update(loaded, changes.rows)
+        elif (
+            changes is None
+            or changes.region is None
+            or not tree.splice(loaded, changes.region, changes.rows)
+        ):
+            tree.show(loaded)  # whole: kept by id where the shape allows
         if select_id is not None:
             block = loaded.block_of_id(select_id)
             if block is not None:
                 tree.reveal(block)
         self.diagnostics.show(loaded)
-        self.block_view.show(loaded, tree.cursor_block())
-        self.preview.show(loaded, tree.cursor_block())
+        cursor = tree.cursor_block()
+        if changes is not None and select_id is None:
+            changed = changes.block_changed(loaded, cursor)
+            self.block_view.show_version(loaded, cursor, changed)
+            self.preview.show_version(loaded, cursor, changed)
+        else:
+            self.block_view.show(loaded, cursor)
+            self.preview.show(loaded, cursor)
         status = self.status
         status.doc_name = loaded.name
         status.read_only = loaded.read_only

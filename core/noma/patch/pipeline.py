@@ -157,6 +157,7 @@ class DocumentCache:
 
     def __init__(self) -> None:
         self._states: dict[str, DocumentState] = {}
+        self._prepared: dict[str, DocumentState] = {}
 
     def get(self, path: Path, sha256: str) -> DocumentState | None:
         state = self._states.get(str(path))
@@ -174,6 +175,21 @@ class DocumentCache:
 
     def put(self, path: Path, state: DocumentState) -> None:
         self._states[str(path)] = state
+
+    def prepare(self, path: Path, state: DocumentState) -> None:
+        """Keep the post-state a dry run built (a proof), so applying the same edit takes
+        it instead of splicing and validating the same text again. One per file."""
+        self._prepared[str(path)] = state
+
+    def prepared(self, path: Path, sha256: str) -> DocumentState | None:
+        """The post-state a dry run left for these bytes, while still valid: made today
+        and not depending on other files (a ``::dataset`` ``src=``), as `get` checks."""
+        state = self._prepared.get(str(path))
+        if state is None or state.sha256 != sha256:
+            return None
+        if state.day != date.today() or _reads_files(state.doc):
+            return None
+        return state
 
     def load(self, path: Path) -> tuple[Source, DocumentState]:
         """One read and one hash; an unchanged file is not parsed again, a changed one is
@@ -360,9 +376,17 @@ def _patch_locked(
     if final_text != source.text:
         data = encode(final_text)
         post_sha256 = hashlib.sha256(data).hexdigest()
-        last = steps[-1]  # the post-state is spliced from the parse the last op ran on
-        post_doc = reparse(last.doc, last.before, final_text) if last.doc is not None else None
-        post_state = analyse(final_text, base_dir, post_sha256, doc=post_doc)
+        ready = cache.prepared(doc_path, post_sha256) if cache is not None else None
+        if ready is not None:
+            post_state = ready  # the proof of this very edit built it
+        else:
+            last = steps[-1]  # the post-state is spliced from the parse the last op ran on
+            post_doc = None
+            if last.doc is not None:
+                post_doc = reparse(last.doc, last.before, final_text)
+            post_state = analyse(final_text, base_dir, post_sha256, doc=post_doc)
+            if cache is not None and not write:
+                cache.prepare(doc_path, post_state)
         refused = _guard(steps, state.doc, post_state.doc)
         if refused is not None:
             outcome = ctx.rejected_list(ops, refused, state)

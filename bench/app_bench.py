@@ -1,0 +1,280 @@
+"""The workbench's edit loop on large documents (issue 14, the app half of item 7).
+
+Headless (`App.run_test`, 120x34), on generated documents of 1,000 and 5,000 sections:
+
+* ``outside edit``: from writing the file to the frame in which the document tree (the
+  row's badge), the diagnostics and the block view show the change. The watcher's
+  debounce (400 ms, an OS-level wait) is left out: the bench posts the same
+  `DiskChanged` message the watcher posts, right after the write. The edit toggles the
+  ``owner`` of the selected ``::risk`` block, so a diagnostic appears or disappears each
+  time;
+* ``outside +/- section``: the same for an outside edit that adds a section near the top
+  (removed again the next time): a change of structure, so the tree is rebuilt;
+* ``proof shown``: an attribute edit (``a`` on a ``::claim``, a new confidence typed in
+  the form), from the ctrl+s that asks for the proof to the frame that draws the proof;
+* ``applied``: from the ctrl+s on the proof to the frame in which the main screen shows
+  the new version (tree, diagnostics and block view all on it);
+* ``peak RSS``: ``ru_maxrss`` of a child process that opened the document in the app
+  and filled the tree.
+
+A "frame" is a call of the app's ``_display`` (where a terminal would get the bytes)
+after the condition holds; it is checked inside that call, so no frame is missed between
+two polls. Keys go through the driver like a terminal's. Each measured action starts from
+an idle app, as a person's next key finds it: the app's idle garbage collection
+(`noma_tui.gc_policy`, its delay cut to 0.2 s here) has run. Medians per size.
+
+Run: ``./dev bench app [--sections 1000,5000] [--runs N] [--edits N] [--no-rss]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual import events
+from textual.widgets import Input
+
+from bench.generate import generate
+from core.workspace import Workspace
+from noma_tui.app import WorkbenchApp
+from noma_tui.config import WorkbenchConfig
+from noma_tui.messages import DiskChanged
+from noma_tui.screens.form import FormScreen
+from noma_tui.screens.main import MainScreen
+from noma_tui.screens.proof import ProofScreen
+
+SIZE = (120, 34)
+IDLE = 0.2  # the app's idle-collection delay in the bench (1.5 s in use)
+RISK = '::risk{id="risk-0" owner="team-0" severity="'
+RISK_NO_OWNER = '::risk{id="risk-0" severity="'
+
+
+async def _wait(condition: Callable[[], bool], what: str, limit: float = 120.0) -> None:
+    started = time.perf_counter()
+    while not condition():
+        if time.perf_counter() - started > limit:
+            raise TimeoutError(f"the app did not get there: {what}")
+        await asyncio.sleep(0.001)
+
+
+class Frames:
+    """Records the time of the first frame drawn while a condition holds."""
+
+    def __init__(self, app: WorkbenchApp) -> None:
+        self.condition: Callable[[Any], bool] | None = None
+        self.at: float | None = None
+        display = app._display
+
+        def spy(screen: Any, renderable: Any) -> None:
+            display(screen, renderable)
+            condition = self.condition
+            armed = renderable is not None and condition is not None and self.at is None
+            if armed and condition is not None and condition(screen):
+                self.at = time.perf_counter()
+
+        app._display = spy  # type: ignore[method-assign]
+
+    def arm(self, condition: Callable[[Any], bool]) -> None:
+        self.at = None
+        self.condition = condition
+
+    async def drawn(self, what: str) -> float:
+        await _wait(lambda: self.at is not None, what)
+        assert self.at is not None
+        return self.at
+
+
+def _on_version(app: WorkbenchApp, sha: Callable[[str], bool]) -> Callable[[Any], bool]:
+    def shown(screen: Any) -> bool:
+        main = app.main
+        loaded = app.loaded
+        return (
+            isinstance(screen, MainScreen)
+            and loaded is not None
+            and sha(loaded.sha256)
+            and main.doc_tree.loaded is loaded
+            and main.diagnostics.loaded is loaded
+            and main.block_view.loaded is loaded
+        )
+
+    return shown
+
+
+async def _idle(app: WorkbenchApp) -> None:
+    """Let the app settle as it does between a person's edits: its idle collection
+    (`noma_tui.gc_policy`, delay shortened for the bench) has run."""
+    collector = getattr(app, "collector", None)  # absent before issue 14: nothing to wait for
+    if collector is not None:
+        await _wait(lambda: collector.timer is None, "the idle collection")
+
+
+async def _select(app: WorkbenchApp, ident: str) -> None:
+    loaded = app.loaded
+    assert loaded is not None
+    block = loaded.block_of_id(ident)
+    assert block is not None, ident
+    app.main.doc_tree.reveal(block)
+    app.main.doc_tree.focus()
+    await _wait(lambda: app.main.block_view.block == block, f"{ident} selected")
+
+
+async def one_run(path: Path, edits: int, sections: int, run: int = 0) -> dict[str, list[float]]:
+    workspace = Workspace.open(path.parent)
+    config = WorkbenchConfig(watch=False, cursor_blink=False)
+    app = WorkbenchApp(workspace, document=path, config=config, single_file=True)
+    out: dict[str, list[float]] = {"outside": [], "structure": [], "proof": [], "applied": []}
+    if hasattr(app, "collector"):
+        app.collector.delay = IDLE
+    async with app.run_test(size=SIZE) as pilot:
+        frames = Frames(app)
+        await _wait(lambda: app.loaded is not None and app.transcript is not None, "loaded")
+        await _wait(lambda: not app.main.doc_tree.filling, "tree filled")
+        driver = app._driver
+        assert driver is not None
+
+        # -- outside edits ------------------------------------------------------------
+        await _select(app, "risk-0")
+        for _ in range(edits):
+            await pilot.pause()
+            text = path.read_text("utf-8")
+            new = (
+                text.replace(RISK, RISK_NO_OWNER, 1)
+                if RISK in text
+                else text.replace(RISK_NO_OWNER, RISK, 1)
+            )
+            target = hashlib.sha256(new.encode("utf-8")).hexdigest()
+            await _idle(app)
+            frames.arm(_on_version(app, lambda s, t=target: s == t))  # type: ignore[misc]
+            t0 = time.perf_counter()
+            path.write_text(new, encoding="utf-8")
+            app.post_message(DiskChanged({path.resolve()}, False))
+            out["outside"].append(await frames.drawn("outside edit shown") - t0)
+
+        # -- outside edits that add (then remove) a section: a change of structure -------
+        added = "## Added outside\n\nWritten by another editor.\n\n"
+        anchor = "## Finding 3: "
+        for _ in range(edits):
+            await pilot.pause()
+            text = path.read_text("utf-8")
+            new = (
+                text.replace(added, "", 1)
+                if added in text
+                else text.replace(anchor, added + anchor, 1)
+            )
+            target = hashlib.sha256(new.encode("utf-8")).hexdigest()
+            await _idle(app)
+            frames.arm(_on_version(app, lambda s, t=target: s == t))  # type: ignore[misc]
+            t0 = time.perf_counter()
+            path.write_text(new, encoding="utf-8")
+            app.post_message(DiskChanged({path.resolve()}, False))
+            out["structure"].append(await frames.drawn("outside structure edit shown") - t0)
+        await _wait(lambda: not app.main.doc_tree.filling, "tree filled again")
+
+        # -- proof and apply of an attribute edit ---------------------------------------
+        for i in range(edits):
+            await _select(app, f"claim-{(i * 37 + 5) % sections}")
+            await pilot.pause()
+            driver.send_message(events.Key("a", "a"))
+            await _wait(lambda: isinstance(app.screen, FormScreen), "the attribute form")
+            await pilot.pause()
+            form = app.screen
+            form.query_one("#field-key", Input).value = "confidence"
+            # a value no earlier run set (a noop would draw nothing new)
+            form.query_one("#field-value", Input).value = f"0.{101 + run * edits + i}"
+            await pilot.pause()
+            assert app.loaded is not None
+            pre = app.loaded.sha256
+            await _idle(app)
+            frames.arm(lambda screen: isinstance(screen, ProofScreen) and screen.is_mounted)
+            t0 = time.perf_counter()
+            driver.send_message(events.Key("ctrl+s", None))
+            out["proof"].append(await frames.drawn("the proof") - t0)
+            await pilot.pause()
+            await _idle(app)
+            frames.arm(_on_version(app, lambda s, p=pre: s != p))  # type: ignore[misc]
+            t0 = time.perf_counter()
+            driver.send_message(events.Key("ctrl+s", None))
+            out["applied"].append(await frames.drawn("the applied edit") - t0)
+            await _wait(lambda: not app.sessions, "the edit closed")
+    return out
+
+
+def peak_rss_mb(path: Path) -> float:
+    """Peak RSS of a fresh process that opened ``path`` in the app (tree filled)."""
+    code = (
+        "import asyncio, json, resource, sys\n"
+        "from bench.app_bench import _open_and_fill\n"
+        "asyncio.run(_open_and_fill(sys.argv[1]))\n"
+        "print(json.dumps(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=root,
+    )
+    return float(json.loads(done.stdout.strip().splitlines()[-1])) / 1024
+
+
+async def _open_and_fill(path_text: str) -> None:
+    path = Path(path_text)
+    workspace = Workspace.open(path.parent)
+    config = WorkbenchConfig(watch=False, cursor_blink=False)
+    app = WorkbenchApp(workspace, document=path, config=config, single_file=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await _wait(lambda: app.loaded is not None, "loaded")
+        await _wait(lambda: not app.main.doc_tree.filling, "tree filled")
+        await pilot.pause()
+
+
+def _line(label: str, values: list[float]) -> str:
+    median = statistics.median(values) * 1000
+    worst = max(values) * 1000
+    return f"  {label:<30} median {median:7.1f} ms   max {worst:7.1f} ms   (n={len(values)})"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.app_bench", description=__doc__)
+    parser.add_argument("--sections", default="1000,5000")
+    parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--edits", type=int, default=8)
+    parser.add_argument("--no-rss", action="store_true")
+    args = parser.parse_args(argv)
+    labels = {
+        "outside": "outside edit -> panes",
+        "structure": "outside +/- section -> panes",
+        "proof": "proof shown",
+        "applied": "edit applied and shown",
+    }
+    for n in (int(s) for s in args.sections.split(",")):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "bench.noma"
+            path.write_text(generate(n), encoding="utf-8")
+            totals: dict[str, list[float]] = {k: [] for k in labels}
+            for run in range(args.runs):
+                result = asyncio.run(one_run(path, args.edits, n, run))
+                for key, values in result.items():
+                    totals[key].extend(values)
+            print(f"{n} sections ({path.stat().st_size / 1e6:.1f} MB)")
+            for key, label in labels.items():
+                print(_line(label, totals[key]))
+            if not args.no_rss:
+                print(f"  {'peak RSS, document open':<30} {peak_rss_mb(path):7.1f} MB")
+            sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
