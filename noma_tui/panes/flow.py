@@ -71,6 +71,7 @@ from ..flow_store import settled
 from ..keys import FLOW_ACTIONS
 from ..screens.form import Field, InputFormScreen
 from ..screens.picker import PickerScreen
+from .scrollbars import PaneTable
 
 MARKS = {"done": "✓", "skipped": "↷", "in_progress": "●", "blocked": "■", "pending": "·"}
 # A consent id that matches nothing: executing without one lets the engine answer with the
@@ -226,10 +227,10 @@ class FlowFrontierPane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="flow-header")
-        runs: DataTable[Any] = DataTable(id="flow-runs", cursor_type="row", zebra_stripes=True)
+        runs = PaneTable(id="flow-runs", cursor_type="row", zebra_stripes=True)
         yield runs
         yield Static("", id="flow-run")
-        steps: DataTable[Any] = DataTable(id="flow-steps", cursor_type="row")
+        steps = PaneTable(id="flow-steps", cursor_type="row")
         yield steps
         yield Static("", id="flow-detail")
         yield Static("", id="flow-status")
