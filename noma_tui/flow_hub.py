@@ -32,7 +32,6 @@ from core.flow.execute import execute_automatable as local_execute
 from core.flow.models import FlowBundle
 from core.flow.posture import Posture
 from core.workspace import Workspace
-from noma_tui.flow_store import open_flow_context as open_local_context
 
 TOKEN_ENV = "NOMA_HUB_TOKEN"
 TIMEOUT_SECONDS = 60.0
@@ -76,10 +75,10 @@ def hub_url(workspace: Workspace) -> str | None:
 
 def open_flow_context(workspace: Workspace) -> FlowContext | HubContext:
     """The hub named by ``[hub] url`` (token from ``NOMA_HUB_TOKEN``), else the local store
-    (`noma_tui.flow_store.open_flow_context`: lazy, so opening a workspace writes nothing)."""
+    (`FlowContext.open` with ``lazy``, so opening a workspace writes nothing)."""
     url = hub_url(workspace)
     if url is None:  # the local store, opened lazily: nothing is written until a run is
-        return open_local_context(workspace)
+        return FlowContext.open(workspace, lazy=True)
     token = os.environ.get(TOKEN_ENV, "")
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     client = httpx.Client(base_url=url, headers=headers, timeout=TIMEOUT_SECONDS)

@@ -2,7 +2,8 @@
 
 Surfaces build one `FlowContext` per workspace (`FlowContext.open`) and pass it to the
 handler family; nothing else about a surface reaches the engine, which is why the CLI, the
-MCP tool and the pane produce the same records.
+MCP tool and the pane produce the same records. A surface that only opens a folder (the
+app) opens it ``lazy``: nothing is written until a run is (`lazy_store`).
 """
 
 from __future__ import annotations
@@ -11,17 +12,20 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from ..workspace import Workspace
 from .actor_key import load_actor_key
 from .catalog import FlowCatalog
 from .lanes import ExecutionLane, default_lanes
+from .lazy_store import LazyRunStore, has_run_store
 from .posture import Actor, Posture, workspace_actor
 from .rekey import rekey_workspace_actor
 from .store import RunStore
 from .store_pg import open_run_store
 
 VAULT_ID = "default"
+UNKEYED = "unkeyed"  # the actor of a lazy context: no key file is made until a write
 
 
 def looks_like_workspace(workspace: Workspace) -> bool:
@@ -47,20 +51,50 @@ class FlowContext:
         *,
         actor: Actor | None = None,
         lanes: Mapping[str, ExecutionLane] | None = None,
+        lazy: bool = False,
     ) -> FlowContext:
+        """Open the workspace's run store and key its actor (creating the state dir, the
+        database and ``actor.key`` where missing). With ``lazy``, a workspace that has no
+        run store yet is left untouched: the store is a `LazyRunStore` and the actor is
+        not keyed until `settled` swaps in the real context."""
         posture = Posture.from_workspace(workspace)
-        key = load_actor_key(workspace.state_dir)
-        store = open_run_store(workspace.state_dir, workspace.section("store").get("url"))
-        rekey_workspace_actor(store, workspace.actor_name, key)
+        if lazy and not has_run_store(workspace):
+            key = b""
+            store = cast(RunStore, LazyRunStore(workspace))
+            default_actor = Actor(UNKEYED, frozenset(posture.policy.scopes))
+        else:
+            key = load_actor_key(workspace.state_dir)
+            store = open_run_store(workspace.state_dir, workspace.section("store").get("url"))
+            rekey_workspace_actor(store, workspace.actor_name, key)
+            default_actor = workspace_actor(workspace, posture.policy, key)
         return cls(
             store=store,
             catalog=FlowCatalog(workspace.flows_dir),
             posture=posture,
-            actor=actor or workspace_actor(workspace, posture.policy, key),
+            actor=actor or default_actor,
             lanes=lanes if lanes is not None else default_lanes(workspace.root),
             root=workspace.root,
             actor_key=key,
         )
+
+    @property
+    def is_lazy(self) -> bool:
+        """True for a context opened ``lazy`` whose workspace had no run store yet."""
+        return isinstance(self.store, LazyRunStore)
+
+    def settled(self, *, write: bool) -> FlowContext:
+        """This context, or the real one in its place (this one closed) once the workspace
+        has a run store or this call is a write that the gates allow. A context that is not
+        lazy is returned as it is."""
+        store = self.store
+        if not isinstance(store, LazyRunStore):
+            return self
+        workspace = store.workspace
+        if has_run_store(workspace) or (write and self.posture.gates.run_writes_enabled):
+            real = FlowContext.open(workspace, lanes=self.lanes)
+            self.close()
+            return real
+        return self
 
     def close(self) -> None:
         self.store.close()

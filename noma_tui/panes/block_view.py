@@ -23,11 +23,12 @@ from ..document import ROOT, LoadedDocument
 from ..highlight import highlight_lines
 from ..styles import SEVERITY_GLYPH, Themed
 from ..visible import HINT, marked
+from .scrollbars import ThumbFollowsScroll
 
 MAX_LINES = 300
 
 
-class BlockView(Themed, ScrollView, can_focus=True):
+class BlockView(Themed, ThumbFollowsScroll, ScrollView, can_focus=True):
     """Shows one block; focusable so it can be scrolled by keyboard."""
 
     DEFAULT_CSS = """

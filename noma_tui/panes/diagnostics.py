@@ -14,6 +14,7 @@ from textual.widgets import DataTable
 from ..document import DiagnosticRow, LoadedDocument
 from ..styles import SEVERITY_GLYPH, SEVERITY_WORD, Themed
 from .columns import Col, fit
+from .scrollbars import ThumbFollowsScroll
 
 MAX_ROWS = 2000
 COLUMNS = [
@@ -26,7 +27,7 @@ COLUMNS = [
 SEVERITY_LEVELS = (None, "error", "warning", "info")  # `S` cycles: all, then one severity
 
 
-class DiagnosticsPane(Themed, DataTable[Text | str]):
+class DiagnosticsPane(Themed, ThumbFollowsScroll, DataTable[Text | str]):
     class Jump(Message):
         """Go to the block a diagnostic is about."""
 

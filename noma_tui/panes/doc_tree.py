@@ -21,12 +21,13 @@ from ..arrangement import Region
 from ..document import ROOT, LoadedDocument
 from ..labels import label_for, root_label
 from ..styles import Themed
+from .scrollbars import ThumbFollowsScroll
 
 FIRST_CHUNK = 200
 CHUNK = 500
 
 
-class DocumentTree(Themed, Tree[int]):
+class DocumentTree(Themed, ThumbFollowsScroll, Tree[int]):
     """Node data is the block index in the current `LoadedDocument` (``-1``: the root)."""
 
     DEFAULT_CSS = """

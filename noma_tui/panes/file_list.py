@@ -12,8 +12,10 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from .scrollbars import ThumbFollowsScroll
 
-class FileList(OptionList):
+
+class FileList(ThumbFollowsScroll, OptionList):
     class Open(Message):
         def __init__(self, pane: FileList, path: Path) -> None:
             super().__init__()

@@ -21,7 +21,8 @@ refused listing (a hub down, a token refused) is a status line, not a crash.
 
 The app tells the pane which document is open (`set_open_document`), so "attach evidence"
 can offer that document's latest transcript ``op_id`` or ``post_sha256`` as a pointer. The
-local store is opened lazily (`noma_tui.flow_store`): nothing is written until a run is.
+local store is opened lazily (`FlowContext.open(lazy=True)`): nothing is written until a
+run is.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ from core.flow.models import FlowBundle, FlowStep
 from core.flow.records import FlowRun, StepState
 from core.workspace import Workspace
 
-# The handler names, local (a lazy store: `noma_tui.flow_store`) or on a remote hub
+# The handler names, local (a lazy store: `core.flow.lazy_store`) or on a remote hub
 # (`[hub] url`): see noma_tui/flow_hub.py.
 from ..flow_hub import (
     HubContext,
@@ -67,10 +68,10 @@ from ..flow_hub import (
     submit_review,
 )
 from ..flow_review import manage_consents, review_proposals
-from ..flow_store import settled
 from ..keys import FLOW_ACTIONS
 from ..screens.form import Field, InputFormScreen
 from ..screens.picker import PickerScreen
+from .scrollbars import PaneTable
 
 MARKS = {"done": "✓", "skipped": "↷", "in_progress": "●", "blocked": "■", "pending": "·"}
 # A consent id that matches nothing: executing without one lets the engine answer with the
@@ -226,10 +227,10 @@ class FlowFrontierPane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="flow-header")
-        runs: DataTable[Any] = DataTable(id="flow-runs", cursor_type="row", zebra_stripes=True)
+        runs = PaneTable(id="flow-runs", cursor_type="row", zebra_stripes=True)
         yield runs
         yield Static("", id="flow-run")
-        steps: DataTable[Any] = DataTable(id="flow-steps", cursor_type="row")
+        steps = PaneTable(id="flow-steps", cursor_type="row")
         yield steps
         yield Static("", id="flow-detail")
         yield Static("", id="flow-status")
@@ -316,7 +317,7 @@ class FlowFrontierPane(Vertical):
         try:
             if isinstance(ctx, FlowContext):
                 # One call at a time (`busy`), so swapping the context here races nothing.
-                ctx = self.ctx = settled(ctx, self.workspace, write=write)
+                ctx = self.ctx = ctx.settled(write=write)
             result = fn(ctx)
         except Exception as exc:  # reported like a refusal; the pane stays usable
             result = exc

@@ -11,9 +11,10 @@ from textual.widgets import Static
 from ..document import LoadedDocument
 from ..preview import render_block
 from ..styles import Themed
+from .scrollbars import ThumbFollowsScroll
 
 
-class PreviewPane(Themed, VerticalScroll):
+class PreviewPane(Themed, ThumbFollowsScroll, VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, classes="-hidden")
         self.loaded: LoadedDocument | None = None

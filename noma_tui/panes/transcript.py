@@ -15,6 +15,7 @@ from textual.widgets import DataTable
 from ..history import TranscriptRow, TranscriptSnapshot
 from ..styles import Themed
 from .columns import Col, fit
+from .scrollbars import ThumbFollowsScroll
 
 # The op summary and the result matter most: they grow first; time and shas stay short.
 COLUMNS = [
@@ -27,7 +28,7 @@ COLUMNS = [
 ]
 
 
-class TranscriptPane(Themed, DataTable[Text | str]):
+class TranscriptPane(Themed, ThumbFollowsScroll, DataTable[Text | str]):
     class ShowRecord(Message):
         def __init__(self, pane: TranscriptPane, row: TranscriptRow) -> None:
             super().__init__()
@@ -59,10 +60,12 @@ class TranscriptPane(Themed, DataTable[Text | str]):
 
     def on_idle(self) -> None:
         """DataTable sizes new rows when idle; only then can the end be scrolled to (its
-        own scroll-to-cursor may run before that and stop short)."""
+        own scroll-to-cursor may run before that and stop short). Forced: the layout that
+        shows the scrollbar for the new size may not have run yet, and an unforced scroll
+        does nothing while the bar is hidden."""
         if self.following and not self._require_update_dimensions:
             self.following = False
-            self.scroll_end(animate=False, immediate=True, x_axis=False)
+            self.scroll_end(animate=False, immediate=True, force=True, x_axis=False)
 
     def fit_columns(self) -> None:
         rows = self.shown_rows

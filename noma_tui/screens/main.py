@@ -117,7 +117,9 @@ class MainScreen(Screen[None]):
                 yield FileList(id="files")
                 yield FlowFrontierPane(self.workbench.workspace)
             with Vertical(id="work"):
-                yield OrderedInput(id="filter", classes="-hidden")
+                search = OrderedInput(id="filter", classes="-hidden")
+                search.cursor_blink = self._blink()  # `cursor_blink` applies here too
+                yield search
                 with Horizontal(id="upper"):
                     yield DocumentTree(id="tree")
                     yield BlockView(id="block")

@@ -241,12 +241,10 @@ def snapshot_app(tmp_path: Path) -> PaneApp:
 Runner = Callable[[Pilot[None]], Awaitable[None]]
 
 
-@pytest.mark.flaky(reruns=3)  # the scroll-timing flake, see tests/tui/test_snapshots.py
 def test_snapshot_manual_run_with_a_refusal(snap_compare, tmp_path, clock, pinned_ids):
     assert snap_compare(snapshot_app(tmp_path), terminal_size=SIZE, run_before=drive_manual_run)
 
 
-@pytest.mark.flaky(reruns=3)  # the scroll-timing flake, see tests/tui/test_snapshots.py
 def test_snapshot_finished_manual_run(snap_compare, tmp_path, clock, pinned_ids):
     async def run_before(pilot: Pilot[None]) -> None:
         await drive_manual_run(pilot)
@@ -255,14 +253,12 @@ def test_snapshot_finished_manual_run(snap_compare, tmp_path, clock, pinned_ids)
     assert snap_compare(snapshot_app(tmp_path), terminal_size=SIZE, run_before=run_before)
 
 
-@pytest.mark.flaky(reruns=3)  # the scroll-timing flake, see tests/tui/test_snapshots.py
 def test_snapshot_automatable_run_after_execute(snap_compare, tmp_path, clock, pinned_ids):
     assert snap_compare(
         snapshot_app(tmp_path), terminal_size=SIZE, run_before=drive_automatable_run
     )
 
 
-@pytest.mark.flaky(reruns=3)  # the scroll-timing flake, see tests/tui/test_snapshots.py
 def test_snapshot_skip_reason_dialog(snap_compare, tmp_path, clock, pinned_ids):
     async def run_before(pilot: Pilot[None]) -> None:
         await press(pilot, "n", "down", "enter", "s")

@@ -174,5 +174,11 @@ async def test_a_flow_action_from_the_palette_focuses_the_pane_and_runs(demo: Pa
             c for c in app.get_system_commands(app.main) if c.title.startswith("Start a run")
         )
         command.callback()
-        await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the flow picker")
+        # Mounted, not only pushed: leaving while the picker composes tore it down under its
+        # own on_mount (NoMatches '#choices', about once in a loaded full-suite run).
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, PickerScreen) and isinstance(app.focused, OptionList),
+            "the flow picker",
+        )
         assert pane.query_one("#flow-steps") is app.main.focused

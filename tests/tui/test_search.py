@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.widgets import Input
 from tui_helpers import TERMINAL, make_app, ready, until
 
 from noma_tui.screens.picker import PickerScreen
@@ -111,3 +112,17 @@ async def test_j_and_k_move_in_every_list(demo: Path) -> None:
         from textual.widgets import OptionList
 
         assert app.screen.query_one(OptionList).highlighted == 1
+
+
+async def test_the_filter_field_keeps_the_cursor_blink_setting(demo: Path) -> None:
+    """With ``cursor_blink = false`` the filter's cursor stays drawn: it used to blink
+    anyway, so a screenshot taken half a second after the last key missed it."""
+    async with make_app(demo).run_test(size=TERMINAL) as pilot:
+        app = await ready(pilot)
+        field = app.main.query_one("#filter", Input)
+        assert field.cursor_blink is False
+        await pilot.press("1", "slash", *"staging")
+        await until(pilot, lambda: app.main.doc_tree.filter_text == "staging", "the filter")
+        assert app.focused is field
+        await pilot.pause(0.7)  # longer than one blink (0.5 s): a blinking cursor is off now
+        assert field._cursor_visible

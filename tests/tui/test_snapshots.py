@@ -7,6 +7,10 @@ The screens people look at most are shot at 80x24, 100x30 and 200x55, in both th
 where colours carry meaning (diff and severity colours).
 
 Regenerate with ``pytest tests/tui --snapshot-update`` and review the SVGs.
+
+Shots are deterministic: a pane's scrollbar thumb follows its offset whichever of scroll
+and layout comes first (``noma_tui/panes/scrollbars.py``; it was one cell off in about one
+run in five), so a shot that differs from its snapshot is a real change, never retried.
 """
 
 from __future__ import annotations
@@ -30,11 +34,6 @@ from noma_tui.screens.help import HelpScreen
 from noma_tui.screens.picker import PickerScreen
 from noma_tui.screens.proof import ProofScreen
 from noma_tui.screens.source_editor import SourceEditorScreen
-
-# Known flake (noted in the session note): under some timings a pane ends one scroll step
-# off (a scrollbar thumb one cell away), so a shot can differ from its snapshot with nothing
-# else changed. A real regression fails every rerun; the scroll timing is to be fixed in the app.
-pytestmark = pytest.mark.flaky(reruns=3)
 
 
 @pytest.fixture(autouse=True)
