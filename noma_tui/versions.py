@@ -19,11 +19,10 @@ from bisect import bisect_left
 from dataclasses import dataclass
 
 from core.noma.nodes import Node
+from core.noma.proof import common_ends
 
 from .arrangement import Region
 from .document import ROOT, LoadedDocument
-
-_CHUNK = 2048
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,27 +50,7 @@ class Changes:
 def changed_lines(old: list[str], new: list[str]) -> tuple[int, int, int]:
     """``(a, old_end, new_end)``: ``old[a:old_end]`` became ``new[a:new_end]``, the rest is
     equal (the common head and tail)."""
-    limit = min(len(old), len(new))
-    a = 0
-    while a < limit:
-        b = min(a + _CHUNK, limit)
-        if old[a:b] == new[a:b]:
-            a = b
-            continue
-        while old[a] == new[a]:
-            a += 1
-        break
-    tail = 0
-    room = limit - a
-    while tail < room:
-        step = min(_CHUNK, room - tail)
-        lo_old, lo_new = len(old) - tail - step, len(new) - tail - step
-        if old[lo_old : len(old) - tail] == new[lo_new : len(new) - tail]:
-            tail += step
-            continue
-        while old[len(old) - 1 - tail] == new[len(new) - 1 - tail]:
-            tail += 1
-        break
+    a, tail = common_ends(old, new)
     return a, len(old) - tail, len(new) - tail
 
 

@@ -34,7 +34,7 @@ def test_common_ends_match_a_line_by_line_scan(chunk: int, monkeypatch: pytest.M
             new[i : i + rng.randrange(0, 3)] = [
                 rng.choice("abc") for _ in range(rng.randrange(0, 3))
             ]
-        assert proof._common_ends(old, new) == _line_by_line(old, new), (old, new)
+        assert proof.common_ends(old, new) == _line_by_line(old, new), (old, new)
 
 
 def test_touched_diff_is_the_line_by_line_cut(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -47,6 +47,6 @@ def test_touched_diff_is_the_line_by_line_cut(monkeypatch: pytest.MonkeyPatch) -
         lines[i : i + rng.randrange(0, 3)] = [f"new {rng.randrange(9)}\n"] * rng.randrange(0, 3)
         cases.append((before, "".join(lines)))
     fast = [touched_diff(b, a, "x") for b, a in cases]
-    monkeypatch.setattr(proof, "_common_ends", _line_by_line)
+    monkeypatch.setattr(proof, "common_ends", _line_by_line)
     assert fast == [touched_diff(b, a, "x") for b, a in cases]
     assert any(fast)
