@@ -147,16 +147,15 @@ def build_proof(
     cache: DocumentCache | None = None,
     context: int = 2,
 ) -> Proof:
-    """Run the request as a dry run and explain it. Nothing is written."""
-    from .files import read_source
-
-    before = read_source(path).text
+    """Run the request as a dry run and explain it. Nothing is written. The diff is
+    against the very text the ops ran on (no second read that a concurrent writer could
+    slip between)."""
     outcome = patch_file(path, request, write=False, record=False, cache=cache)
     proof = Proof(outcome)
-    if not outcome.ok or outcome.new_text is None:
+    if not outcome.ok or outcome.new_text is None or outcome.pre_text is None:
         return proof
     name = Path(path).name
-    proof.diff = touched_diff(before, outcome.new_text, name, context)
+    proof.diff = touched_diff(outcome.pre_text, outcome.new_text, name, context)
     pre = Counter(_key(d) for d in outcome.pre_diagnostics if d.code != "base_sha_drift")
     post = Counter(_key(d) for d in outcome.post_diagnostics)
     for d in outcome.post_diagnostics:

@@ -116,6 +116,8 @@ class PatchOutcome:
     transcript_error: str | None = None
     advisories: list[str] = field(default_factory=list)
     new_text: str | None = None
+    # The text the ops ran on (what ``new_text`` is compared with in a proof's diff).
+    pre_text: str | None = None
     # The op of the list that failed (None when the request as a whole was refused).
     failed_index: int | None = None
 
@@ -396,6 +398,7 @@ def _patch_locked(
         post_state = state
     outcome = ctx.applied(steps, post_state, post_sha256, written=data is not None and write)
     outcome.new_text = final_text
+    outcome.pre_text = source.text
     outcome.advisories = _advisories(doc_path, request, state.doc)
     if not write:
         return outcome
