@@ -154,18 +154,25 @@ def id_nodes_of(doc: Document) -> list[Node]:
     nodes = doc._id_nodes
     if nodes is None:
         with gc_paused():  # see `Document.walk`
-            nodes = []
-            stack: list[Node] = list(reversed(doc.children))
-            while stack:  # only blocks hold blocks: leaves are never entered
-                node = stack.pop()
-                kind = type(node)
-                if kind is Section or kind is Directive:
-                    nodes.append(node)
-                    kids = node.children  # type: ignore[attr-defined]
-                    if kids:
-                        stack.extend(reversed(kids))
+            nodes = blocks_in(doc.children)
         doc._id_nodes = nodes
     return nodes
+
+
+def blocks_in(nodes: list[Node]) -> list[Node]:
+    """The sections and directives in and below ``nodes``, in line order (pre-order). Only
+    blocks hold blocks, so leaves are never entered."""
+    out: list[Node] = []
+    stack = list(reversed(nodes))
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is Section or kind is Directive:
+            out.append(node)
+            kids = node.children  # type: ignore[attr-defined]
+            if kids:
+                stack.extend(reversed(kids))
+    return out
 
 
 def id_lines_of(doc: Document) -> list[int]:

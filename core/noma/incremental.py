@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable
 from typing import Any
 
 from .diagnostics import Diagnostic
 from .ids import (
     assign_directive_ids,
+    blocks_in,
     id_lines_of,
     id_names_of,
     id_nodes_of,
@@ -45,13 +45,9 @@ from .nodes import (
     Code,
     Directive,
     Document,
-    ListItem,
     ListNode,
     Node,
-    Paragraph,
-    Quote,
     Section,
-    Table,
     ThematicBreak,
     shifted,
 )
@@ -317,7 +313,7 @@ class _Splice:
         j0 = bisect_left(old_lines, r0 + 1)
         j1 = bisect_left(old_lines, r1 + 1)
         run_ids: list[Node] = list(heapq.merge(sub.sections, sub.directives, key=_line))
-        old_run_ids = _blocks_in(container.children[k0 : k1 + 1])
+        old_run_ids = blocks_in(container.children[k0 : k1 + 1])
         old_run = [n for n in old_run_ids if isinstance(n, Section)]
         same_headings = [_heading_key(n) for n in old_run] == [
             _heading_key(n) for n in sub.sections
@@ -566,19 +562,6 @@ def _validation_recipes(
         new._document_recipe = (key, found, reads_files, r0, r1, delta)
 
 
-def _blocks_in(nodes: list[Node]) -> list[Node]:
-    """The sections and directives in and below ``nodes``, in line order (pre-order)."""
-    out: list[Node] = []
-    stack = list(reversed(nodes))
-    while stack:
-        node = stack.pop()
-        kind = type(node)
-        if kind is Section or kind is Directive:
-            out.append(node)
-            stack.extend(reversed(node.children))  # type: ignore[attr-defined]
-    return out
-
-
 def _heading_key(s: Section) -> tuple[Any, ...]:
     """What a heading contributes to id planning."""
     attrs = s.attrs
@@ -593,10 +576,10 @@ def _heading_key(s: Section) -> tuple[Any, ...]:
 
 
 def _shift_subtree(root: Node, delta: int, copies: dict[int, Node], fresh: set[int]) -> Node:
-    """A copy of ``root`` and everything below it, every span moved by ``delta``; blocks
-    (sections, directives) are recorded in ``copies`` (old id -> copy) and ``fresh``."""
-    shift = _SHIFT
-    new_root = shift[type(root)](root, delta)
+    """A copy of ``root`` and everything below it, every span moved by ``delta``, made now
+    (ids are about to be planned over every section); blocks (sections, directives) are
+    recorded in ``copies`` (old id -> copy) and ``fresh``."""
+    new_root = _made_now(root, delta)
     if isinstance(root, (Section, Directive)):
         copies[id(root)] = new_root
         fresh.add(id(new_root))
@@ -606,14 +589,14 @@ def _shift_subtree(root: Node, delta: int, copies: dict[int, Node], fresh: set[i
     while stack:
         old, new = stack.pop()
         if isinstance(old, ListNode):
-            new.items = [shift[ListItem](item, delta) for item in old.items]  # type: ignore[attr-defined]
+            new.items = [shifted(item, delta) for item in old.items]  # type: ignore[attr-defined]
             continue
         kids = old.children  # type: ignore[attr-defined]
         if not kids:
             continue
         out = new.children  # type: ignore[attr-defined]
         for kid in kids:
-            copy = shift[type(kid)](kid, delta)
+            copy = _made_now(kid, delta)
             out.append(copy)
             kind = type(kid)
             if kind is Section or kind is Directive:
@@ -625,11 +608,18 @@ def _shift_subtree(root: Node, delta: int, copies: dict[int, Node], fresh: set[i
     return new_root
 
 
-def _add_child(parent: Node, child: Node) -> None:
-    if isinstance(parent, ListNode):
-        parent.items.append(child)  # type: ignore[arg-type]
-    else:
-        parent.children.append(child)  # type: ignore[attr-defined]
+def _made_now(node: Node, delta: int) -> Node:
+    """`nodes.shifted`, with a container's children list started empty (filled by the
+    caller) instead of left to be made on first read."""
+    new = shifted(node, delta)
+    kind = type(new)
+    if kind is Section or kind is Directive:
+        new.children = []  # type: ignore[attr-defined]
+        new._lazy = None  # type: ignore[attr-defined]
+    elif kind is ListNode:
+        new.items = []  # type: ignore[attr-defined]
+        new._lazy = None  # type: ignore[attr-defined]
+    return new
 
 
 def _splice_notes(
@@ -661,65 +651,3 @@ def _copy_section(s: Section, line: int, end_line: int) -> Section:
         slug=s.slug,
         in_directive=s.in_directive,
     )
-
-
-def _shift_section(s: Any, d: int) -> Node:
-    return _copy_section(s, s.line + d, s.end_line + d)
-
-
-def _shift_directive(n: Any, d: int) -> Node:
-    return Directive(
-        n.line + d,
-        n.end_line + d,
-        id=n.id,
-        aliases=n.aliases,
-        depth=n.depth,
-        name=n.name,
-        attrs=n.attrs,
-        raw_attrs=n.raw_attrs,
-        body=n.body,
-        children=[],
-        colons=n.colons,
-        closed=n.closed,
-    )
-
-
-def _shift_paragraph(n: Any, d: int) -> Node:
-    return Paragraph(n.line + d, n.end_line + d, content=n.content)
-
-
-def _shift_code(n: Any, d: int) -> Node:
-    return Code(n.line + d, n.end_line + d, lang=n.lang, content=n.content, closed=n.closed)
-
-
-def _shift_item(n: Any, d: int) -> Node:
-    return ListItem(n.line + d, n.end_line + d, content=n.content)
-
-
-def _shift_list(n: Any, d: int) -> Node:
-    return ListNode(n.line + d, n.end_line + d, ordered=n.ordered, items=[])
-
-
-def _shift_quote(n: Any, d: int) -> Node:
-    return Quote(n.line + d, n.end_line + d, content=n.content)
-
-
-def _shift_break(n: Any, d: int) -> Node:
-    return ThematicBreak(n.line + d, n.end_line + d)
-
-
-def _shift_table(n: Any, d: int) -> Node:
-    return Table(n.line + d, n.end_line + d, header=n.header, align=n.align, rows=n.rows)
-
-
-_SHIFT: dict[type, Callable[[Any, int], Node]] = {
-    Section: _shift_section,
-    Directive: _shift_directive,
-    Paragraph: _shift_paragraph,
-    Code: _shift_code,
-    ListItem: _shift_item,
-    ListNode: _shift_list,
-    Quote: _shift_quote,
-    ThematicBreak: _shift_break,
-    Table: _shift_table,
-}
