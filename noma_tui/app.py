@@ -26,6 +26,7 @@ from textual.app import App, SystemCommand
 from textual.binding import BindingType
 from textual.screen import Screen
 from textual.signal import Signal
+from textual.timer import Timer
 from textual.worker import Worker, WorkerState, get_current_worker
 from watchfiles import Change, DefaultFilter, awatch
 
@@ -76,6 +77,7 @@ from .session import EditSession
 from .versions import Changes, diff_versions
 
 WATCHED_SUFFIXES = (".noma", ".noma.patches")
+PROOF_HINT_DELAY = 0.3  # seconds a proof may take before the status bar says it is coming
 WATCH_TICK_MS = 500  # the watcher reports "still watching" this often when idle
 
 
@@ -122,6 +124,7 @@ class WorkbenchApp(App[None]):
         self._after_load: list[Callable[[LoadedDocument], None]] = []
         self._select_after_load: str | None = None
         self._inflight: Pending | None = None
+        self._proof_hint: Timer | None = None
         # Every version of the open documents this session has seen, by sha256: the
         # pre-states undo needs (core.noma.revert). Bounded; the oldest go first.
         self.versions: dict[str, str] = {}
@@ -426,8 +429,28 @@ class WorkbenchApp(App[None]):
             reason_prefix=reason_prefix,
         )
         self._inflight = pending
-        self.main.status.message = "preparing the proof…"
+        self._hint_proof(pending)
         self.start_proof(pending)
+
+    def _hint_proof(self, pending: Pending | None) -> None:
+        """Say "preparing the proof…" only if the proof is slow to come (``None`` ends it).
+
+        A status change under a modal editor repaints the screens beneath it, and on a
+        5,000-section document that repaint took the GIL from the proof's worker for ~40
+        ms: most proofs are drawn before a person could read the word.
+        """
+        if self._proof_hint is not None:
+            self._proof_hint.stop()
+            self._proof_hint = None
+        if pending is None:
+            return
+
+        def slow() -> None:
+            self._proof_hint = None
+            if self._inflight is pending and self.panes_ready:
+                self.main.status.message = "preparing the proof…"
+
+        self._proof_hint = self.set_timer(PROOF_HINT_DELAY, slow)
 
     def _request(self, pending: Pending) -> PatchRequest:
         session = pending.session
@@ -452,6 +475,7 @@ class WorkbenchApp(App[None]):
         if not self.panes_ready:
             return
         pending, proof = message.pending, message.proof
+        self._hint_proof(None)
         self.main.status.message = ""
         if not proof.ok:
             code = proof.outcome.code or "rejected"
@@ -602,6 +626,7 @@ class WorkbenchApp(App[None]):
         error = event.worker.error
         self.notify(error_text(error), title=error_code(error), severity="error", timeout=10)
         if event.worker.group in ("proof", "apply") and self._inflight is not None:
+            self._hint_proof(None)
             self._drop(self._inflight)
 
     # -- empty and new documents -----------------------------------------------------------------

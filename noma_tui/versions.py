@@ -19,7 +19,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 
 from core.noma.nodes import Node
-from core.noma.proof import common_ends
+from core.noma.text_ends import common_ends
 
 from .arrangement import Region
 from .document import ROOT, LoadedDocument

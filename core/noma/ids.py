@@ -239,20 +239,25 @@ def index(doc: Document) -> IdIndex:
     idx = IdIndex()
     nodes = id_nodes_of(doc)
     with gc_paused():  # one tuple per block: no cycles, and GC passes would cost ~3x
-        entries = idx.entries
-        first = idx.first
-        count = idx.count
-        for node in nodes:
-            ident = node.id
-            if ident is not None:
-                entries.append((ident, node))
+        entries = idx.entries = [(node.id, node) for node in nodes if node.id is not None]
+        first = dict(entries)
+        if len(first) == len(entries):
+            # The common case, no id repeats: both maps in C (a Python loop over 17k ids
+            # was ~10 ms of every cold validation at 5,000 sections).
+            idx.first = first
+            idx.count = dict.fromkeys(first, 1)
+        else:
+            first = idx.first
+            count = idx.count
+            for ident, node in entries:
                 if ident not in first:
                     first[ident] = node
                     count[ident] = 1
                 else:
                     count[ident] += 1
         for ident, node in entries:
-            for alias in node.aliases:
-                idx.alias_owner.setdefault(alias, ident)
+            if node.aliases:
+                for alias in node.aliases:
+                    idx.alias_owner.setdefault(alias, ident)
     doc._index = idx
     return idx

@@ -54,22 +54,30 @@ from .nodes import (
 from .parser import _Parser, gc_paused, parse
 from .slug import slugify
 from .source import BOM, from_text, split_lines
+from .text_ends import common_prefix, common_suffix
 
 # Recovery notes that describe one line only (a ``::`` line read as text): safe to splice.
 LOCAL_NOTES = frozenset(
     {"unmatched-directive-closer", "directive-depth-mismatch", "malformed-directive-opener"}
 )
-_CHUNK = 4096
 _MAX_EXTEND = 6  # how many following siblings a run may take in before widening
 
 
-def reparse(old_doc: Document, old_text: str, new_text: str) -> Document:
-    """The parse of ``new_text``, reusing ``old_doc`` (the parse of ``old_text``)."""
-    doc = try_reparse(old_doc, old_text, new_text)
+def reparse(
+    old_doc: Document, old_text: str, new_text: str, new_lines: list[str] | None = None
+) -> Document:
+    """The parse of ``new_text``, reusing ``old_doc`` (the parse of ``old_text``).
+
+    ``new_lines`` is ``new_text`` already split as `SourceLines` splits it (what a patch op
+    left), so a splice need not split the whole text again; it is only read.
+    """
+    doc = try_reparse(old_doc, old_text, new_text, new_lines)
     return doc if doc is not None else parse(new_text, chapter=old_doc.chapter)
 
 
-def try_reparse(old_doc: Document, old_text: str, new_text: str) -> Document | None:
+def try_reparse(
+    old_doc: Document, old_text: str, new_text: str, new_lines: list[str] | None = None
+) -> Document | None:
     """The spliced parse of ``new_text``, or None when a full parse is needed."""
     if old_text == new_text:
         return old_doc
@@ -89,43 +97,7 @@ def try_reparse(old_doc: Document, old_text: str, new_text: str) -> Document | N
     if "\r" in old_body or "\r" in new_body:
         return None
     with gc_paused():
-        return _Splice(old_doc, old_body, new_body).run()
-
-
-def _common_prefix(a: str, b: str) -> int:
-    n = min(len(a), len(b))
-    i = 0
-    while i < n:
-        j = min(i + _CHUNK, n)
-        if a[i:j] != b[i:j]:
-            lo, hi = i, j  # a[:lo] == b[:lo]; the first difference is before hi
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                if a[lo:mid] == b[lo:mid]:
-                    lo = mid
-                else:
-                    hi = mid
-            return lo
-        i = j
-    return n
-
-
-def _common_suffix(a: str, b: str, limit: int) -> int:
-    la, lb = len(a), len(b)
-    i = 0
-    while i < limit:
-        j = min(i + _CHUNK, limit)
-        if a[la - j : la - i] != b[lb - j : lb - i]:
-            lo, hi = i, j  # the last lo chars agree; a difference within the last hi
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                if a[la - mid : la - lo] == b[lb - mid : lb - lo]:
-                    lo = mid
-                else:
-                    hi = mid
-            return lo
-        i = j
-    return limit
+        return _Splice(old_doc, old_body, new_body, new_lines).run()
 
 
 def _blank(line: str) -> bool:
@@ -147,14 +119,18 @@ class _Widen(Exception):
 class _Splice:
     """One incremental re-parse."""
 
-    def __init__(self, old: Document, old_body: str, new_body: str) -> None:
+    def __init__(
+        self, old: Document, old_body: str, new_body: str, lines: list[str] | None = None
+    ) -> None:
         self.old = old
-        self.lines = split_lines(new_body)
+        # `SourceLines` and `split_lines` agree on a text without CRs (checked above): the
+        # same LF split, a final empty line dropped, the BOM apart
+        self.lines = lines if lines is not None else split_lines(new_body)
         self.new_n = len(self.lines)
         self.old_n = old.line_count
         self.delta = self.new_n - self.old_n
-        p = _common_prefix(old_body, new_body)
-        q = _common_suffix(old_body, new_body, min(len(old_body), len(new_body)) - p)
+        p = common_prefix(old_body, new_body)
+        q = common_suffix(old_body, new_body, min(len(old_body), len(new_body)) - p)
         self.a = old_body.count("\n", 0, p)  # first line that may differ (0-based)
         # Lines wholly inside the common suffix: from the first line break inside it on.
         self.old_b = self.old_n

@@ -24,9 +24,9 @@ from core.noma.diagnostics import Diagnostic
 from core.noma.incremental import reparse, try_reparse
 from core.noma.nodes import Document
 from core.noma.parser import parse
-from core.noma.patch import PatchError
-from core.noma.patch.engine import apply_one
+from core.noma.patch.engine import ListFailure, apply_list
 from core.noma.patch.guard import check_structure, outline
+from core.noma.source import BOM, split_lines
 from core.noma.validate import validate
 
 LINES = [
@@ -135,14 +135,21 @@ def _diags(found: list[Diagnostic]) -> list[tuple[Any, ...]]:
     return [(d.severity, d.code, d.message, d.line, d.column, d.node_id) for d in found]
 
 
-def check_step(old_doc: Document, old_text: str, new_text: str) -> Document:
+def check_step(
+    old_doc: Document, old_text: str, new_text: str, new_lines: list[str] | None = None
+) -> Document:
+    """``new_lines``: the lines the patch op left (`OpStep.lines`), which a splice reads
+    instead of splitting ``new_text``; they must be that split wherever a splice uses them."""
     before = snapshot(old_doc)
     for op in GUARD_OPS:
         _verdict(op, old_doc, old_doc)
-    attempt = try_reparse(old_doc, old_text, new_text)
+    if new_lines is not None:
+        body = new_text[1:] if new_text.startswith(BOM) else new_text
+        assert "\r" in body or new_lines == split_lines(body), "the op's lines are not its text's"
+    attempt = try_reparse(old_doc, old_text, new_text, new_lines)
     key = "incremental-spliced" if attempt is not None else "incremental-full"
     TRIED[key] = TRIED.get(key, 0) + 1
-    spliced = reparse(old_doc, old_text, new_text)
+    spliced = reparse(old_doc, old_text, new_text, new_lines)
     fresh = parse(new_text)
     for what, present in (("index", spliced._index), ("outline", spliced._splice)):
         if present is not None and spliced is not old_doc:
@@ -187,12 +194,13 @@ def test_incremental_parse_equals_full_parse_after_every_edit(which: int) -> Non
             if data.draw(st.booleans()):
                 op = data.draw(op_for(_ids(text.encode("utf-8", "surrogateescape"))))
                 try:
-                    new_text = apply_one(text, op, doc)
-                except PatchError:
+                    (step,) = apply_list(text, [op], doc)
+                except ListFailure:
                     continue
+                new_text, lines = step.after, step.lines
             else:
-                new_text = data.draw(line_edit(text))
-            doc = check_step(doc, text, new_text)
+                new_text, lines = data.draw(line_edit(text)), None
+            doc = check_step(doc, text, new_text, lines)
             text = new_text
 
     run("incremental", prop, which)

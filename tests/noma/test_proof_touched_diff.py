@@ -1,14 +1,23 @@
-"""`touched_diff` cuts the common head and tail a chunk at a time; the cut must be the same
-as a line-by-line comparison, or the diff would show the wrong lines."""
+"""`touched_diff` cuts the two texts on their characters (`text_ends.line_cut`) and splits
+only what is left. Its output must be exactly the diff of the whole texts' lines with the
+common head and tail cut line by line (the slow, obviously right way), or the proof would
+show the wrong lines or number them wrongly."""
 
 from __future__ import annotations
 
+import difflib
 import random
+import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-import core.noma.proof as proof
+import core.noma.text_ends as text_ends
 from core.noma.proof import touched_diff
+from core.noma.text_ends import common_ends, common_prefix, common_suffix, lf_lines, line_cut
+
+_HUNK = re.compile(r"@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
 
 
 def _line_by_line(old: list[str], new: list[str]) -> tuple[int, int]:
@@ -22,9 +31,28 @@ def _line_by_line(old: list[str], new: list[str]) -> tuple[int, int]:
     return head, tail
 
 
+def _reference(before: str, after: str, name: str, context: int) -> list[str]:
+    """Split both texts whole (LF lines, as the parser reads them), cut line by line."""
+    old, new = before.split("\n"), after.split("\n")
+    old = [line + "\n" for line in old[:-1]] + ([old[-1]] if old[-1] else [])
+    new = [line + "\n" for line in new[:-1]] + ([new[-1]] if new[-1] else [])
+    head, tail = _line_by_line(old, new)
+    start, keep = max(0, head - context), max(0, tail - context)
+    out = []
+    for line in difflib.unified_diff(
+        old[start : len(old) - keep], new[start : len(new) - keep], "a/x", "b/x", n=context
+    ):
+        m = _HUNK.match(line)
+        if m is not None and start:
+            a, b = int(m.group(1)) + start, int(m.group(3)) + start
+            line = f"@@ -{a}{m.group(2) or ''} +{b}{m.group(4) or ''} @@{line[m.end() :]}"
+        out.append(line)
+    return out
+
+
 @pytest.mark.parametrize("chunk", [1, 2, 3, 1024])
 def test_common_ends_match_a_line_by_line_scan(chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(proof, "_CHUNK", chunk)
+    monkeypatch.setattr(text_ends, "_LINES", chunk)
     rng = random.Random(chunk)
     for _ in range(2000):
         old = [rng.choice("ab") for _ in range(rng.randrange(0, 14))]
@@ -34,19 +62,105 @@ def test_common_ends_match_a_line_by_line_scan(chunk: int, monkeypatch: pytest.M
             new[i : i + rng.randrange(0, 3)] = [
                 rng.choice("abc") for _ in range(rng.randrange(0, 3))
             ]
-        assert proof.common_ends(old, new) == _line_by_line(old, new), (old, new)
+        assert common_ends(old, new) == _line_by_line(old, new), (old, new)
 
 
-def test_touched_diff_is_the_line_by_line_cut(monkeypatch: pytest.MonkeyPatch) -> None:
-    rng = random.Random(7)
-    cases = []
-    for _ in range(200):
-        before = "".join(f"line {rng.randrange(6)}\n" for _ in range(rng.randrange(1, 3000)))
-        lines = before.splitlines(keepends=True)
-        i = rng.randrange(len(lines))
-        lines[i : i + rng.randrange(0, 3)] = [f"new {rng.randrange(9)}\n"] * rng.randrange(0, 3)
-        cases.append((before, "".join(lines)))
-    fast = [touched_diff(b, a, "x") for b, a in cases]
-    monkeypatch.setattr(proof, "common_ends", _line_by_line)
-    assert fast == [touched_diff(b, a, "x") for b, a in cases]
-    assert any(fast)
+@pytest.mark.parametrize("chunk", [1, 2, 5, 4096])
+def test_common_prefix_and_suffix_are_exact(chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(text_ends, "_CHARS", chunk)
+    rng = random.Random(chunk)
+    for _ in range(2000):
+        a = "".join(rng.choice("ab\n") for _ in range(rng.randrange(0, 30)))
+        b = "".join(rng.choice("ab\n") for _ in range(rng.randrange(0, 30)))
+        p = common_prefix(a, b)
+        assert a[:p] == b[:p] and (p == min(len(a), len(b)) or a[p] != b[p])
+        limit = min(len(a), len(b)) - p
+        q = common_suffix(a, b, limit)
+        assert q <= limit and a[len(a) - q :] == b[len(b) - q :]
+        assert q == limit or a[len(a) - q - 1] != b[len(b) - q - 1]
+
+
+def test_lf_lines_keep_every_character_and_break_only_at_lf() -> None:
+    for text in ["", "a", "a\n", "a\n\n", "\n", "a\r\nb", "a\u2028b\x0cc\rd\n"]:
+        lines = lf_lines(text)
+        assert "".join(lines) == text
+        assert all(line.endswith("\n") for line in lines[:-1])
+        assert all("\n" not in line[:-1] for line in lines)
+    assert lf_lines("a\u2028b\n") == ["a\u2028b\n"]  # splitlines would make two lines
+
+
+def _edit(rng: random.Random, lines: list[str], alphabet: str) -> list[str]:
+    new = list(lines)
+    for _ in range(rng.randrange(1, 4)):
+        i = rng.randrange(0, len(new) + 1)
+        if rng.random() < 0.3 and new:
+            j = rng.randrange(0, len(new))
+            new[i:i] = new[j : j + rng.randrange(1, 4)]  # a copy of nearby lines
+        else:
+            new[i : i + rng.randrange(0, 3)] = [
+                "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 3)))
+                for _ in range(rng.randrange(0, 3))
+            ]
+    return new
+
+
+@pytest.mark.parametrize("context", [0, 1, 2, 3])
+def test_touched_diff_is_the_whole_text_cut(context: int) -> None:
+    rng = random.Random(context)
+    for _ in range(3000):
+        alphabet = rng.choice(["a", "ab", "ab\r", "a\u2028", "abc"])
+        lines = [
+            "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 3)))
+            for _ in range(rng.randrange(0, 40))
+        ]
+        before = "\n".join(lines) + rng.choice(["", "\n"])
+        after = "\n".join(_edit(rng, lines, alphabet)) + rng.choice(["", "\n"])
+        got = touched_diff(before, after, "x", context)
+        assert got == _reference(before, after, "x", context), (before, after)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "b", "", "a\r", "\u2028"]), max_size=30),
+    st.lists(st.sampled_from(["a", "b", "", "c"]), max_size=4),
+    st.integers(0, 40),
+    st.integers(0, 3),
+    st.integers(0, 3),
+    st.booleans(),
+    st.booleans(),
+)
+def test_touched_diff_property(
+    lines: list[str],
+    insert: list[str],
+    at: int,
+    cut: int,
+    context: int,
+    final_before: bool,
+    final_after: bool,
+) -> None:
+    at = min(at, len(lines))
+    new = lines[:at] + insert + lines[at + cut :]
+    before = "\n".join(lines) + ("\n" if final_before else "")
+    after = "\n".join(new) + ("\n" if final_after else "")
+    assert touched_diff(before, after, "x", context) == _reference(before, after, "x", context)
+
+
+def test_a_one_line_edit_in_a_long_text_splits_only_its_neighbourhood(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    lines = [f"line {i}" for i in range(20_000)]
+    before = "\n".join(lines) + "\n"
+    lines[12_345] = "changed"
+    after = "\n".join(lines) + "\n"
+    start, head_lines, old_end, new_end = line_cut(before, after, 2)
+    assert head_lines == 12_343 and before[start:].startswith("line 12343\n")
+    assert before[old_end:].startswith("line 12348\n") and after[new_end:] == before[old_end:]
+    split: list[int] = []
+    real = text_ends.lf_lines
+    monkeypatch.setattr(
+        "core.noma.proof.lf_lines", lambda text: split.append(len(text)) or real(text)
+    )
+    diff = touched_diff(before, after, "x")
+    assert diff[2] == "@@ -12344,5 +12344,5 @@\n"
+    assert "-line 12345\n" in diff and "+changed\n" in diff
+    assert max(split) < 100  # only the cut was split, never the 20,000 lines

@@ -28,6 +28,9 @@ class OpStep:
     before: str
     after: str
     doc: Document | None = None  # the parse of ``before`` the op ran on
+    # ``after``'s lines as the op left them (`SourceLines.lines`): the splice of the next
+    # version reads them instead of splitting 2 MB again
+    lines: list[str] | None = None
 
     @property
     def changed(self) -> bool:
@@ -91,14 +94,14 @@ def apply_one(text: str, op: Any, doc: Document | None = None) -> str:
 
 def _apply(
     text: str, op: Any, doc: Document | None, base_hash: str | None = None
-) -> tuple[str, Document]:
+) -> tuple[str, Document, list[str]]:
     name = check_op(op)
     state = OpState(text, doc)
     _check_base_hash(state, name, op, op.get("baseHash"))
     _check_base_hash(state, name, op, base_hash)
     before_doc = state.doc
     OPS[name](state, op)
-    return state.lines.text(), before_doc
+    return state.lines.text(), before_doc, state.lines.as_split()
 
 
 def apply_list(
@@ -117,12 +120,14 @@ def apply_list(
             # The next op sees the splice of the last one's change (`core.noma.incremental`).
             last = steps[-1]
             if last.doc is not None:
-                current_doc = reparse(last.doc, last.before, last.after)
+                current_doc = reparse(last.doc, last.before, last.after, last.lines)
         try:
-            after, before_doc = _apply(current, op, current_doc, base_hash if i == 0 else None)
+            after, before_doc, lines = _apply(
+                current, op, current_doc, base_hash if i == 0 else None
+            )
         except PatchError as exc:
             raise ListFailure(i, exc, steps) from exc
-        steps.append(OpStep(op, current, after, before_doc))
+        steps.append(OpStep(op, current, after, before_doc, lines))
         if after != current:
             current_doc = None
         current = after

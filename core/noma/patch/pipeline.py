@@ -385,7 +385,7 @@ def _patch_locked(
             last = steps[-1]  # the post-state is spliced from the parse the last op ran on
             post_doc = None
             if last.doc is not None:
-                post_doc = reparse(last.doc, last.before, final_text)
+                post_doc = reparse(last.doc, last.before, final_text, last.lines)
             post_state = analyse(final_text, base_dir, post_sha256, doc=post_doc)
             if cache is not None and not write:
                 cache.prepare(doc_path, post_state)

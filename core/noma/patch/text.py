@@ -43,6 +43,15 @@ class SourceLines:
             body += "\n"
         return (BOM if self.bom else "") + body
 
+    def as_split(self) -> list[str]:
+        """The lines as `source.split_lines` reads `text()` (for a text without CRs): a
+        splice that ended the file with a line break but left ``final_newline`` unset has
+        an empty last line that the split does not make. Shares the list when it can."""
+        lines = self.lines
+        if lines and lines[-1] == "" and not self.final_newline:
+            return lines[:-1]
+        return lines
+
     def get(self, lineno: int) -> str:
         """Line ``lineno`` (1-based) without its line ending."""
         line = self.lines[lineno - 1]

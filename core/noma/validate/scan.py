@@ -207,13 +207,22 @@ def scan_nodes(result: Scan, kids: list[Node], owner: str | None, quiet: bool, r
                 keys = TARGET_KEYS if name in TARGET_DIRECTIVES else REFERENCE_KEYS
                 if not keys.isdisjoint(node.raw_attrs):
                     ref_blocks.append(node)
-            if node.children:
+            body = node.children
+            if len(body) == 1 and type(body[0]) is Paragraph:
+                # The common body, one paragraph: read it here in the directive's context
+                # (as the Paragraph branch would one level down), no state saved.
+                text = body[0].content
+                if not nv and not raw and name not in RAW_BODY_DIRECTIVES and "[[" in text:
+                    texts.append(text)
+                    lines.append(body[0].line)
+                    owners.append(node.id if node.id is not None else owner)
+            elif body:
                 saved_kids.append(kids)
                 saved_pos.append(pos)
                 saved_owner.append(owner)
                 saved_quiet.append(quiet)
                 saved_raw.append(raw)
-                kids = node.children
+                kids = body
                 pos = 0
                 if node.id is not None:
                     owner = node.id

@@ -1,0 +1,158 @@
+"""The validator's one walk (`validate.scan.scan_document`) is written for speed: parallel
+stacks instead of recursion, and a directive whose body is one paragraph read in place.
+Every rule reads only what it leaves behind, so it must be exactly what a plain recursive
+walk of the documented rules finds: on the corpus, the demo workspace, generated research
+documents and random documents built from every kind of block and every context
+(``noverify``, raw bodies, nested directives, headings inside directives)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from test_trust_properties import corpus
+
+from bench.generate import generate
+from core.noma.nodes import Directive, Document, ListNode, Node, Paragraph, Quote, Section, Table
+from core.noma.parser import parse
+from core.noma.validate.scan import (
+    RAW_BODY_DIRECTIVES,
+    REFERENCE_KEYS,
+    TARGET_DIRECTIVES,
+    TARGET_KEYS,
+    is_noverify,
+    scan_document,
+)
+
+
+def reference_scan(doc: Document) -> dict[str, Any]:
+    """The scan's contract, walked the obvious way."""
+    directives: list[Directive] = []
+    by_name: dict[str, list[Directive]] = {}
+    checked: dict[str, list[Directive]] = {}
+    refs: list[Directive] = []
+    sites: list[tuple[str, int, str | None]] = []
+
+    def site(text: str, line: int, owner: str | None) -> None:
+        if "[[" in text:
+            sites.append((text, line, owner))
+
+    def visit(kids: list[Node], owner: str | None, quiet: bool, raw: bool) -> None:
+        for node in kids:
+            if type(node) is Directive:
+                directives.append(node)
+                by_name.setdefault(node.name, []).append(node)
+                checked.setdefault(node.name, [])
+                nv = is_noverify(node.attrs)
+                if not nv:
+                    checked[node.name].append(node)
+                    keys = TARGET_KEYS if node.name in TARGET_DIRECTIVES else REFERENCE_KEYS
+                    if any(k in node.raw_attrs for k in keys):
+                        refs.append(node)
+                visit(
+                    node.children,
+                    node.id if node.id is not None else owner,
+                    nv,
+                    raw or node.name in RAW_BODY_DIRECTIVES,
+                )
+            elif type(node) is Section:
+                nv = bool(node.attrs) and is_noverify(node.attrs)
+                if node.in_directive:
+                    nv = nv or quiet or raw
+                own = node.id if node.id is not None else owner
+                if not nv:
+                    site(node.title, node.line, own)
+                visit(node.children, own, nv, False)
+            elif quiet or raw:
+                continue
+            elif type(node) is Paragraph or type(node) is Quote:
+                site(node.content, node.line, owner)  # type: ignore[attr-defined]
+            elif type(node) is ListNode:
+                for item in node.items:
+                    site(item.content, item.line, owner)
+            elif type(node) is Table:
+                if any("[[" in cell for cell in node.header):
+                    sites.append(("|".join(node.header), node.line, owner))
+                for k, row in enumerate(node.rows):
+                    if any("[[" in cell for cell in row):
+                        sites.append(("|".join(row), node.line + 2 + k, owner))
+
+    visit(doc.children, None, False, False)
+    return {
+        "directives": [id(d) for d in directives],
+        "by_name": {k: [id(d) for d in v] for k, v in by_name.items()},
+        "checked": {k: [id(d) for d in v] for k, v in checked.items()},
+        "refs": [id(d) for d in refs],
+        "sites": sites,
+    }
+
+
+def fast_scan(doc: Document) -> dict[str, Any]:
+    scan = scan_document(doc)
+    return {
+        "directives": [id(d) for d in scan.directives],
+        "by_name": {k: [id(d) for d in v] for k, v in scan.by_name.items()},
+        "checked": {k: [id(d) for d in v] for k, v in scan.checked_by_name.items()},
+        "refs": [id(d) for d in scan.ref_blocks],
+        "sites": list(zip(scan.site_texts, scan.site_lines, scan.site_owners, strict=True)),
+    }
+
+
+def test_the_scan_equals_a_plain_walk_on_the_corpus_and_generated_documents() -> None:
+    texts = [data.decode("utf-8", errors="surrogateescape") for data in corpus()]
+    texts += [generate(n, seed=s) for n, s in ((3, 0), (40, 1), (200, 2))]
+    sites = 0
+    for text in texts:
+        doc = parse(text)
+        want = reference_scan(doc)
+        assert fast_scan(doc) == want
+        sites += len(want["sites"])
+    assert sites > 50  # the documents do hold wikilinks, in many contexts
+
+
+BLOCKS = [
+    "See [[a]] here.",
+    "plain words",
+    "- item [[b]]\n- other",
+    "> quoted [[c]]",
+    "| h [[d]] | x |\n|---|---|\n| [[e|label]] | y |",
+    "```\n[[in code]]\n```",
+    "## Heading [[f]]",
+    "## Quiet heading [[g]] {noverify}",
+    '### Deep {id="deep"}',
+]
+OPENERS = [
+    '::note{id="n1"}',
+    "::note",
+    '::claim{id="c1" for="x" noverify}',
+    '::claim{noverify=false for="y"}',
+    '::comment{target="t"}',
+    "::dataset",
+    '::plot{id="p1"}',
+    '::evidence{parent="z"}',
+]
+
+
+@st.composite
+def documents(draw: st.DrawFn, depth: int = 0) -> str:
+    parts: list[str] = []
+    for _ in range(draw(st.integers(0, 5))):
+        if depth < 3 and draw(st.integers(0, 3)) == 0:
+            opener = draw(st.sampled_from(OPENERS))
+            colons = ":" * (2 + (2 - depth))  # outer directives take longer fences
+            opener = colons + opener.lstrip(":")
+            parts.append(f"{opener}\n{draw(documents(depth + 1))}\n{colons}")
+        else:
+            parts.append(draw(st.sampled_from(BLOCKS)))
+    return "\n\n".join(parts)
+
+
+@settings(max_examples=300, deadline=None)
+@given(documents())
+@example('::::note{id="n1"}\nSee [[a]] here.\n::::')  # a one-paragraph body: its owner
+@example("::::dataset\nrows: [[1, 2]]\n::::")  # a raw body holds no link
+@example("::::note{noverify}\nSee [[a]] here.\n::::")  # a quiet body neither
+def test_the_scan_equals_a_plain_walk_on_random_documents(text: str) -> None:
+    doc = parse(text)
+    assert fast_scan(doc) == reference_scan(doc)
