@@ -5,19 +5,16 @@ show the wrong lines or number them wrongly."""
 
 from __future__ import annotations
 
-import difflib
 import random
-import re
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import core.noma.proof as proof
 import core.noma.text_ends as text_ends
 from core.noma.proof import touched_diff
 from core.noma.text_ends import common_ends, common_prefix, common_suffix, lf_lines, line_cut
-
-_HUNK = re.compile(r"@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
 
 
 def _line_by_line(old: list[str], new: list[str]) -> tuple[int, int]:
@@ -32,22 +29,15 @@ def _line_by_line(old: list[str], new: list[str]) -> tuple[int, int]:
 
 
 def _reference(before: str, after: str, name: str, context: int) -> list[str]:
-    """Split both texts whole (LF lines, as the parser reads them), cut line by line."""
+    """Split both texts whole (LF lines, as the parser reads them), cut line by line; the
+    difflib call and hunk renumbering are `proof._diff`'s (not what is under test here)."""
     old, new = before.split("\n"), after.split("\n")
     old = [line + "\n" for line in old[:-1]] + ([old[-1]] if old[-1] else [])
     new = [line + "\n" for line in new[:-1]] + ([new[-1]] if new[-1] else [])
     head, tail = _line_by_line(old, new)
     start, keep = max(0, head - context), max(0, tail - context)
-    out = []
-    for line in difflib.unified_diff(
-        old[start : len(old) - keep], new[start : len(new) - keep], "a/x", "b/x", n=context
-    ):
-        m = _HUNK.match(line)
-        if m is not None and start:
-            a, b = int(m.group(1)) + start, int(m.group(3)) + start
-            line = f"@@ -{a}{m.group(2) or ''} +{b}{m.group(4) or ''} @@{line[m.end() :]}"
-        out.append(line)
-    return out
+    old, new = old[start : len(old) - keep], new[start : len(new) - keep]
+    return proof._diff(old, new, start, name, context)
 
 
 @pytest.mark.parametrize("chunk", [1, 2, 3, 1024])
