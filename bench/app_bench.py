@@ -8,6 +8,8 @@ Headless (`App.run_test`, 120x34), on generated documents of 1,000 and 5,000 sec
   `DiskChanged` message the watcher posts, right after the write. The edit toggles the
   ``owner`` of the selected ``::risk`` block, so a diagnostic appears or disappears each
   time;
+* ``outside +/- line (top)``: the same for an outside edit that adds a line to the first
+  ``::risk`` body (removed again the next time): every block after it moves by a line;
 * ``outside +/- section``: the same for an outside edit that adds a section near the top
   (removed again the next time): a change of structure, so the tree is rebuilt;
 * ``proof shown``: an attribute edit (``a`` on a ``::claim``, a new confidence typed in
@@ -132,7 +134,13 @@ async def one_run(path: Path, edits: int, sections: int, run: int = 0) -> dict[s
     workspace = Workspace.open(path.parent)
     config = WorkbenchConfig(watch=False, cursor_blink=False)
     app = WorkbenchApp(workspace, document=path, config=config, single_file=True)
-    out: dict[str, list[float]] = {"outside": [], "structure": [], "proof": [], "applied": []}
+    out: dict[str, list[float]] = {
+        "outside": [],
+        "moved": [],
+        "structure": [],
+        "proof": [],
+        "applied": [],
+    }
     if hasattr(app, "collector"):
         app.collector.delay = IDLE
     async with app.run_test(size=SIZE) as pilot:
@@ -159,6 +167,22 @@ async def one_run(path: Path, edits: int, sections: int, run: int = 0) -> dict[s
             path.write_text(new, encoding="utf-8")
             app.post_message(DiskChanged({path.resolve()}, False))
             out["outside"].append(await frames.drawn("outside edit shown") - t0)
+
+        # -- outside edits that add (then remove) a line of the first risk's body: every
+        #    block after it moves by one line ------------------------------------------
+        line = "A second line of the body.\n"
+        body = "The effect may not hold for larger tenants.\n"
+        for _ in range(edits):
+            await pilot.pause()
+            text = path.read_text("utf-8")
+            new = text.replace(line, "", 1) if line in text else text.replace(body, body + line, 1)
+            target = hashlib.sha256(new.encode("utf-8")).hexdigest()
+            await _idle(app)
+            frames.arm(_on_version(app, lambda s, t=target: s == t))  # type: ignore[misc]
+            t0 = time.perf_counter()
+            path.write_text(new, encoding="utf-8")
+            app.post_message(DiskChanged({path.resolve()}, False))
+            out["moved"].append(await frames.drawn("outside line edit shown") - t0)
 
         # -- outside edits that add (then remove) a section: a change of structure -------
         added = "## Added outside\n\nWritten by another editor.\n\n"
@@ -254,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     labels = {
         "outside": "outside edit -> panes",
+        "moved": "outside +/- line (top) -> panes",
         "structure": "outside +/- section -> panes",
         "proof": "proof shown",
         "applied": "edit applied and shown",
