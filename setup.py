@@ -92,29 +92,42 @@ class OptionalBuildExt(build_ext):
     extensions and the install goes on without them.
     """
 
+    why_not: str | None = None  # why the accelerator is not built, once known
+
     def finalize_options(self) -> None:
-        if self.distribution.ext_modules and not _pure_requested():
+        if _pure_requested():
+            self.why_not = "skipped (NOMA_PURE_PYTHON is set)"
+        elif self.distribution.ext_modules:
             self.set_undefined_options("build", ("build_temp", "build_temp"))
             try:
                 self.distribution.ext_modules = self._accelerator()
             except (Exception, SystemExit) as exc:  # mypyc exits on type errors
-                _say(f"not built ({type(exc).__name__}: {exc}); installing pure Python")
-                self.distribution.ext_modules = []
-        elif _pure_requested():
-            _say("skipped (NOMA_PURE_PYTHON is set): pure Python")
-            self.distribution.ext_modules = []
+                self.why_not = f"not built ({type(exc).__name__}: {exc})"
         super().finalize_options()
+        if self.why_not is not None:
+            self.extensions = []
 
     def run(self) -> None:
-        if not self.extensions:
-            return
-        try:
-            super().run()
-        except (Exception, SystemExit) as exc:  # no compiler, no Python.h, a compile error
-            _say(f"not built ({type(exc).__name__}: {exc}); installing pure Python")
-            self.extensions = []
-            return
-        _say("built core.noma._parser_native")
+        if self.why_not is None and self.extensions:
+            try:
+                super().run()
+                _say("built core.noma._parser_native")
+                return
+            except (Exception, SystemExit) as exc:  # no compiler, no Python.h, a C error
+                self.why_not = f"not built ({type(exc).__name__}: {exc})"
+                self.extensions = []
+        self._drop_previous_build()
+        _say(f"{self.why_not}; installing pure Python")
+
+    def _drop_previous_build(self) -> None:
+        """setuptools reuses ``build/lib.*`` between builds of a checkout: an accelerator a
+        previous build left there would ship in this wheel. A pure build ships none."""
+        import importlib.machinery
+
+        folder = Path(self.build_lib) / "core" / "noma"
+        for stem in (*MODULES.values(), GROUP.rpartition(".")[2] + "__mypyc"):
+            for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+                (folder / (stem + suffix)).unlink(missing_ok=True)
 
     def _accelerator(self) -> list[Extension]:
         try:

@@ -653,18 +653,18 @@ def load_accelerator(folder: str) -> tuple[ModuleType | None, str]:
     now: an edited ``parser.py`` or ``attrs.py`` is always what runs.
     """
     if os.environ.get("NOMA_PURE_PYTHON", "0") not in ("", "0"):
-        return None, "pure Python (NOMA_PURE_PYTHON is set)"
+        return None, "pure Python: NOMA_PURE_PYTHON is set"
     try:
         native = importlib.import_module(__name__.rpartition(".")[0] + "._parser_native")
     except ImportError:
-        return None, "pure Python (no compiled parser was built)"
+        return None, "pure Python: no compiled parser was built"
     try:
         current = source_digests(folder)
     except OSError:
-        return None, "pure Python (the parser's sources cannot be read to check the build)"
+        return None, "pure Python: its sources cannot be read to check the build"
     if getattr(native, "SOURCE_DIGESTS", None) != current:
-        return None, "pure Python (the compiled parser is stale: rebuild with pip install)"
-    return native, "compiled (mypyc)"
+        return None, "pure Python: the compiled parser is stale (reinstall to rebuild it)"
+    return native, "compiled with mypyc"
 
 
 _native, ACCELERATOR = load_accelerator(os.path.dirname(os.path.abspath(__file__)))

@@ -334,6 +334,10 @@ def test_a_build_without_a_compiler_installs_pure_python(
     )
     cmd = dist.get_command_obj("build_ext")
     cmd.build_lib = str(tmp_path / "lib")
+    # What an earlier build of the checkout left in build/lib: it must not ship now.
+    left = tmp_path / "lib" / "core" / "noma" / f"_parser_native{_so_suffixes()[0]}"
+    left.parent.mkdir(parents=True)
+    left.write_bytes(b"stale")
     cmd.build_temp = str(tmp_path / "temp")
     cmd.ensure_finalized()
     assert cmd.extensions  # mypyc generated the C code
