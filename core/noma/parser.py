@@ -654,10 +654,15 @@ def load_accelerator(folder: str) -> tuple[ModuleType | None, str]:
     """
     if os.environ.get("NOMA_PURE_PYTHON", "0") not in ("", "0"):
         return None, "pure Python: NOMA_PURE_PYTHON is set"
+    name = __name__.rpartition(".")[0] + "._parser_native"
     try:
-        native = importlib.import_module(__name__.rpartition(".")[0] + "._parser_native")
-    except ImportError:
+        native = importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name != name:
+            return None, f"pure Python: the compiled parser does not load ({exc})"
         return None, "pure Python: no compiled parser was built"
+    except Exception as exc:  # a build for another Python, or a stale one that fails early
+        return None, f"pure Python: the compiled parser does not load ({exc})"
     try:
         current = source_digests(folder)
     except OSError:

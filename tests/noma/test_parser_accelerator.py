@@ -243,6 +243,13 @@ def test_a_stale_build_is_not_used_when_the_package_loads(
     report = _probe(tmp_path, {})
     assert report["accelerated"] is True and report["parse_is_pure"] is False
 
+    # A build that does not load here (another platform's, a truncated file) is no error.
+    built = Path(report["native_file"])
+    built.write_bytes(b"not a shared object")
+    report = _probe(tmp_path, {})
+    assert report["accelerated"] is False and "does not load" in report["why"]
+    assert report["parse_is_pure"] is True
+
 
 def test_pure_python_env_var_gives_the_pure_parser(tmp_path: Path) -> None:
     report = _probe(REPO, {"NOMA_PURE_PYTHON": "1"})
@@ -260,6 +267,7 @@ try:
     native_file = importlib.import_module("core.noma._parser_native").__file__
 except ImportError:
     native_file = ""
+assert p.parse(b"# T\\n").children[0].title == "T"
 print(json.dumps({
     "accelerated": p.ACCELERATED,
     "why": p.ACCELERATOR,
@@ -353,3 +361,13 @@ def test_a_pure_build_asks_for_no_extension(monkeypatch: pytest.MonkeyPatch) -> 
     assert setup.placeholder() == []
     monkeypatch.setenv("NOMA_PURE_PYTHON", "0")
     assert len(setup.placeholder()) == 1
+
+
+def test_version_names_the_parser_in_use(capsys: pytest.CaptureFixture[str]) -> None:
+    from core.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("noma ") and f"(parser: {parser.ACCELERATOR})" in out
