@@ -28,7 +28,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from test_incremental_properties import LINES, line_edit, snapshot
-from test_trust_properties import SEEDS, corpus, mutated_corpus, noma_text, run
+from test_trust_properties import SEEDS, TRIED, corpus, mutated_corpus, noma_text, run
 
 import core.noma.incremental as incremental
 import core.noma.parser as parser
@@ -127,6 +127,7 @@ def test_hypothesis_texts_parse_the_same(native: ModuleType, which: int) -> None
         )
     )
     def prop(data: str | bytes) -> None:
+        TRIED["accelerator-parse"] += 1
         same(native, data)
 
     run("accelerator-parse", prop, which)
@@ -138,6 +139,7 @@ def test_table_rows_split_the_same(native: ModuleType, which: int) -> None:
 
     @given(cells)
     def prop(row: str) -> None:
+        TRIED["accelerator-table-rows"] += 1
         line = f"|{row}|"
         assert native.split_table_row(line) == parser.PURE["split_table_row"](line)
         assert native.code_spans(row) == parser.PURE["code_spans"](row)
@@ -185,6 +187,7 @@ def test_incremental_reparse_agrees_with_either_parser(
 
     @given(st.data())
     def prop(data: st.DataObject) -> None:
+        TRIED["accelerator-incremental"] += 1
         text = generate(data.draw(st.integers(1, 10)), seed=data.draw(st.integers(0, 30)))
         fast_doc, pure_doc = native.parse(text), PURE_PARSE(text)
         for _ in range(data.draw(st.integers(1, 4))):
