@@ -159,5 +159,25 @@ def placeholder() -> list[Extension]:
     return [] if _pure_requested() else [Extension(f"core.noma.{MODULES['parser.py']}", [])]
 
 
+def commands() -> dict[str, Any]:
+    """build_ext, and a bdist_wheel that tags a wheel pure when no extension was built in the
+    end (the tag is decided before the build knows whether the compiler works)."""
+    found: dict[str, Any] = {"build_ext": OptionalBuildExt}
+    try:
+        from setuptools.command.bdist_wheel import bdist_wheel
+    except ImportError:  # setuptools < 70.1: its wheel package tags as it always did
+        return found
+
+    class TaggedBdistWheel(bdist_wheel):
+        def get_tag(self) -> tuple[str, str, str]:
+            if not self.get_finalized_command("build_ext").extensions:
+                self.root_is_pure = True
+            tag: tuple[str, str, str] = super().get_tag()
+            return tag
+
+    found["bdist_wheel"] = TaggedBdistWheel
+    return found
+
+
 if __name__ == "__main__":  # setuptools runs this file as __main__; tests import it
-    setup(ext_modules=placeholder(), cmdclass={"build_ext": OptionalBuildExt})
+    setup(ext_modules=placeholder(), cmdclass=commands())
