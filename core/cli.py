@@ -6,15 +6,40 @@ import argparse
 import gc
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from . import __version__
+
+
+class _Version(argparse.Action):
+    """``--version``: the version and which parser runs (compiled or pure Python, and why).
+
+    The parser module is imported only when the flag is given: every other command's cold
+    start stays as it was.
+    """
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        kwargs.update(nargs=0, default=argparse.SUPPRESS)
+        super().__init__(option_strings, argparse.SUPPRESS, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        from .noma.parser import ACCELERATOR
+
+        print(f"noma {__version__} (parser: {ACCELERATOR})")
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="noma", description="Noma documents: parse, check, render, verify, patch."
     )
-    parser.add_argument("--version", action="version", version=f"noma {__version__}")
+    parser.add_argument("--version", action=_Version, help="show the version and the parser in use")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     from .commands import docs

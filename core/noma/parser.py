@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import hashlib
+import importlib
+import os
 import re
 from collections.abc import Iterator
+from types import ModuleType
 from typing import Any
 
 from .attrs import GROUP_BODY, read_attrs, split_trailing_group
@@ -614,3 +618,62 @@ class _Parser:
         self.doc.notes = self.notes
         self.doc.attr_problems = self.attr_problems
         self.doc._flat = (self.flat_nodes, self.flat_parents)
+
+
+# == The optional compiled accelerator. setup.py compiles this module's text ABOVE this line.
+#
+# Why the indirection: at install, setup.py copies the text above into ``_parser_native``
+# (with ``attrs.py`` as ``_attrs_native``, so the attribute reader it calls is compiled too)
+# and compiles both with mypyc, recording the sha256 of the ``parser.py`` and ``attrs.py``
+# it copied. Compiling ``parser.py`` itself would let a stale ``.so`` shadow an edited
+# ``.py`` in an editable install; a copy under another name can never shadow anything, and
+# it is used only while both sources on disk are still the ones it was built from. The pure
+# definitions above stay the reference and stay reachable in `PURE` (tests compare the two).
+
+ACCELERATED_NAMES = ("parse", "parse_source", "_Parser", "code_spans", "split_table_row")
+PURE: dict[str, Any] = {name: globals()[name] for name in ACCELERATED_NAMES}
+# The sources the compiled copy is made of, by file name (setup.py reads this too).
+NATIVE_SOURCES = ("parser.py", "attrs.py")
+
+
+def source_digests(folder: str) -> dict[str, str]:
+    """sha256 of each of `NATIVE_SOURCES` in ``folder`` (hex), as setup.py records them."""
+    digests = {}
+    for name in NATIVE_SOURCES:
+        with open(os.path.join(folder, name), "rb") as handle:
+            digests[name] = hashlib.sha256(handle.read()).hexdigest()
+    return digests
+
+
+def load_accelerator(folder: str) -> tuple[ModuleType | None, str]:
+    """The compiled copy when it may stand in for this module, with why (or why not).
+
+    Not when ``NOMA_PURE_PYTHON`` is set (to anything but ``0``), when none was built (or it
+    does not load here), or when it was built from other sources than the ones in ``folder``
+    now: an edited ``parser.py`` or ``attrs.py`` is always what runs.
+    """
+    if os.environ.get("NOMA_PURE_PYTHON", "0") not in ("", "0"):
+        return None, "pure Python: NOMA_PURE_PYTHON is set"
+    name = __name__.rpartition(".")[0] + "._parser_native"
+    try:
+        native = importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name != name:
+            return None, f"pure Python: the compiled parser does not load ({exc})"
+        return None, "pure Python: no compiled parser was built"
+    except Exception as exc:  # a build for another Python, or a stale one that fails early
+        return None, f"pure Python: the compiled parser does not load ({exc})"
+    try:
+        current = source_digests(folder)
+    except OSError:
+        return None, "pure Python: its sources cannot be read to check the build"
+    if getattr(native, "SOURCE_DIGESTS", None) != current:
+        return None, "pure Python: the compiled parser is stale (reinstall to rebuild it)"
+    return native, "compiled with mypyc"
+
+
+_native, ACCELERATOR = load_accelerator(os.path.dirname(os.path.abspath(__file__)))
+ACCELERATED = _native is not None
+if _native is not None:
+    globals().update({name: getattr(_native, name) for name in ACCELERATED_NAMES})
+del _native

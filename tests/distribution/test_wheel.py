@@ -14,10 +14,12 @@ import json
 import os
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
 
+import core.noma.parser as parser
 from tests.conftest import REPO, shared_dir
 
 pytestmark = pytest.mark.skipif(
@@ -29,6 +31,7 @@ PROBE = """
 import asyncio, json, sys
 from pathlib import Path
 import core, skills
+import core.noma.parser
 from core.skills_runtime.service import SkillsRuntime
 
 async def main():
@@ -39,6 +42,7 @@ async def main():
     demo = ensure_demo_copy(Path(sys.argv[2]))
     print(json.dumps({
         "core": core.__file__,
+        "parser": core.noma.parser.ACCELERATOR,
         "skills": skills.__file__,
         "guide": guide["content"],
         "names": [s["name"] for s in listed["skills"]],
@@ -79,6 +83,11 @@ def test_installed_wheel_finds_its_skills_and_demo_and_runs_its_commands(
         env,
     )
     [wheel] = list((tmp / "dist").glob("noma_workbench-*.whl"))
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+    # The accelerator ships compiled or not at all: never its generated Python copies.
+    assert not [n for n in names if n.endswith(("_parser_native.py", "_attrs_native.py"))]
+    assert all(n.startswith("core/noma/") for n in names if n.endswith(".so")), names
     _run([sys.executable, "-m", "venv", str(tmp / "venv")], tmp, env)
     py = tmp / "venv" / "bin" / "python"
     _run([str(py), "-m", "pip", "install", "-q", str(wheel)], tmp, env)
@@ -89,6 +98,11 @@ def test_installed_wheel_finds_its_skills_and_demo_and_runs_its_commands(
     found = json.loads(probe.stdout)
     site = str(tmp / "venv")
     assert found["core"].startswith(site) and found["skills"].startswith(site), found
+    # Where this checkout's own install built the compiled parser, the wheel has it too.
+    if parser.ACCELERATED or os.environ.get("NOMA_REQUIRE_ACCEL") == "1":
+        assert found["parser"] == "compiled with mypyc", found["parser"]
+    else:
+        assert found["parser"].startswith("pure Python"), found["parser"]
     assert "Skills Protocol" in found["guide"] and "list_skills" in found["guide"]
     assert {"skills.protocol.guide", "salesforce.leads.sync", "gdrive.sheets.read"} <= set(
         found["names"]
