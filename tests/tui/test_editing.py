@@ -371,8 +371,12 @@ async def _watch_status_during_proof(
         app.watch(status, "message", changed, init=False)  # every change, however brief
         await pilot.press("ctrl+s")
         await until(pilot, lambda: isinstance(app.screen, ProofScreen), "the proof")
+        screen = app.screen
+        await until(pilot, lambda: bool(screen.query("#proof-summary")), "the proof drawn")
         gate.set()
         seen.append(status.message)
+        await pilot.press("escape")  # back out before the app closes
+        await until(pilot, lambda: not isinstance(app.screen, ProofScreen), "the proof closed")
     return seen, app
 
 
