@@ -150,58 +150,31 @@ async def one_run(path: Path, edits: int, sections: int, run: int = 0) -> dict[s
         driver = app._driver
         assert driver is not None
 
-        # -- outside edits ------------------------------------------------------------
+        # -- outside edits: an attribute (a diagnostic comes and goes), a line added to
+        #    the first risk's body (every block after it moves by one line), a section
+        #    added near the top (a change of structure); each undone the next time -------
         await _select(app, "risk-0")
-        for _ in range(edits):
-            await pilot.pause()
-            text = path.read_text("utf-8")
-            new = (
-                text.replace(RISK, RISK_NO_OWNER, 1)
-                if RISK in text
-                else text.replace(RISK_NO_OWNER, RISK, 1)
-            )
-            target = hashlib.sha256(new.encode("utf-8")).hexdigest()
-            await _idle(app)
-            frames.arm(_on_version(app, lambda s, t=target: s == t))  # type: ignore[misc]
-            t0 = time.perf_counter()
-            path.write_text(new, encoding="utf-8")
-            app.post_message(DiskChanged({path.resolve()}, False))
-            out["outside"].append(await frames.drawn("outside edit shown") - t0)
-
-        # -- outside edits that add (then remove) a line of the first risk's body: every
-        #    block after it moves by one line ------------------------------------------
         line = "A second line of the body.\n"
         body = "The effect may not hold for larger tenants.\n"
-        for _ in range(edits):
-            await pilot.pause()
-            text = path.read_text("utf-8")
-            new = text.replace(line, "", 1) if line in text else text.replace(body, body + line, 1)
-            target = hashlib.sha256(new.encode("utf-8")).hexdigest()
-            await _idle(app)
-            frames.arm(_on_version(app, lambda s, t=target: s == t))  # type: ignore[misc]
-            t0 = time.perf_counter()
-            path.write_text(new, encoding="utf-8")
-            app.post_message(DiskChanged({path.resolve()}, False))
-            out["moved"].append(await frames.drawn("outside line edit shown") - t0)
-
-        # -- outside edits that add (then remove) a section: a change of structure -------
-        added = "## Added outside\n\nWritten by another editor.\n\n"
+        section = "## Added outside\n\nWritten by another editor.\n\n"
         anchor = "## Finding 3: "
-        for _ in range(edits):
-            await pilot.pause()
-            text = path.read_text("utf-8")
-            new = (
-                text.replace(added, "", 1)
-                if added in text
-                else text.replace(anchor, added + anchor, 1)
-            )
-            target = hashlib.sha256(new.encode("utf-8")).hexdigest()
-            await _idle(app)
-            frames.arm(_on_version(app, lambda s, t=target: s == t))  # type: ignore[misc]
-            t0 = time.perf_counter()
-            path.write_text(new, encoding="utf-8")
-            app.post_message(DiskChanged({path.resolve()}, False))
-            out["structure"].append(await frames.drawn("outside structure edit shown") - t0)
+        series: dict[str, tuple[str, str]] = {
+            "outside": (RISK, RISK_NO_OWNER),
+            "moved": (body, body + line),
+            "structure": (anchor, section + anchor),
+        }
+        for key, (one, other) in series.items():
+            for _ in range(edits):
+                await pilot.pause()
+                text = path.read_text("utf-8")
+                new = text.replace(other, one, 1) if other in text else text.replace(one, other, 1)
+                target = hashlib.sha256(new.encode("utf-8")).hexdigest()
+                await _idle(app)
+                frames.arm(_on_version(app, lambda s, t=target: s == t))  # type: ignore[misc]
+                t0 = time.perf_counter()
+                path.write_text(new, encoding="utf-8")
+                app.post_message(DiskChanged({path.resolve()}, False))
+                out[key].append(await frames.drawn(f"{key} edit shown") - t0)
         await _wait(lambda: not app.main.doc_tree.filling, "tree filled again")
 
         # -- proof and apply of an attribute edit ---------------------------------------
