@@ -16,6 +16,8 @@ Headless (`App.run_test`, 120x34), on generated documents of 1,000 and 5,000 sec
   the form), from the ctrl+s that asks for the proof to the frame that draws the proof;
 * ``applied``: from the ctrl+s on the proof to the frame in which the main screen shows
   the new version (tree, diagnostics and block view all on it);
+* ``body +/- line (top)``: the same two for a body edit (``e``) of the first ``::risk`` that
+  adds a line (removes it the next time): every block after it moves by one line;
 * ``peak RSS``: ``ru_maxrss`` of a child process that opened the document in the app
   and filled the tree.
 
@@ -44,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from textual import events
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 
 from bench.generate import generate
 from core.workspace import Workspace
@@ -54,6 +56,7 @@ from noma_tui.messages import DiskChanged
 from noma_tui.screens.form import FormScreen
 from noma_tui.screens.main import MainScreen
 from noma_tui.screens.proof import ProofScreen
+from noma_tui.screens.source_editor import SourceEditorScreen
 
 SIZE = (120, 34)
 IDLE = 0.2  # the app's idle-collection delay in the bench (1.5 s in use)
@@ -140,6 +143,8 @@ async def one_run(path: Path, edits: int, sections: int, run: int = 0) -> dict[s
         "structure": [],
         "proof": [],
         "applied": [],
+        "body proof": [],
+        "body applied": [],
     }
     if hasattr(app, "collector"):
         app.collector.delay = IDLE
@@ -203,6 +208,33 @@ async def one_run(path: Path, edits: int, sections: int, run: int = 0) -> dict[s
             driver.send_message(events.Key("ctrl+s", None))
             out["applied"].append(await frames.drawn("the applied edit") - t0)
             await _wait(lambda: not app.sessions, "the edit closed")
+
+        # -- proof and apply of a body edit that adds (then removes) a line of the first
+        #    risk: every block after it moves by one line --------------------------------
+        for _ in range(edits):
+            await _select(app, "risk-0")
+            await pilot.pause()
+            driver.send_message(events.Key("e", "e"))
+            await _wait(lambda: isinstance(app.screen, SourceEditorScreen), "the body editor")
+            await pilot.pause()
+            area = app.screen.query_one("#source", TextArea)
+            lines = area.text.split("\n")
+            area.text = "\n".join(lines[:1] if len(lines) > 1 else [*lines, "A second line."])
+            await pilot.pause()
+            assert app.loaded is not None
+            pre = app.loaded.sha256
+            await _idle(app)
+            frames.arm(lambda screen: isinstance(screen, ProofScreen) and screen.is_mounted)
+            t0 = time.perf_counter()
+            driver.send_message(events.Key("ctrl+s", None))
+            out["body proof"].append(await frames.drawn("the body proof") - t0)
+            await pilot.pause()
+            await _idle(app)
+            frames.arm(_on_version(app, lambda s, p=pre: s != p))  # type: ignore[misc]
+            t0 = time.perf_counter()
+            driver.send_message(events.Key("ctrl+s", None))
+            out["body applied"].append(await frames.drawn("the applied body edit") - t0)
+            await _wait(lambda: not app.sessions, "the body edit closed")
     return out
 
 
@@ -255,6 +287,8 @@ def main(argv: list[str] | None = None) -> int:
         "structure": "outside +/- section -> panes",
         "proof": "proof shown",
         "applied": "edit applied and shown",
+        "body proof": "body +/- line (top): proof",
+        "body applied": "body +/- line (top): applied",
     }
     for n in (int(s) for s in args.sections.split(",")):
         with tempfile.TemporaryDirectory() as tmp:
