@@ -193,21 +193,7 @@ async def one_run(path: Path, edits: int, sections: int, run: int = 0) -> dict[s
             form.query_one("#field-key", Input).value = "confidence"
             # a value no earlier run set (a noop would draw nothing new)
             form.query_one("#field-value", Input).value = f"0.{101 + run * edits + i}"
-            await pilot.pause()
-            assert app.loaded is not None
-            pre = app.loaded.sha256
-            await _idle(app)
-            frames.arm(lambda screen: isinstance(screen, ProofScreen) and screen.is_mounted)
-            t0 = time.perf_counter()
-            driver.send_message(events.Key("ctrl+s", None))
-            out["proof"].append(await frames.drawn("the proof") - t0)
-            await pilot.pause()
-            await _idle(app)
-            frames.arm(_on_version(app, lambda s, p=pre: s != p))  # type: ignore[misc]
-            t0 = time.perf_counter()
-            driver.send_message(events.Key("ctrl+s", None))
-            out["applied"].append(await frames.drawn("the applied edit") - t0)
-            await _wait(lambda: not app.sessions, "the edit closed")
+            await _proof_and_apply(app, pilot, frames, out["proof"], out["applied"])
 
         # -- proof and apply of a body edit that adds (then removes) a line of the first
         #    risk: every block after it moves by one line --------------------------------
@@ -220,22 +206,31 @@ async def one_run(path: Path, edits: int, sections: int, run: int = 0) -> dict[s
             area = app.screen.query_one("#source", TextArea)
             lines = area.text.split("\n")
             area.text = "\n".join(lines[:1] if len(lines) > 1 else [*lines, "A second line."])
-            await pilot.pause()
-            assert app.loaded is not None
-            pre = app.loaded.sha256
-            await _idle(app)
-            frames.arm(lambda screen: isinstance(screen, ProofScreen) and screen.is_mounted)
-            t0 = time.perf_counter()
-            driver.send_message(events.Key("ctrl+s", None))
-            out["body proof"].append(await frames.drawn("the body proof") - t0)
-            await pilot.pause()
-            await _idle(app)
-            frames.arm(_on_version(app, lambda s, p=pre: s != p))  # type: ignore[misc]
-            t0 = time.perf_counter()
-            driver.send_message(events.Key("ctrl+s", None))
-            out["body applied"].append(await frames.drawn("the applied body edit") - t0)
-            await _wait(lambda: not app.sessions, "the body edit closed")
+            await _proof_and_apply(app, pilot, frames, out["body proof"], out["body applied"])
     return out
+
+
+async def _proof_and_apply(
+    app: WorkbenchApp, pilot: Any, frames: Frames, proof: list[float], applied: list[float]
+) -> None:
+    """From an editor holding a change: time ctrl+s to the proof drawn, then the confirming
+    ctrl+s to the main screen showing the new version; each from an idle app."""
+    driver = app._driver
+    assert driver is not None and app.loaded is not None
+    await pilot.pause()
+    pre = app.loaded.sha256
+    await _idle(app)
+    frames.arm(lambda screen: isinstance(screen, ProofScreen) and screen.is_mounted)
+    t0 = time.perf_counter()
+    driver.send_message(events.Key("ctrl+s", None))
+    proof.append(await frames.drawn("the proof") - t0)
+    await pilot.pause()
+    await _idle(app)
+    frames.arm(_on_version(app, lambda s, p=pre: s != p))  # type: ignore[misc]
+    t0 = time.perf_counter()
+    driver.send_message(events.Key("ctrl+s", None))
+    applied.append(await frames.drawn("the applied edit") - t0)
+    await _wait(lambda: not app.sessions, "the edit closed")
 
 
 def peak_rss_mb(path: Path) -> float:
