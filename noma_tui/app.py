@@ -489,21 +489,33 @@ class WorkbenchApp(App[None]):
         def decided(reason: str | None) -> None:
             if reason is None:
                 self._drop(pending)
-                return
+            else:  # dismissed with a reason (a proof without on_confirm): apply it
+                confirmed(reason)
+
+        def confirmed(reason: str) -> None:
             pending.reason = reason or None
+            pending.proof_screen = screen
             self.start_apply(pending)
 
         self.collector.touched()  # the proof left garbage behind; the writer now reads
-        self.push_screen(
-            ProofScreen(
-                proof,
-                pending.session,
-                f"Proof · {pending.title}",
-                danger=pending.danger,
-                cursor_blink=self.config.cursor_blink,
-            ),
-            decided,
+        screen = ProofScreen(
+            proof,
+            pending.session,
+            f"Proof · {pending.title}",
+            danger=pending.danger,
+            cursor_blink=self.config.cursor_blink,
+            on_confirm=confirmed,
         )
+        self.push_screen(screen, decided)
+
+    def _close_proof(self, pending: Pending, then: Callable[[], None]) -> None:
+        """Close the proof that stayed up while ``pending`` was written, then ``then()``."""
+        screen = pending.proof_screen
+        pending.proof_screen = None
+        if screen is None:
+            then()
+        else:
+            screen.finish(then)
 
     def _drop(self, pending: Pending) -> None:
         """An edit without its own editor screen ends when its proof is abandoned."""
@@ -524,8 +536,15 @@ class WorkbenchApp(App[None]):
     def on_patch_done(self, message: PatchDone) -> None:
         if not self.panes_ready:
             return
+        self.start_transcript(message.pending.path)  # a rejected op is recorded too
+        self._close_proof(message.pending, partial(self._patch_done, message))
+
+    @guarded
+    def _patch_done(self, message: PatchDone) -> None:
+        """The outcome of an apply, shown once its proof is closed (the editor is on top)."""
+        if not self.panes_ready:
+            return
         pending, outcome = message.pending, message.outcome
-        self.start_transcript(pending.path)  # a rejected op is recorded too
         if outcome.ok:
             results = ", ".join(f"{r['op'].get('op')} {r['patch_result']}" for r in outcome.records)
             text = f"{results} · {outcome.pre_sha256[:8]} → {outcome.post_sha256[:8]}"
@@ -627,7 +646,7 @@ class WorkbenchApp(App[None]):
         self.notify(error_text(error), title=error_code(error), severity="error", timeout=10)
         if event.worker.group in ("proof", "apply") and self._inflight is not None:
             self._hint_proof(None)
-            self._drop(self._inflight)
+            self._close_proof(self._inflight, partial(self._drop, self._inflight))
 
     # -- empty and new documents -----------------------------------------------------------------
 

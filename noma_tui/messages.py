@@ -22,6 +22,7 @@ from .versions import Changes
 
 if TYPE_CHECKING:
     from .screens.edit_base import EditScreen
+    from .screens.proof import ProofScreen
 
 
 @dataclass(eq=False)
@@ -38,6 +39,7 @@ class Pending:
     select_id: str | None = None
     parent_op_id: str | None = None  # a revert / redo: the record it reverts
     reason_prefix: str | None = None  # "revert <op_id>": always first in the reason
+    proof_screen: ProofScreen | None = None  # the proof, kept up while the edit is written
 
 
 class DocumentLoaded(Message):

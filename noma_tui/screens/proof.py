@@ -7,10 +7,19 @@ into the transcript record. Applying is always explicit: ctrl+s or the Apply but
 the Enter that ends the reason (Enter there only says how to apply). For a delete this
 screen is also the confirmation: the default button is "Keep", and deleting takes an
 explicit ``y`` or a click.
+
+Given ``on_confirm``, the screen stays up after the writer confirms, saying "Applying…",
+until the app closes it with the outcome (`finish`). Closing it at once showed the editor
+beneath for the length of the write (a screen the writer had already left, drawn again
+while the apply's worker wanted the GIL); the writer now goes from the proof straight to
+the result. A write in flight cannot be taken back, so Esc does nothing meanwhile. The
+outcome is shown only once this screen is on top again, so a screen opened over it during
+the write (help, the palette) is never the one closed in the editor's place.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.console import Group
@@ -107,6 +116,7 @@ class ProofScreen(Themed, ModalScreen[str | None]):
         *,
         danger: bool = False,
         cursor_blink: bool = True,
+        on_confirm: Callable[[str], None] | None = None,
     ) -> None:
         super().__init__()
         self.proof = proof
@@ -114,6 +124,9 @@ class ProofScreen(Themed, ModalScreen[str | None]):
         self.title_text = title
         self.danger = danger
         self.cursor_blink = cursor_blink
+        self.on_confirm = on_confirm
+        self.applying = False  # confirmed; the write is in flight
+        self._then: Callable[[], None] | None = None  # the outcome, waiting to be shown
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog proof-dialog"):
@@ -169,8 +182,38 @@ class ProofScreen(Themed, ModalScreen[str | None]):
         after_typed(self, self._apply_now)
 
     def _apply_now(self) -> None:
-        if self.is_attached and self.app.screen is self:
-            self.dismiss(self.query_one("#reason", Input).value.strip())
+        if not self.is_attached or self.app.screen is not self or self.applying:
+            return
+        reason = self.query_one("#reason", Input).value.strip()
+        if self.on_confirm is None:
+            self.dismiss(reason)
+            return
+        self.applying = True
+        self.add_class("-applying")
+        button = self.query_one("#apply", Button)
+        button.label = "Applying…"
+        button.disabled = True
+        self.query_one("#reason", Input).disabled = True
+        self.on_confirm(reason)
+
+    def finish(self, then: Callable[[], None]) -> None:
+        """The outcome is in: close without a result, then ``then()`` (the app goes on from
+        there: it closes the editor beneath, which must be on top by then). If a screen
+        was opened on top meanwhile (help, the palette), both wait until it is closed."""
+        if self.app.screen is self:
+            self.app.pop_screen()
+            then()
+        elif self.is_attached:
+            self._then = then
+        else:
+            then()
+
+    def on_screen_resume(self) -> None:
+        then, self._then = self._then, None
+        if then is not None:
+            self.app.pop_screen()
+            then()
 
     def action_back(self) -> None:
-        self.dismiss(None)
+        if not self.applying:
+            self.dismiss(None)

@@ -20,6 +20,7 @@ from core.noma.patch.engine import apply_ops_to_text
 from noma_tui.app import WorkbenchApp
 from noma_tui.screens.edit_base import EditScreen
 from noma_tui.screens.form import FormScreen
+from noma_tui.screens.main import MainScreen
 from noma_tui.screens.picker import PickerScreen
 from noma_tui.screens.proof import ProofScreen
 from noma_tui.screens.source_editor import SourceEditorScreen
@@ -395,3 +396,117 @@ async def test_a_quick_proof_repaints_no_status_on_the_way(demo: Path, monkeypat
     monkeypatch.setattr("noma_tui.app.PROOF_HINT_DELAY", 60.0)
     seen, _app = await _watch_status_during_proof(demo, monkeypatch, 0.0)
     assert "preparing the proof…" not in seen
+
+
+async def test_the_proof_stays_up_while_the_edit_is_written(demo: Path, monkeypatch: Any) -> None:
+    import threading
+
+    from textual.widgets import Button
+
+    import noma_tui.app as app_module
+
+    path = demo / MEMO
+    real = app_module.patch_file
+    gate = threading.Event()
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        gate.wait(30)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(app_module, "patch_file", held)
+    async with make_app(demo).run_test(size=TERMINAL) as pilot:
+        app = await ready(pilot)
+        await select(pilot, "small-tenant-noise")
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, FormScreen), "the form")
+        await pilot.press("enter")
+        app.screen.query_one("#field-value", Input).value = "0.83"
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ProofScreen), "the proof")
+        proof = app.screen
+        await until(pilot, lambda: bool(proof.query("#apply")), "the proof drawn")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: proof.applying, "the write under way")
+        assert str(proof.query_one("#apply", Button).label) == "Applying…"
+        await pilot.press("escape")  # a write in flight is not taken back
+        await pilot.pause(0.1)
+        assert app.screen is proof and "confidence=0.83" not in path.read_text("utf-8")
+        gate.set()
+        await until(
+            pilot,
+            lambda: not app.sessions and isinstance(app.screen, MainScreen),
+            "the proof and the form closed together",
+        )
+        assert app.loaded is not None and app.loaded.sha256 == read_source(path).sha256
+    assert '::claim{id="small-tenant-noise" confidence=0.83}' in path.read_text("utf-8")
+
+
+async def test_a_failed_write_closes_the_proof(demo: Path, monkeypatch: Any) -> None:
+    import noma_tui.app as app_module
+    from core.noma.files import DocumentIOError
+
+    def broken(*_args: Any, **_kwargs: Any) -> Any:
+        raise DocumentIOError("disk on fire")
+
+    monkeypatch.setattr(app_module, "patch_file", broken)
+    path = demo / MEMO
+    before = path.read_bytes()
+    async with make_app(demo).run_test(size=TERMINAL) as pilot:
+        app = await ready(pilot)
+        await select(pilot, "small-tenant-noise")
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, FormScreen), "the form")
+        await pilot.press("enter")
+        app.screen.query_one("#field-value", Input).value = "0.83"
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ProofScreen), "the proof")
+        proof = app.screen
+        await until(pilot, lambda: bool(proof.query("#apply")), "the proof drawn")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: not isinstance(app.screen, ProofScreen), "the proof closed")
+        assert not proof.is_attached
+    assert path.read_bytes() == before
+
+
+async def test_a_screen_opened_while_applying_leaves_the_proof_to_close_after_it(
+    demo: Path, monkeypatch: Any
+) -> None:
+    import threading
+
+    import noma_tui.app as app_module
+    from noma_tui.screens.help import HelpScreen
+
+    real = app_module.patch_file
+    gate = threading.Event()
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        gate.wait(30)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(app_module, "patch_file", held)
+    async with make_app(demo).run_test(size=TERMINAL) as pilot:
+        app = await ready(pilot)
+        await select(pilot, "small-tenant-noise")
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, FormScreen), "the form")
+        await pilot.press("enter")
+        app.screen.query_one("#field-value", Input).value = "0.83"
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ProofScreen), "the proof")
+        proof = app.screen
+        await until(pilot, lambda: bool(proof.query("#apply")), "the proof drawn")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: proof.applying, "the write under way")
+        app.push_screen(HelpScreen({}))
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen), "help on top")
+        gate.set()
+        await until(pilot, lambda: proof._then is not None, "the outcome, waiting under help")
+        assert proof.is_attached and isinstance(app.screen, HelpScreen)
+        assert app.sessions  # the form is still open beneath: nothing was closed out of turn
+        app.screen.dismiss(None)
+        await until(
+            pilot,
+            lambda: not app.sessions and isinstance(app.screen, MainScreen),
+            "the proof and the form closed after help",
+        )
+        assert not proof.is_attached
