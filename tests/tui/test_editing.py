@@ -338,53 +338,73 @@ def grid_label(app: WorkbenchApp) -> object:
     return app.screen.query_one("#cell-label", Label).render()
 
 
-async def _watch_status_during_proof(
-    demo: Path, monkeypatch: Any, delay: float
-) -> tuple[list[str], WorkbenchApp]:
-    """Open the attribute form, ask for the proof (built ``delay`` s late), and collect
-    every status message the app showed until the proof screen is up."""
+def _held(monkeypatch: Any, name: str, delay: float = 30.0) -> Any:
+    """Make the app's ``name`` (build_proof, patch_file) wait on the returned event
+    (at most ``delay`` s) before it runs: what happens on screen meanwhile is testable."""
     import threading
 
     import noma_tui.app as app_module
 
-    real = app_module.build_proof
+    real = getattr(app_module, name)
     gate = threading.Event()
 
-    def slow_proof(*args: Any, **kwargs: Any) -> Any:
+    def held(*args: Any, **kwargs: Any) -> Any:
         gate.wait(delay)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(app_module, "build_proof", slow_proof)
+    monkeypatch.setattr(app_module, name, held)
+    return gate
+
+
+async def _attribute_proof(pilot: Pilot[Any], app: WorkbenchApp, value: str) -> ProofScreen:
+    """Set small-tenant-noise's confidence to ``value`` in the form and ask for the proof;
+    returns the proof screen once it is drawn."""
+    await select(pilot, "small-tenant-noise")
+    await pilot.press("a")
+    await until(pilot, lambda: isinstance(app.screen, FormScreen), "the form")
+    await pilot.press("enter")
+    app.screen.query_one("#field-value", Input).value = value
+    await pilot.press("ctrl+s")
+    await until(pilot, lambda: isinstance(app.screen, ProofScreen), "the proof")
+    proof = app.screen
+    assert isinstance(proof, ProofScreen)
+    await until(pilot, lambda: bool(proof.query("#proof-summary")), "the proof drawn")
+    return proof
+
+
+async def _applying(pilot: Pilot[Any], app: WorkbenchApp, value: str) -> ProofScreen:
+    """`_attribute_proof`, confirmed: returns the proof once the write is under way."""
+    proof = await _attribute_proof(pilot, app, value)
+    await pilot.press("ctrl+s")
+    await until(pilot, lambda: proof.applying, "the write under way")
+    return proof
+
+
+async def _watch_status_during_proof(demo: Path, monkeypatch: Any, delay: float) -> list[str]:
+    """Ask for a proof built ``delay`` s late and collect every status message the app
+    showed until the proof screen is up."""
+    gate = _held(monkeypatch, "build_proof", delay)
     seen: list[str] = []
     async with make_app(demo).run_test(size=TERMINAL) as pilot:
         app = await ready(pilot)
         status = app.main.status
-        await select(pilot, "small-tenant-noise")
-        await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, FormScreen), "the form")
-        await pilot.press("enter")
-        value = app.screen.query_one("#field-value", Input)
-        value.value = "0.7"
 
         def changed(message: str) -> None:
             seen.append(message)
 
         app.watch(status, "message", changed, init=False)  # every change, however brief
-        await pilot.press("ctrl+s")
-        await until(pilot, lambda: isinstance(app.screen, ProofScreen), "the proof")
-        screen = app.screen
-        await until(pilot, lambda: bool(screen.query("#proof-summary")), "the proof drawn")
+        await _attribute_proof(pilot, app, "0.7")
         gate.set()
         seen.append(status.message)
         await pilot.press("escape")  # back out before the app closes
         await until(pilot, lambda: not isinstance(app.screen, ProofScreen), "the proof closed")
-    return seen, app
+    return seen
 
 
 async def test_a_slow_proof_says_it_is_coming(demo: Path, monkeypatch: Any) -> None:
     from noma_tui.app import PROOF_HINT_DELAY
 
-    seen, _app = await _watch_status_during_proof(demo, monkeypatch, PROOF_HINT_DELAY * 3)
+    seen = await _watch_status_during_proof(demo, monkeypatch, PROOF_HINT_DELAY * 3)
     assert "preparing the proof…" in seen
     assert seen[-1] == ""  # gone once the proof is up
 
@@ -394,39 +414,18 @@ async def test_a_quick_proof_repaints_no_status_on_the_way(demo: Path, monkeypat
     # from the proof's worker (issue 14, "proof shown"). The hint's delay is stretched so
     # a slow test machine cannot reach it.
     monkeypatch.setattr("noma_tui.app.PROOF_HINT_DELAY", 60.0)
-    seen, _app = await _watch_status_during_proof(demo, monkeypatch, 0.0)
+    seen = await _watch_status_during_proof(demo, monkeypatch, 0.0)
     assert "preparing the proof…" not in seen
 
 
 async def test_the_proof_stays_up_while_the_edit_is_written(demo: Path, monkeypatch: Any) -> None:
-    import threading
-
     from textual.widgets import Button
 
-    import noma_tui.app as app_module
-
     path = demo / MEMO
-    real = app_module.patch_file
-    gate = threading.Event()
-
-    def held(*args: Any, **kwargs: Any) -> Any:
-        gate.wait(30)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(app_module, "patch_file", held)
+    gate = _held(monkeypatch, "patch_file")
     async with make_app(demo).run_test(size=TERMINAL) as pilot:
         app = await ready(pilot)
-        await select(pilot, "small-tenant-noise")
-        await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, FormScreen), "the form")
-        await pilot.press("enter")
-        app.screen.query_one("#field-value", Input).value = "0.83"
-        await pilot.press("ctrl+s")
-        await until(pilot, lambda: isinstance(app.screen, ProofScreen), "the proof")
-        proof = app.screen
-        await until(pilot, lambda: bool(proof.query("#apply")), "the proof drawn")
-        await pilot.press("ctrl+s")
-        await until(pilot, lambda: proof.applying, "the write under way")
+        proof = await _applying(pilot, app, "0.83")
         assert str(proof.query_one("#apply", Button).label) == "Applying…"
         await pilot.press("escape")  # a write in flight is not taken back
         await pilot.pause(0.1)
@@ -442,26 +441,17 @@ async def test_the_proof_stays_up_while_the_edit_is_written(demo: Path, monkeypa
 
 
 async def test_a_failed_write_closes_the_proof(demo: Path, monkeypatch: Any) -> None:
-    import noma_tui.app as app_module
     from core.noma.files import DocumentIOError
 
     def broken(*_args: Any, **_kwargs: Any) -> Any:
         raise DocumentIOError("disk on fire")
 
-    monkeypatch.setattr(app_module, "patch_file", broken)
+    monkeypatch.setattr("noma_tui.app.patch_file", broken)
     path = demo / MEMO
     before = path.read_bytes()
     async with make_app(demo).run_test(size=TERMINAL) as pilot:
         app = await ready(pilot)
-        await select(pilot, "small-tenant-noise")
-        await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, FormScreen), "the form")
-        await pilot.press("enter")
-        app.screen.query_one("#field-value", Input).value = "0.83"
-        await pilot.press("ctrl+s")
-        await until(pilot, lambda: isinstance(app.screen, ProofScreen), "the proof")
-        proof = app.screen
-        await until(pilot, lambda: bool(proof.query("#apply")), "the proof drawn")
+        proof = await _attribute_proof(pilot, app, "0.83")
         await pilot.press("ctrl+s")
         await until(pilot, lambda: not isinstance(app.screen, ProofScreen), "the proof closed")
         assert not proof.is_attached
@@ -471,32 +461,12 @@ async def test_a_failed_write_closes_the_proof(demo: Path, monkeypatch: Any) -> 
 async def test_a_screen_opened_while_applying_leaves_the_proof_to_close_after_it(
     demo: Path, monkeypatch: Any
 ) -> None:
-    import threading
-
-    import noma_tui.app as app_module
     from noma_tui.screens.help import HelpScreen
 
-    real = app_module.patch_file
-    gate = threading.Event()
-
-    def held(*args: Any, **kwargs: Any) -> Any:
-        gate.wait(30)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(app_module, "patch_file", held)
+    gate = _held(monkeypatch, "patch_file")
     async with make_app(demo).run_test(size=TERMINAL) as pilot:
         app = await ready(pilot)
-        await select(pilot, "small-tenant-noise")
-        await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, FormScreen), "the form")
-        await pilot.press("enter")
-        app.screen.query_one("#field-value", Input).value = "0.83"
-        await pilot.press("ctrl+s")
-        await until(pilot, lambda: isinstance(app.screen, ProofScreen), "the proof")
-        proof = app.screen
-        await until(pilot, lambda: bool(proof.query("#apply")), "the proof drawn")
-        await pilot.press("ctrl+s")
-        await until(pilot, lambda: proof.applying, "the write under way")
+        proof = await _applying(pilot, app, "0.83")
         app.push_screen(HelpScreen({}))
         await until(pilot, lambda: isinstance(app.screen, HelpScreen), "help on top")
         gate.set()
