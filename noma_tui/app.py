@@ -487,10 +487,8 @@ class WorkbenchApp(App[None]):
             return
 
         def decided(reason: str | None) -> None:
-            if reason is None:
+            if reason is None:  # back out (applying goes through `confirmed`)
                 self._drop(pending)
-            else:  # dismissed with a reason (a proof without on_confirm): apply it
-                confirmed(reason)
 
         def confirmed(reason: str) -> None:
             pending.reason = reason or None

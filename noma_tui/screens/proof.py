@@ -189,7 +189,6 @@ class ProofScreen(Themed, ModalScreen[str | None]):
             self.dismiss(reason)
             return
         self.applying = True
-        self.add_class("-applying")
         button = self.query_one("#apply", Button)
         button.label = "Applying…"
         button.disabled = True

@@ -28,8 +28,8 @@ class OpStep:
     before: str
     after: str
     doc: Document | None = None  # the parse of ``before`` the op ran on
-    # ``after``'s lines as the op left them (`SourceLines.lines`): the splice of the next
-    # version reads them instead of splitting 2 MB again
+    # ``after``'s lines as `split_lines` reads them (`SourceLines.as_split`): the splice of
+    # the next version reads them instead of splitting 2 MB again
     lines: list[str] | None = None
 
     @property
