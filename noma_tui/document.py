@@ -31,7 +31,7 @@ from core.noma.patch.pipeline import DocumentCache, DocumentState, analyse
 from core.noma.patch.text import SourceLines
 from core.noma.source import Source, from_text
 
-from .arrangement import ROOT, Arrangement, Region, arrange, splice
+from .arrangement import ROOT, Arrangement, Blocks, Region, arrange, splice
 
 __all__ = ["ROOT", "Badge", "DiagnosticRow", "LoadedDocument", "from_state", "load_document"]
 
@@ -62,16 +62,18 @@ class LoadedDocument:
     source: Source
     doc: Document
     lines: SourceLines
-    blocks: list[Node]
+    blocks: Blocks
     parents: list[int]
     children: list[list[int]]
     roots: list[int]
+    starts: list[int]  # each block's first line: a block is found by line without reading it
+    names: list[str | None]  # each block's canonical id
     diagnostics: list[DiagnosticRow]
     badges: dict[int, Badge]
     duplicate_ids: set[str]
     load_ms: float = 0.0
     read_only: bool = False  # no write bit, or the user may not write it (or its folder)
-    _positions: dict[int, int] = field(default_factory=dict, repr=False)
+    _first: dict[str, int] | None = field(default=None, repr=False)  # id -> first block
     _haystacks: list[str] | None = field(default=None, repr=False)
     _sha256: str = field(default="", repr=False)
     # Spliced from the version with this sha256: where the block list differs from it.
@@ -85,7 +87,9 @@ class LoadedDocument:
         return self._sha256
 
     def arrangement(self) -> Arrangement:
-        return Arrangement(self.blocks, self.parents, self.children, self.roots, self._positions)
+        return Arrangement(
+            self.blocks, self.parents, self.children, self.roots, self.starts, self.names
+        )
 
     def state(self) -> DocumentState:
         """This version as the engine's splice base (the diagnostics are not needed)."""
@@ -97,18 +101,27 @@ class LoadedDocument:
         return self.doc.recovered
 
     def block_of_node(self, node: Node) -> int | None:
-        return self._positions.get(id(node))
+        """The index of ``node``, a block of this version (found by its line)."""
+        at = bisect.bisect_left(self.starts, node.line)
+        if at < len(self.starts) and self.starts[at] == node.line and self.blocks[at] is node:
+            return at
+        return None
 
     def block_of_id(self, ident: str) -> int | None:
         """The block with canonical id (or alias) ``ident``, first one if duplicated."""
-        idx = index(self.doc)
-        canonical = idx.resolve(ident)
-        node = idx.first.get(canonical) if canonical is not None else None
-        return self.block_of_node(node) if node is not None else None
+        first = self._first
+        if first is None:
+            first = self._first = first_blocks(self.names)
+        block = first.get(ident)
+        if block is not None:
+            return block
+        # An alias: the engine's index knows them (it reads every block: rare, and cached).
+        canonical = index(self.doc).resolve(ident)
+        return first.get(canonical) if canonical is not None else None
 
     def patchable(self, block: int) -> bool:
         """A block can be a patch target: it has a canonical id that is not ambiguous."""
-        ident = self.blocks[block].id
+        ident = self.names[block]
         return ident is not None and ident not in self.duplicate_ids
 
     def span_ok(self, block: int) -> bool:
@@ -154,7 +167,7 @@ class LoadedDocument:
     def structure(self) -> tuple[list[int], list[str | None]]:
         """What the tree's shape depends on: two versions with equal structures can keep
         their tree nodes and only relabel them."""
-        return self.parents, [n.id for n in self.blocks]
+        return self.parents, self.names
 
     def containers(self) -> list[int]:
         """Blocks that can take child blocks (add_block / move_block parents)."""
@@ -190,7 +203,29 @@ class LoadedDocument:
         return sum(1 for r in self.diagnostics if r.diagnostic.severity == severity)
 
 
-def _innermost(blocks: list[Node], parents: list[int], starts: list[int], line: int) -> int | None:
+def first_blocks(names: list[str | None]) -> dict[str, int]:
+    """Each canonical id's first block (the one an op addressing it means)."""
+    n = len(names)
+    first = dict(zip(reversed(names), range(n - 1, -1, -1), strict=True))
+    first.pop(None, None)
+    return first  # type: ignore[return-value]
+
+
+def repeated(names: list[str | None]) -> set[str]:
+    """The canonical ids more than one block carries."""
+    present = [n for n in names if n is not None]
+    if len(set(present)) == len(present):
+        return set()
+    seen: set[str] = set()
+    out: set[str] = set()
+    for name in present:
+        if name in seen:
+            out.add(name)
+        seen.add(name)
+    return out
+
+
+def _innermost(blocks: Blocks, parents: list[int], starts: list[int], line: int) -> int | None:
     """The deepest block whose span holds ``line`` (blocks are in pre-order)."""
     k = bisect.bisect_right(starts, line) - 1
     while k >= 0 and blocks[k].end_line < line:
@@ -201,20 +236,18 @@ def _innermost(blocks: list[Node], parents: list[int], starts: list[int], line: 
 def arrange_diagnostics(
     doc: Document,
     validator: list[Diagnostic],
-    blocks: list[Node],
-    parents: list[int],
-    positions: dict[int, int],
+    arranged: Arrangement,
+    first: dict[str, int],
 ) -> tuple[list[DiagnosticRow], dict[int, Badge]]:
-    idx = index(doc)
-    starts = [n.line for n in blocks]
+    """Tie each diagnostic to its block: the first one with its ``node_id``, else the
+    innermost one holding its line. ``first`` is `first_blocks` of the arrangement."""
+    blocks, parents, starts = arranged.blocks, arranged.parents, arranged.starts
     rows: list[DiagnosticRow] = []
     tagged = [(d, False) for d in validator] + [(d, True) for d in doc.notes]
     for d, note in tagged:
         block: int | None = None
         if d.node_id is not None:
-            node = idx.first.get(d.node_id)
-            if node is not None:
-                block = positions.get(id(node))
+            block = first.get(d.node_id)
         if block is None and d.line is not None:
             block = _innermost(blocks, parents, starts, d.line)
         rows.append(DiagnosticRow(d, note, block))
@@ -294,10 +327,9 @@ def from_state(
                 arranged, region = spliced
         if arranged is None:
             arranged = arrange(doc)
-        blocks, parents, children, roots, positions = arranged
-        rows, badges = arrange_diagnostics(doc, validator, blocks, parents, positions)
-    idx = index(doc)
-    duplicates = {ident for ident, n in idx.count.items() if n > 1}
+        first = first_blocks(arranged.names)
+        rows, badges = arrange_diagnostics(doc, validator, arranged, first)
+    duplicates = repeated(arranged.names)
     name = path.name
     if root is not None:
         try:
@@ -310,16 +342,18 @@ def from_state(
         source=source,
         doc=doc,
         lines=SourceLines(source.text),
-        blocks=blocks,
-        parents=parents,
-        children=children,
-        roots=roots,
+        blocks=arranged.blocks,
+        parents=arranged.parents,
+        children=arranged.children,
+        roots=arranged.roots,
+        starts=arranged.starts,
+        names=arranged.names,
         diagnostics=rows,
         badges=badges,
         duplicate_ids=duplicates,
         load_ms=(time.perf_counter() - started) * 1000,
         read_only=is_read_only(path),
-        _positions=positions,
+        _first=first,
         _sha256=sha256,
         spliced=(previous.sha256, region) if region is not None and previous else None,
     )

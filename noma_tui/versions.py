@@ -61,7 +61,7 @@ def diff_versions(base: LoadedDocument, new: LoadedDocument) -> Changes:
         base.path == new.path
         and len(base.blocks) == len(new.blocks)
         and base.parents == new.parents
-        and all(a is b or a.id == b.id for a, b in zip(base.blocks, new.blocks, strict=True))
+        and base.names == new.names
     )
     if not same:
         spliced = new.spliced
@@ -85,7 +85,7 @@ def diff_versions(base: LoadedDocument, new: LoadedDocument) -> Changes:
             rows.add(block)
     flipped = base.duplicate_ids ^ new.duplicate_ids
     if flipped:
-        rows.update(i for i, n in enumerate(new.blocks) if n.id in flipped)
+        rows.update(i for i, name in enumerate(new.names) if name in flipped)
     return Changes(base, True, frozenset(rows), lines)
 
 
@@ -151,7 +151,7 @@ def _region_rows(
             rows.add(block)
     flipped = base.duplicate_ids ^ new.duplicate_ids
     if flipped:
-        rows.update(i for i, n in enumerate(new.blocks) if n.id in flipped)
+        rows.update(i for i, name in enumerate(new.names) if name in flipped)
     if lines[0] < max(_frontmatter_end(base), _frontmatter_end(new)):
         for i, node in enumerate(new.blocks):
             was = old_index(i)
@@ -171,18 +171,14 @@ def _label_key(node: Node) -> tuple[object, ...]:
             tuple(node.aliases))  # fmt: skip
 
 
-def _start(node: Node) -> int:
-    return node.line - 1
-
-
 def _touched(new: LoadedDocument, a: int, end: int) -> list[int]:
     """Blocks of ``new`` whose span (0-based ``[line - 1, end_line)``) meets ``[a, end)``;
     for a pure deletion (``a == end``) the blocks that held the removed lines."""
-    blocks = new.blocks
-    if not blocks:
+    blocks, starts = new.blocks, new.starts
+    if not starts:
         return []
     out: list[int] = []
-    first = bisect_left(blocks, a, key=_start)
+    first = bisect_left(starts, a + 1)  # starts are 1-based lines
     # Blocks starting before the change meet it only if they contain line a: those are
     # the last block starting before it and its ancestors (blocks nest).
     k = first - 1
@@ -190,6 +186,6 @@ def _touched(new: LoadedDocument, a: int, end: int) -> list[int]:
         if blocks[k].end_line > a:
             out.append(k)
         k = new.parents[k]
-    stop = bisect_left(blocks, end, key=_start)
+    stop = bisect_left(starts, end + 1)
     out.extend(range(first, stop))
     return out

@@ -309,6 +309,11 @@ BLOCK_CONTAINERS = (Document, Section, Directive)
 # looks inside a block (a proof validated by splice, the structure guard) never pays for
 # it; one that walks the whole tree pays what a full copy costs, once. The old version is
 # never touched, so both versions stay what they were (immutable trees).
+#
+# A copy keeps ``_lazy`` (its origin and how far it moved) after its children are made: two
+# copies of one origin hold the same subtree, moved by the difference of their lines, which
+# lets a reader of two versions (the app's block arrangement) match them without looking
+# inside (`origin`).
 
 _LOCK = threading.Lock()  # two threads reading one copy's children get the same list
 
@@ -319,13 +324,34 @@ def _materialize(node: Node, name: str) -> Any:
     if pending is None:
         raise AttributeError(f"{type(node).__name__!r} object has no attribute {name!r}")
     with _LOCK:
-        if object.__getattribute__(node, "_lazy") is None:  # another thread made them
-            return object.__getattribute__(node, slot)
+        try:
+            return object.__getattribute__(node, slot)  # another thread made them
+        except AttributeError:
+            pass
         source, delta = pending
         made = [shifted(kid, delta) for kid in getattr(source, slot)]
         object.__setattr__(node, slot, made)
-        object.__setattr__(node, "_lazy", None)
         return made
+
+
+def origin(node: Node) -> Node:
+    """The block ``node`` was copied from by `shifted` (through any chain of copies), or
+    ``node`` itself. Two blocks with one origin hold the same subtree: the later one moved by
+    the difference of their lines."""
+    lazy = getattr(node, "_lazy", None)
+    return node if lazy is None else lazy[0]
+
+
+def unread(node: Node) -> bool:
+    """Is ``node`` a moved copy whose children (items, for a list) are not made yet?"""
+    kind = type(node)
+    if kind is not Section and kind is not Directive and kind is not ListNode:
+        return False
+    try:
+        object.__getattribute__(node, "items" if kind is ListNode else "children")
+    except AttributeError:
+        return True
+    return False
 
 
 def shifted(node: Node, delta: int) -> Node:

@@ -32,7 +32,7 @@ from core.noma.validate import validate
 
 def _unread(node: Any) -> bool:
     """Is ``node`` a moved copy whose children were not made yet?"""
-    return type(node) in (Section, Directive, ListNode) and node._lazy is not None
+    return N.unread(node)
 
 
 def _grow_first_risk(text: str) -> str:

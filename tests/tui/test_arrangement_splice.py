@@ -11,28 +11,49 @@ from edit_testlib import random_edit, sample_texts
 
 from bench.generate import generate
 from core.noma.incremental import reparse
+from core.noma.nodes import Document, origin, unread
 from core.noma.parser import parse
 from noma_tui.arrangement import Arrangement, Region, arrange, splice
 
 
 def _same(got: Arrangement, want: Arrangement) -> None:
-    assert [id(n) for n in got.blocks] == [id(n) for n in want.blocks]
     assert got.parents == want.parents
     assert got.children == want.children
     assert got.roots == want.roots
-    assert got.positions == want.positions
+    assert got.starts == want.starts
+    assert got.names == want.names
+    # Read last: the lists above were made without reading a moved block.
+    assert [id(n) for n in got.blocks] == [id(n) for n in want.blocks]
 
 
 def _region_holds(old: Arrangement, new: Arrangement, region: Region) -> None:
-    """Outside the region and its path, the blocks are the same nodes, shifted by d."""
+    """Outside the region and its path, the blocks are the same nodes, or after the run
+    copies of them all moved by one line delta (one origin each), at index + d."""
     at, x0, x1, d, path = region
     assert len(new.blocks) == len(old.blocks) + d
     assert not path or path[-1] == at
     for i in range(x0):
         if i not in path:
             assert new.blocks[i] is old.blocks[i]
+    deltas = set()
     for i in range(x1, len(old.blocks)):
-        assert new.blocks[i + d] is old.blocks[i]
+        was, now = old.blocks[i], new.blocks[i + d]
+        assert now is was or origin(now) is origin(was)
+        deltas.add(now.line - was.line)
+    assert len(deltas) <= 1
+
+
+def _unread_count(doc: Document) -> int:
+    """Moved copies whose children are not made yet, reachable without making any."""
+    count = 0
+    stack = list(doc.children)
+    while stack:
+        node = stack.pop()
+        if unread(node):
+            count += 1
+        elif hasattr(node, "children"):
+            stack.extend(node.children)
+    return count
 
 
 @pytest.mark.parametrize("case", range(4))
@@ -57,6 +78,58 @@ def test_spliced_arrangement_equals_a_whole_one(case: int) -> None:
             text, doc, arranged = new_text, new_doc, want
     assert spliced_steps > 20, "the splice path ran"
     assert structural > 5, "blocks were added or removed in spliced steps"
+
+
+@pytest.mark.parametrize("case", range(3))
+def test_a_chain_of_spliced_arrangements_reads_no_moved_block(case: int) -> None:
+    """Each version is spliced from the previous spliced one, nothing read in between:
+    the splice makes none of the moved blocks, and every version, read at the end (newest
+    first, then older ones), equals one arranged whole."""
+    rng = random.Random(2400 + case)
+    kept = 0
+    for text in sample_texts():
+        doc = parse(text)
+        arranged = arrange(doc)
+        versions: list[tuple[Document, Arrangement]] = []
+        for _ in range(25):
+            new_text = random_edit(rng, text)
+            new_doc = reparse(doc, text, new_text)
+            before = _unread_count(new_doc)
+            spliced = splice(arranged, doc, new_doc)
+            if spliced is None:
+                arranged = arrange(new_doc)
+            else:
+                arranged = spliced[0]
+                assert _unread_count(new_doc) == before, "the splice read a moved block"
+                kept += before > 0
+            versions.append((new_doc, arranged))
+            text, doc = new_text, new_doc
+        for version, got in reversed(versions):
+            _same(got, arrange(version))
+    assert kept > 5, "moved blocks were left unread by some splices"
+
+
+def test_a_line_added_at_the_top_moves_every_later_block_unread() -> None:
+    """The bench's "outside +/- line (top)": one line added to the first body of a
+    5,000-section memo. The arrangement is spliced in the size of the change: no moved
+    block is read, the region is the one section re-parsed, rows after it keep their
+    indexes (no block added) and lines move by one."""
+    text = generate(400, seed=3)
+    doc = parse(text)
+    arranged = arrange(doc)
+    body = "The effect may not hold for larger tenants.\n"
+    new_text = text.replace(body, body + "A second line.\n", 1)
+    new_doc = reparse(doc, text, new_text)
+    before = _unread_count(new_doc)
+    assert before > 300
+    got, region = splice(arranged, doc, new_doc) or (None, None)
+    assert got is not None and region is not None
+    assert _unread_count(new_doc) == before
+    assert region.d == 0 and region.x1 - region.x0 <= 8
+    first_moved = region.x1
+    assert got.starts[first_moved] == arranged.starts[first_moved] + 1
+    assert got.names == arranged.names
+    _same(got, arrange(new_doc))
 
 
 def test_an_attribute_edit_is_spliced_sharing_every_other_block() -> None:
