@@ -36,6 +36,7 @@ from .nodes import (
     Section,
     Table,
     ThematicBreak,
+    may_unfreeze,
 )
 from .source import Source, decode, from_text, split_lines
 
@@ -89,14 +90,14 @@ def gc_paused(*, promote: bool = False) -> Iterator[None]:
     every tracked object of the process, not just the tree: a cycle some other code made
     just before is then found by the next full collection rather than a young one, which
     delays, never loses, its collection. It is skipped when someone froze objects on
-    purpose (``gc.get_freeze_count()``), since unfreezing would undo their freeze.
+    purpose (`nodes.may_unfreeze`), since unfreezing would undo their freeze.
     """
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        if promote and gc.get_freeze_count() == 0:
+        if promote and may_unfreeze():
             gc.freeze()
             gc.unfreeze()
         if enabled:

@@ -179,3 +179,31 @@ def test_cycles_made_elsewhere_are_still_collected() -> None:
     assert any(type(o) is Cyclic for o in gc.get_objects())
     gc.collect()
     assert not any(type(o) is Cyclic for o in gc.get_objects())
+
+
+def test_a_caller_that_owns_the_freeze_is_neither_unfrozen_nor_counted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The app's idle collector owns the frozen set (`nodes.own_freezing`): a parse then
+    keeps it frozen without counting it (``gc.get_freeze_count`` walks every frozen object,
+    ~35 ms per parse in the app)."""
+    from core.noma import nodes
+
+    def counted() -> int:
+        raise AssertionError("the frozen set was counted")
+
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        nodes.own_freezing(True)
+        monkeypatch.setattr(gc, "get_freeze_count", counted)
+        doc = parse("# A\n\n::note{id=\"n\"}\nBody.\n::\n")
+        with gc_paused(promote=True):
+            held = [[k] for k in range(1000)]
+        monkeypatch.undo()
+        assert gc.get_freeze_count() == frozen
+        assert len(held) == 1000 and doc.children
+    finally:
+        nodes.own_freezing(False)
+        gc.unfreeze()
+    assert nodes.may_unfreeze()
