@@ -197,7 +197,7 @@ def test_a_caller_that_owns_the_freeze_is_neither_unfrozen_nor_counted(
         frozen = gc.get_freeze_count()
         nodes.own_freezing(True)
         monkeypatch.setattr(gc, "get_freeze_count", counted)
-        doc = parse("# A\n\n::note{id=\"n\"}\nBody.\n::\n")
+        doc = parse('# A\n\n::note{id="n"}\nBody.\n::\n')
         with gc_paused(promote=True):
             held = [[k] for k in range(1000)]
         monkeypatch.undo()
