@@ -32,6 +32,7 @@ from watchfiles import Change, DefaultFilter, awatch
 
 from core.noma.commit import touch
 from core.noma.files import DocumentIOError
+from core.noma.nodes import promote_fresh
 from core.noma.patch.catalog import TARGET_FIELD
 from core.noma.patch.errors import SHA_MISMATCH
 from core.noma.patch.pipeline import (
@@ -468,6 +469,7 @@ class WorkbenchApp(App[None]):
     @work(thread=True, exclusive=True, exit_on_error=False, group="proof")
     def start_proof(self, pending: Pending) -> None:
         proof = build_proof(pending.path, self._request(pending), cache=self.cache)
+        promote_fresh()  # the post-state just built: young GC passes while drawing are waste
         self.post_message(ProofReady(pending, proof))
 
     @guarded

@@ -318,7 +318,9 @@ def from_state(
     doc = state.doc
     note_ids = {id(n) for n in doc.notes}
     validator = [d for d in state.diagnostics if id(d) not in note_ids]
-    with gc_paused():  # tens of thousands of small lists, no cycles: GC passes are waste
+    # Tens of thousands of small lists, no cycles: young GC passes over them (and over the
+    # engine's tree just made) are waste, so they are promoted past them at the end.
+    with gc_paused(promote=True):
         arranged = None
         region: Region | None = None
         if previous is not None and previous.path == path:

@@ -96,7 +96,7 @@ def try_reparse(
     new_body = new_src.body
     if "\r" in old_body or "\r" in new_body:
         return None
-    with gc_paused():
+    with gc_paused(promote=True):
         return _Splice(old_doc, old_body, new_body, new_lines).run()
 
 

@@ -36,7 +36,7 @@ from .nodes import (
     Section,
     Table,
     ThematicBreak,
-    may_unfreeze,
+    promote_fresh,
 )
 from .source import Source, decode, from_text, split_lines
 
@@ -86,20 +86,19 @@ def gc_paused(*, promote: bool = False) -> Iterator[None]:
     own end state, reached without the scans. Full collections still scan the tree, as they
     scan every long-lived object: that cost is paid on CPython's normal schedule, not hidden.
 
-    The promotion (``gc.freeze()`` then ``gc.unfreeze()``: two list splices, O(1)) moves
-    every tracked object of the process, not just the tree: a cycle some other code made
-    just before is then found by the next full collection rather than a young one, which
-    delays, never loses, its collection. It is skipped when someone froze objects on
-    purpose (`nodes.may_unfreeze`), since unfreezing would undo their freeze.
+    The promotion (`nodes.promote_fresh`: ``gc.freeze()`` then ``gc.unfreeze()``, two list
+    splices, O(1)) moves every tracked object of the process, not just the tree: a cycle
+    some other code made just before is then found by the next full collection rather than
+    a young one, which delays, never loses, its collection. When someone froze objects on
+    purpose it never unfreezes them (see there).
     """
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        if promote and may_unfreeze():
-            gc.freeze()
-            gc.unfreeze()
+        if promote:
+            promote_fresh()
         if enabled:
             gc.enable()
 
