@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple, overload
 
-from core.noma.nodes import Directive, Document, Node, Section, origin
+from core.noma.nodes import Directive, Document, Node, Section
 
 ROOT = -1
 """The parent index of a top-level block (the document itself)."""
@@ -128,14 +128,13 @@ class Region(NamedTuple):
     path: tuple[int, ...]
 
 
-def _is_block(node: Node) -> bool:
-    kind = type(node)
-    return kind is Section or kind is Directive
+_BLOCKS = frozenset({Section, Directive})
 
 
 def block_children(container: Document | Node) -> list[Node]:
     """The sections and directives directly in ``container``, in order."""
-    return [c for c in container.children if _is_block(c)]  # type: ignore[union-attr]
+    blocks = _BLOCKS
+    return [c for c in container.children if type(c) in blocks]  # type: ignore[union-attr]
 
 
 class _Parts(NamedTuple):
@@ -172,16 +171,6 @@ def arrange(doc: Document) -> Arrangement:
     return Arrangement(blocks, out.parents, out.children, roots, out.starts, out.names)
 
 
-def _moved_by(old: Node, new: Node) -> int | None:
-    """How many lines ``new`` is ``old``'s subtree moved by (0: the same node), or None
-    when that is not known without looking inside."""
-    if old is new:
-        return 0
-    if type(old) is not type(new) or origin(new) is not origin(old) or origin(new) is new:
-        return None
-    return new.line - old.line
-
-
 def splice(
     previous: Arrangement, old_doc: Document, doc: Document
 ) -> tuple[Arrangement, Region] | None:
@@ -205,11 +194,24 @@ def splice(
         while head < n and ob[head] is nb[head]:
             head += 1
         tail = 0
-        while tail < n - head:
-            delta = _moved_by(ob[-1 - tail], nb[-1 - tail])
-            if delta is None or (moved is not None and delta != moved):
+        while tail < n - head:  # every later sibling: kept inline, no call per block
+            # ``w`` is ``o``'s subtree moved by ``delta`` lines: the same node (0), or a
+            # copy of one origin (`nodes.origin`); anything else is not known unread.
+            o, w = ob[-1 - tail], nb[-1 - tail]
+            if o is w:
+                delta = 0
+            else:
+                lazy = getattr(w, "_lazy", None)
+                if lazy is None or type(o) is not type(w):
+                    break
+                was = getattr(o, "_lazy", None)
+                if lazy[0] is not (o if was is None else was[0]):
+                    break
+                delta = w.line - o.line
+            if moved is None:
+                moved = delta
+            elif delta != moved:
                 break
-            moved = delta
             tail += 1
         if tail:
             tails.append((slots[len(ob) - tail :], nb[len(nb) - tail :]))

@@ -107,11 +107,16 @@ class LoadedDocument:
             return at
         return None
 
-    def block_of_id(self, ident: str) -> int | None:
-        """The block with canonical id (or alias) ``ident``, first one if duplicated."""
+    def first(self) -> dict[str, int]:
+        """Each canonical id's first block (never mutate: versions share it)."""
         first = self._first
         if first is None:
             first = self._first = first_blocks(self.names)
+        return first
+
+    def block_of_id(self, ident: str) -> int | None:
+        """The block with canonical id (or alias) ``ident``, first one if duplicated."""
+        first = self.first()
         block = first.get(ident)
         if block is not None:
             return block
@@ -329,15 +334,22 @@ def from_state(
                 arranged, region = spliced
         if arranged is None:
             arranged = arrange(doc)
-        first = first_blocks(arranged.names)
+        same = previous is not None and previous.path == path
+        if same and previous is not None and previous.names == arranged.names:
+            # The same ids in the same places (a body or attribute edit): so are these.
+            first, duplicates = previous.first(), previous.duplicate_ids
+        else:
+            first, duplicates = first_blocks(arranged.names), repeated(arranged.names)
         rows, badges = arrange_diagnostics(doc, validator, arranged, first)
-    duplicates = repeated(arranged.names)
-    name = path.name
-    if root is not None:
-        try:
-            name = path.resolve().relative_to(root.resolve()).as_posix()
-        except ValueError:
-            name = path.name
+    if same and previous is not None:
+        name = previous.name  # resolving paths costs an lstat per component
+    else:
+        name = path.name
+        if root is not None:
+            try:
+                name = path.resolve().relative_to(root.resolve()).as_posix()
+            except ValueError:
+                name = path.name
     return LoadedDocument(
         path=path,
         name=name,
