@@ -25,7 +25,7 @@ from pathlib import Path
 from core.noma.diagnostics import SEVERITY_RANK, Diagnostic
 from core.noma.files import read_source
 from core.noma.ids import index
-from core.noma.nodes import Directive, Document, Node, Section
+from core.noma.nodes import Directive, Document, Section
 from core.noma.parser import gc_paused
 from core.noma.patch.pipeline import DocumentCache, DocumentState, analyse
 from core.noma.patch.text import SourceLines
@@ -99,13 +99,6 @@ class LoadedDocument:
     def recovered(self) -> bool:
         """Tier 2: the parser needed recovery, so spans are hints only (§6.2)."""
         return self.doc.recovered
-
-    def block_of_node(self, node: Node) -> int | None:
-        """The index of ``node``, a block of this version (found by its line)."""
-        at = bisect.bisect_left(self.starts, node.line)
-        if at < len(self.starts) and self.starts[at] == node.line and self.blocks[at] is node:
-            return at
-        return None
 
     def first(self) -> dict[str, int]:
         """Each canonical id's first block (never mutate: versions share it)."""
