@@ -351,3 +351,55 @@ async def test_random_outside_edits_leave_the_tree_as_a_rebuild_would(
             await until(pilot, lambda: not tree.filling, "the tree filled")
             _check_tree(app)
         assert tree.rows_relabelled and tree.splices, "relabel and row splice both ran"
+
+
+def _unread(doc: Any) -> int:
+    """Moved copies whose children were never made, reachable without making any."""
+    from core.noma.nodes import unread
+
+    count = 0
+    stack = list(doc.children)
+    while stack:
+        node = stack.pop()
+        if unread(node):
+            count += 1
+        elif hasattr(node, "children"):
+            stack.extend(node.children)
+    return count
+
+
+async def test_an_outside_edit_that_moves_every_later_block_reads_only_what_is_shown(
+    tmp_path: Path,
+) -> None:
+    """A line added near the top moves every later block. The engine copies them lazily;
+    the panes (tree rows, diagnostics, badges, the block view) refresh without making the
+    copies below the moved blocks: only blocks a pane draws are read (issue 14: a refresh
+    costs the size of the change). Everything shown is still right."""
+    path = tmp_path / "big.noma"
+    path.write_text(generate(300), encoding="utf-8")
+    async with make_app(tmp_path, document=path, single_file=True).run_test(size=TERMINAL) as pilot:
+        app = pilot.app
+        assert isinstance(app, WorkbenchApp)
+        await until(pilot, lambda: app.loaded is not None, "loaded")
+        tree = app.main.doc_tree
+        await until(pilot, lambda: not tree.filling, "the tree filled")
+        await select(pilot, "risk-0")
+        text = path.read_text("utf-8")
+        body = "The effect may not hold for larger tenants.\n"
+        await write_outside(pilot, path, text.replace(body, body + "Added outside.\n", 1))
+        await pilot.pause()
+        now = app.loaded
+        assert now is not None
+        assert _unread(now.doc) > 250, "the refresh read the blocks below the moved ones"
+        # What is shown is the new version: a later block, read now, has moved by a line.
+        claim = now.block_of_id("claim-200")
+        assert claim is not None
+        fresh = document.from_state(
+            path, now.source.text, now.sha256, pipeline.analyse(now.source.text, tmp_path, "x")
+        )
+        assert now.starts == fresh.starts and now.names == fresh.names
+        assert now.blocks[claim].line == fresh.blocks[claim].line
+        assert [(r.diagnostic.code, r.block) for r in now.diagnostics] == [
+            (r.diagnostic.code, r.block) for r in fresh.diagnostics
+        ]
+        assert now.badges == fresh.badges
