@@ -9,6 +9,7 @@ filename. The resulting `IdIndex` is what every lookup (validator, patch engine,
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections import Counter
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any
@@ -29,8 +30,11 @@ def assign_ids(
     assign_directive_ids(directives)
     for section in sections:
         section.slug = slugify(section.title)
+    natural = natural_slugs(sections)
+    # Kept for the incremental parser: whether a heading change can move another id.
+    doc._slug_counts = SlugCounts(Counter(natural))
     for section, (ident, aliases) in zip(
-        sections, plan_section_ids(doc.meta, sections, chapter), strict=True
+        sections, plan_section_ids(doc.meta, sections, chapter, set(natural)), strict=True
     ):
         section.id = ident
         if aliases is not None:
@@ -54,16 +58,27 @@ def assign_directive_ids(directives: list[Directive]) -> None:
                 node.aliases = split_aliases(raw["aliases"])
 
 
+def natural_slugs(sections: list[Section]) -> list[str]:
+    """The slugs that take part in suffixing, in order: every section without an explicit
+    ``id=`` whose title has a slug."""
+    return [s.slug for s in sections if s.slug and not (s.attrs and "id" in s.attrs)]
+
+
 def plan_section_ids(
-    meta: dict[str, Any], sections: list[Section], chapter: str | None
+    meta: dict[str, Any],
+    sections: list[Section],
+    chapter: str | None,
+    natural: set[str] | None = None,
 ) -> list[tuple[str | None, list[str] | None]]:
     """Each section's (id, aliases) from its slug and attributes, touching no node.
 
     Aliases are None where the section keeps the parser's default (none). Pure, so the
     incremental parser (`core.noma.incremental`) can ask what ids a spliced section list
-    gets and compare them with the ids shared nodes already carry.
+    gets and compare them with the ids shared nodes already carry. ``natural`` is
+    ``set(natural_slugs(sections))`` when the caller has it.
     """
-    natural = {s.slug for s in sections if s.slug and "id" not in s.attrs}
+    if natural is None:
+        natural = set(natural_slugs(sections))
     ids: list[str | None] = []
     aliases: list[list[str] | None] = []
     used: set[str] = set()
@@ -111,6 +126,74 @@ def plan_section_ids(
 
 
 _LINE = attrgetter("line")
+
+
+def suffix_base(slug: str) -> str | None:
+    """``slug`` without a trailing ``-<digits>`` (the shape a repeat suffix has), or None
+    when it has none: ``"step-2"`` -> ``"step"``."""
+    if not slug or not slug[-1].isdigit():
+        return None
+    head, sep, tail = slug.rpartition("-")
+    return head if sep and head and tail.isdigit() else None
+
+
+@dataclass(slots=True)
+class SlugCounts:
+    """How many sections of a document (those that take part in suffixing, see
+    `natural_slugs`) carry each slug, and how many carry a slug of the shape
+    ``<base>-<digits>`` per base.
+
+    What the incremental parser reads to prove that a heading added, removed or retitled
+    moves no other section's id (`core.noma.incremental`): a slug's id can only be moved by
+    a slug equal to it, its suffixed shape or its base. Kept on the document, made with
+    the parse and spliced with each version (never mutated once made: versions share it).
+    """
+
+    slugs: Counter[str]
+    _bases: Counter[str] | None = None
+
+    @property
+    def bases(self) -> Counter[str]:
+        """Base -> how many slugs have that base (made when first asked)."""
+        bases = self._bases
+        if bases is None:
+            bases = Counter()
+            for slug, count in self.slugs.items():
+                base = suffix_base(slug)
+                if base is not None:
+                    bases[base] += count
+            self._bases = bases
+        return bases
+
+    def spliced(self, removed: list[str], added: list[str]) -> SlugCounts:
+        """The counts once ``removed`` slugs are gone and ``added`` ones are in."""
+        if sorted(removed) == sorted(added):
+            return self
+        slugs = self.slugs.copy()
+        bases = self._bases.copy() if self._bases is not None else None
+        for sign, batch in ((-1, removed), (1, added)):
+            for slug in batch:
+                slugs[slug] += sign
+                if bases is not None:
+                    base = suffix_base(slug)
+                    if base is not None:
+                        bases[base] += sign
+        return SlugCounts(+slugs, +bases if bases is not None else None)
+
+
+def slug_counts_of(doc: Document) -> SlugCounts | None:
+    """The document's `SlugCounts`: kept from the parse or the splice that made it, else
+    made from its block list when that exists; None when only a walk could say."""
+    counts = doc._slug_counts
+    if isinstance(counts, SlugCounts):
+        return counts
+    nodes = doc._id_nodes
+    if nodes is None:
+        return None
+    sections = [n for n in nodes if type(n) is Section]
+    counts = SlugCounts(Counter(natural_slugs(sections)))
+    doc._slug_counts = counts
+    return counts
 
 
 @dataclass(slots=True)

@@ -244,6 +244,8 @@ class Document(Node):
     _id_nodes: list[Node] | None = field(default=None, repr=False)  # sections + directives
     _id_lines: list[int] | None = field(default=None, repr=False)  # their lines (ids.id_lines_of)
     _id_names: list[str | None] | None = field(default=None, repr=False)  # and their ids
+    # How many sections carry each slug (ids.SlugCounts): proves a heading change local.
+    _slug_counts: Any = field(default=None, repr=False)
     _outline: Any = field(default=None, repr=False)  # the structure guard's block outline
     _scan: Any = field(default=None, repr=False)  # the validator's walk (validate.scan)
     # (old outline entries, j0, j1, j1 new) when spliced from a version whose outline was
