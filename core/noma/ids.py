@@ -27,18 +27,19 @@ def assign_ids(
     chapter: str | None = None,
 ) -> None:
     """Give ids and aliases to the parser's sections and directives (both in doc order)."""
-    assign_directive_ids(directives)
+    alias_counts = Counter(assign_directive_ids(directives))
     for section in sections:
         section.slug = slugify(section.title)
     natural = natural_slugs(sections)
-    # Kept for the incremental parser: whether a heading change can move another id.
-    doc._slug_counts = SlugCounts(Counter(natural))
     for section, (ident, aliases) in zip(
         sections, plan_section_ids(doc.meta, sections, chapter, set(natural)), strict=True
     ):
         section.id = ident
         if aliases is not None:
             section.aliases = aliases
+            alias_counts.update(aliases)
+    # Kept for the incremental engine: can a heading change move another id?
+    doc._name_counts = NameCounts(Counter(natural), alias_counts)
     # Only sections and directives carry ids; in document order they are the pre-order walk
     # order (no two start on the same line), so the index never needs a full tree walk.
     # Both lists are sorted already, so the sort is one C-level merge of two runs.
@@ -46,8 +47,10 @@ def assign_ids(
     doc._index = None
 
 
-def assign_directive_ids(directives: list[Directive]) -> None:
-    """A directive's id and aliases come from its own attributes only."""
+def assign_directive_ids(directives: list[Directive]) -> list[str]:
+    """A directive's id and aliases come from its own attributes only. Returns every alias
+    given, in order (for `NameCounts`)."""
+    given: list[str] = []
     for node in directives:
         raw = node.raw_attrs
         if raw:
@@ -56,6 +59,8 @@ def assign_directive_ids(directives: list[Directive]) -> None:
                 node.id = raw_id
             if "aliases" in raw:
                 node.aliases = split_aliases(raw["aliases"])
+                given.extend(node.aliases)
+    return given
 
 
 def natural_slugs(sections: list[Section]) -> list[str]:
@@ -138,18 +143,21 @@ def suffix_base(slug: str) -> str | None:
 
 
 @dataclass(slots=True)
-class SlugCounts:
+class NameCounts:
     """How many sections of a document (those that take part in suffixing, see
-    `natural_slugs`) carry each slug, and how many carry a slug of the shape
-    ``<base>-<digits>`` per base.
+    `natural_slugs`) carry each slug, how many carry a slug of the shape ``<base>-<digits>``
+    per base, and how many blocks carry each alias.
 
-    What the incremental parser reads to prove that a heading added, removed or retitled
-    moves no other section's id (`core.noma.incremental`): a slug's id can only be moved by
-    a slug equal to it, its suffixed shape or its base. Kept on the document, made with
-    the parse and spliced with each version (never mutated once made: versions share it).
+    What the incremental engine reads to prove, without a walk, that a heading added,
+    removed or retitled moves no other section's id (`core.noma.incremental`: a slug's id
+    can only be moved by a slug equal to it, its suffixed shape or its base) and that a
+    new or vanished id collides with no alias (`validate.incremental_rules`). Kept on the
+    document, made with the parse and spliced with each version whose ids outside the
+    re-parsed run are unchanged; never mutated once made (versions share it).
     """
 
     slugs: Counter[str]
+    aliases: Counter[str]
     _bases: Counter[str] | None = None
 
     @property
@@ -165,34 +173,51 @@ class SlugCounts:
             self._bases = bases
         return bases
 
-    def spliced(self, removed: list[str], added: list[str]) -> SlugCounts:
-        """The counts once ``removed`` slugs are gone and ``added`` ones are in."""
-        if sorted(removed) == sorted(added):
+    def spliced(self, old_run: list[Node], new_run: list[Node]) -> NameCounts:
+        """The counts once the blocks of ``old_run`` are replaced by those of ``new_run``
+        (sections and directives, ids assigned)."""
+        removed = natural_slugs([n for n in old_run if type(n) is Section])
+        added = natural_slugs([n for n in new_run if type(n) is Section])
+        gone = [a for n in old_run for a in n.aliases]
+        new = [a for n in new_run for a in n.aliases]
+        same_slugs = sorted(removed) == sorted(added)
+        same_aliases = sorted(gone) == sorted(new)
+        if same_slugs and same_aliases:
             return self
-        slugs = self.slugs.copy()
-        bases = self._bases.copy() if self._bases is not None else None
-        for sign, batch in ((-1, removed), (1, added)):
-            for slug in batch:
-                slugs[slug] += sign
-                if bases is not None:
+        slugs, bases, aliases = self.slugs, self._bases, self.aliases
+        if not same_slugs:
+            slugs = slugs.copy()
+            bases = bases.copy() if bases is not None else None
+            for sign, batch in ((-1, removed), (1, added)):
+                for slug in batch:
+                    slugs[slug] += sign
                     base = suffix_base(slug)
-                    if base is not None:
+                    if bases is not None and base is not None:
                         bases[base] += sign
-        return SlugCounts(+slugs, +bases if bases is not None else None)
+            slugs = +slugs
+            bases = +bases if bases is not None else None
+        if not same_aliases:
+            aliases = aliases.copy()
+            aliases.subtract(gone)
+            aliases.update(new)
+            aliases = +aliases
+        return NameCounts(slugs, aliases, bases)
 
 
-def slug_counts_of(doc: Document) -> SlugCounts | None:
-    """The document's `SlugCounts`: kept from the parse or the splice that made it, else
+def name_counts_of(doc: Document) -> NameCounts | None:
+    """The document's `NameCounts`: kept from the parse or the splice that made it, else
     made from its block list when that exists; None when only a walk could say."""
-    counts = doc._slug_counts
-    if isinstance(counts, SlugCounts):
+    counts = doc._name_counts
+    if isinstance(counts, NameCounts):
         return counts
     nodes = doc._id_nodes
     if nodes is None:
         return None
-    sections = [n for n in nodes if type(n) is Section]
-    counts = SlugCounts(Counter(natural_slugs(sections)))
-    doc._slug_counts = counts
+    sections: list[Section] = [n for n in nodes if type(n) is Section]
+    counts = NameCounts(
+        Counter(natural_slugs(sections)), Counter(a for n in nodes for a in n.aliases)
+    )
+    doc._name_counts = counts
     return counts
 
 

@@ -14,7 +14,7 @@ spliced with the tree, so a proof or the next op's lookup (`ids.find_block`) nev
 below a moved block.
 
 Ids: a run whose headings are unchanged keeps its ids. A run whose headings were added,
-removed or retitled is planned alone when the document's slug counts (`ids.SlugCounts`)
+removed or retitled is planned alone when the document's slug counts (`ids.NameCounts`)
 prove that no slug in the run is related to a slug outside it (`_ids_stay_outside`):
 then no id outside the run can change, and the splice stays lazy. Otherwise ids and slug
 suffixes are planned over the whole section list (cheap: strings only) and every later
@@ -42,15 +42,15 @@ from typing import Any
 
 from .diagnostics import Diagnostic
 from .ids import (
-    SlugCounts,
+    NameCounts,
     assign_directive_ids,
     blocks_in,
     id_lines_of,
     id_names_of,
     id_nodes_of,
+    name_counts_of,
     natural_slugs,
     plan_section_ids,
-    slug_counts_of,
     suffix_base,
 )
 from .nodes import (
@@ -309,18 +309,13 @@ class _Splice:
         same_headings = [_heading_key(n) for n in old_run] == [
             _heading_key(n) for n in sub.sections
         ]
-        # The slug counts of the new version (None: not known without a walk), and whether
-        # the run's new headings provably move no id outside the run (`_ids_stay_outside`).
-        counts = slug_counts_of(old)
-        new_counts: SlugCounts | None = None
-        local_ids = False
-        if counts is not None:
-            removed, added = natural_slugs(old_run), natural_slugs(sub.sections)
-            new_counts = counts.spliced(removed, added)
-            local_ids = not same_headings and _ids_stay_outside(
-                counts, removed, added, old_run, sub.sections
-            )
-        new_doc._slug_counts = new_counts
+        # Do the run's new headings provably move no id outside the run?
+        counts = name_counts_of(old)  # None: not known without a walk
+        local_ids = (
+            not same_headings
+            and counts is not None
+            and _ids_stay_outside(counts, old_run, sub.sections)
+        )
         # When lines moved but no id can change, the moved blocks are copied lazily
         # (`nodes.shifted`: one level now, what is below them when first read), and the
         # block list is made from the tree when first asked. A base version whose list was
@@ -405,6 +400,8 @@ class _Splice:
                 elif section.id != ident or list(section.aliases) != (aliases or []):
                     return None
         new_doc._id_nodes = id_nodes
+        if counts is not None and (same_headings or local_ids):
+            new_doc._name_counts = counts.spliced(old_run_ids, run_ids)
         if lazy:  # ids of the blocks not made yet: what `ids.find_block` looks up
             old_names = id_names_of(old)
             new_doc._id_names = [*old_names[:j0], *(n.id for n in run_ids), *old_names[j1:]]
@@ -552,7 +549,13 @@ def _validation_recipes(
     walk: the per-block rules re-run on the run (``_block_recipe``), the whole-document
     rules' findings move by the line delta when the run's facts are unchanged
     (``_document_recipe``, `validate.incremental_rules`)."""
-    from .validate.incremental_rules import run_facts
+    from .validate.incremental_rules import (
+        KEPT,
+        heading_changes,
+        names_unclaimed,
+        reference_targets_of,
+        run_facts,
+    )
 
     base_blocks = old._block_diags
     base_document = old._document_diags
@@ -575,19 +578,20 @@ def _validation_recipes(
         [p for p in new.attr_problems if r0 < p[0] <= r1 + delta],
     )
     if old_facts == new_facts:
-        key, found, reads_files = base_document
-        new._document_recipe = (key, found, reads_files, r0, r1, delta)
+        KEPT["same-facts"] += 1
+    else:
+        changed = heading_changes(old_facts, new_facts)
+        if changed is None or not names_unclaimed(changed, old, old_ids, run_ids):
+            return
+        KEPT["new-headings"] += 1
+    key, found, reads_files = base_document
+    new._document_recipe = (key, found, reads_files, r0, r1, delta)
+    new._ref_targets = reference_targets_of(old)  # the run's references are the same
 
 
-def _ids_stay_outside(
-    counts: SlugCounts,
-    removed: list[str],
-    added: list[str],
-    old_run: list[Section],
-    new_run: list[Section],
-) -> bool:
+def _ids_stay_outside(counts: NameCounts, old_run: list[Section], new_run: list[Section]) -> bool:
     """Do the sections outside the run keep their ids and aliases when the run's headings
-    go from ``old_run`` to ``new_run`` (``removed``/``added``: their `natural_slugs`)?
+    go from ``old_run`` to ``new_run``? ``counts`` are the old version's.
 
     Planning (`ids.plan_section_ids`) gives a section with slug ``s`` the id ``s`` or
     ``s-k``, reading only which of those are taken and which ``s-k`` are natural slugs;
@@ -600,6 +604,7 @@ def _ids_stay_outside(
     """
     if any(s.level == 1 for s in old_run) or any(s.level == 1 for s in new_run):
         return False
+    removed, added = natural_slugs(old_run), natural_slugs(new_run)
     slugs, bases = counts.slugs, counts.bases
     in_run = Counter(removed)  # subtracted: the counts are the old version's, run included
     run_bases = Counter(b for b in map(suffix_base, removed) if b is not None)
