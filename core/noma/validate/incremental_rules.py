@@ -39,7 +39,7 @@ from collections import Counter
 from typing import Any
 
 from ..diagnostics import Diagnostic
-from ..ids import id_names_of, name_counts_of
+from ..ids import IdIndex, id_names_of, name_counts_of
 from ..nodes import Directive, Document, Node, Section
 from .computed import COMPUTED_BLOCKS, DEPENDENCY_TARGETS
 from .references import WIKILINK, _blank_code_spans
@@ -194,11 +194,13 @@ def names_unclaimed(
         return False
     in_old = _names_of(old_ids)
     in_new = _names_of(new_ids)
-    ids = id_names_of(old)  # the ids of the old version, kept with it (no walk)
+    idx = old._index  # how many blocks carry each id: the index when built, else the
+    ids = None if isinstance(idx, IdIndex) else id_names_of(old)  # id list (never a walk)
     for x in changed:
         if in_old[x] > 1 or in_new[x] > 1:
             return False
-        if ids.count(x) + counts.aliases[x] - in_old[x] > 0:
+        carried = ids.count(x) if ids is not None else idx.count.get(x, 0)
+        if carried + counts.aliases[x] - in_old[x] > 0:
             return False  # another block carries it
     return True
 
@@ -230,7 +232,10 @@ class ReferenceTargets:
         names = self._names
         if names is None:
             scan = self._scan
-            assert scan is not None
+            if scan is None:  # another thread made them between the two reads
+                names = self._names
+                assert names is not None
+                return names
             names = self._names = _reference_targets(scan)
             self._scan = None  # the names are all that is needed from now on
         return names
