@@ -551,10 +551,13 @@ def _validation_recipes(
     (``_document_recipe``, `validate.incremental_rules`)."""
     from .validate.incremental_rules import (
         KEPT,
+        Relink,
         heading_changes,
-        names_unclaimed,
+        name_claims,
         reference_targets_of,
         run_facts,
+        sites_of,
+        splice_sites,
     )
 
     base_blocks = old._block_diags
@@ -577,16 +580,26 @@ def _validation_recipes(
         run_ids,
         [p for p in new.attr_problems if r0 < p[0] <= r1 + delta],
     )
+    old_sites = sites_of(old)
+    new_sites = splice_sites(old_sites, run_scan, r0, r1, delta) if old_sites else None
+    relink: Relink | None = None
     if old_facts == new_facts:
         KEPT["same-facts"] += 1
     else:
         changed = heading_changes(old_facts, new_facts)
-        if changed is None or not names_unclaimed(changed, old, old_ids, run_ids):
+        claims = name_claims(changed, old, old_ids, run_ids) if changed else None
+        if claims is None:
             return
-        KEPT["new-headings"] += 1
+        linked, gained, lost = claims
+        if linked:
+            if new_sites is None:
+                return
+            relink = Relink(gained, lost, new_sites)
+        KEPT["linked-headings" if linked else "new-headings"] += 1
     key, found, reads_files = base_document
-    new._document_recipe = (key, found, reads_files, r0, r1, delta)
+    new._document_recipe = (key, found, reads_files, r0, r1, delta, relink)
     new._ref_targets = reference_targets_of(old)  # the run's references are the same
+    new._sites = new_sites
 
 
 def _ids_stay_outside(counts: NameCounts, old_run: list[Section], new_run: list[Section]) -> bool:

@@ -263,6 +263,8 @@ class Document(Node):
     _document_recipe: Any = field(default=None, repr=False)
     # The names whole-document rules look up by reference (validate.incremental_rules).
     _ref_targets: Any = field(default=None, repr=False)
+    # Its text sites (texts, lines, owners) when passed on by a splice (incremental_rules).
+    _sites: Any = field(default=None, repr=False)
 
     type = "document"
 

@@ -177,7 +177,6 @@ def test_a_level_one_heading_with_frontmatter_aliases_is_never_local(
 @pytest.mark.parametrize(
     ("extra", "heading", "why"),
     [
-        ("See [[added-outside]] later.\n\n", "## Added outside", "a wikilink names the new id"),
         (
             '::evidence{id="ev-x" for="added-outside"}\nBacked.\n::\n\n',
             "## Added outside",
@@ -202,12 +201,47 @@ def test_a_claimed_name_recomputes_the_whole_document_rules(
     assert back is not None
 
 
-def test_retitling_a_referenced_heading_recomputes_and_reports_the_broken_link(
+# -- only wikilinks name it: the base findings stand, the linking sites are checked again --
+
+
+def test_retitling_a_linked_heading_reports_the_broken_link_without_a_walk(
     counted: Taken,
 ) -> None:
     new_text = _retitle(BIG, 7, "Renamed")  # Finding 9 links to finding-7-...
-    spliced = _step(BIG, new_text)
+    base = _validated(BIG)
+    spliced = check_step(base, BIG, new_text)
     assert counted["splice:headings-local"] >= 1, "no other id moves: the parse stays lazy"
-    assert counted["kept:new-headings"] == 0, "a link names the old id"
+    assert counted["kept:linked-headings"] >= 1 and counted["kept:new-headings"] == 0
     found = validate(spliced, today=TODAY)
-    assert any(d.code == "broken-reference" and "finding-7-" in d.message for d in found)
+    broken = [d for d in found if d.code == "broken-reference" and "finding-7-" in d.message]
+    assert len(broken) == 1 and broken[0].node_id == "finding-9-retention-under-load"
+    # ... and back: the link resolves again, the finding goes (the base now a spliced one).
+    again = check_step(spliced, new_text, BIG)
+    assert counted["kept:linked-headings"] >= 2
+    assert not any("finding-7-" in d.message for d in validate(again, today=TODAY))
+
+
+def test_a_new_heading_fixes_links_that_were_broken(counted: Taken) -> None:
+    text = BIG.replace(
+        "## Finding 30: ", "See [[added-outside]] and [[gone]] here.\n\n## Finding 30: ", 1
+    )
+    new_text = _insert_before(text, "## Finding 3: ", "## Added outside\n\nWritten elsewhere.\n\n")
+    spliced = _step(text, new_text)
+    assert counted["kept:linked-headings"] >= 1
+    found = [d.message for d in validate(spliced, today=TODAY) if d.code == "broken-reference"]
+    assert any("[[gone]]" in m for m in found) and not any("added-outside" in m for m in found)
+    _step(new_text, text)  # and removing it breaks the link again
+    assert counted["kept:linked-headings"] >= 2
+
+
+def test_a_memory_document_checks_its_links_afresh(counted: Taken) -> None:
+    text = (
+        "---\nprofile: memory\n---\n\n# Memories\n\n## Topic\n\nplain\n\n"
+        '## Other\n\n::memory{id="m1" type="fact"}\nSee [[topic]].\n::\n'
+    )
+    new_text = text.replace("## Topic", "## Renamed topic")
+    spliced = _step(text, new_text)  # a wikilink to a heading is a memory-rule finding too
+    assert counted["kept:linked-headings"] >= 1, "the splice offers the relink..."
+    assert spliced._document_diags is not None
+    codes = {d.code for d in validate(spliced, today=TODAY)}
+    assert "broken-reference" in codes

@@ -96,6 +96,8 @@ HEADING_TITLES = [
     "Finding 3: Onboarding under load 2",
     "Finding 1",
     "Claim 3",
+    "Named by for",
+    "Alias taken",
     "Dec 1",
     "Risk 0",
     "Synthetic research memo",
@@ -111,9 +113,9 @@ HEADING_TITLES = [
 ]
 # Lines that name the ids the titles above make, so inserted headings get referrers.
 REFERRERS = [
-    "See [[fresh-heading]] and [[step-2]].",
-    '::evidence{id="ev-fresh" for="fresh-heading"}\nBacked.\n::',
-    '::note{id="n-alias" aliases="other-fresh-one"}\nAliased.\n::',
+    "See [[fresh-heading]] and [[step-2]] or [[ other-fresh-one ]].",
+    '::evidence{id="ev-fresh" for="named-by-for"}\nBacked.\n::',
+    '::note{id="n-alias" aliases="alias-taken"}\nAliased.\n::',
 ]
 _HEADING = re.compile(r"^(#{1,6}) (.*)$")
 
@@ -297,6 +299,8 @@ def test_heading_edits_splice_equal_to_a_full_parse(which: int) -> None:
     def prop(data: st.DataObject) -> None:
         TRIED["headings"] = TRIED.get("headings", 0) + 1
         text = data.draw(start_text())
+        if data.draw(st.booleans()):  # names for the new headings to be claimed by
+            text = text + "\n\n" + "\n\n".join(REFERRERS) + "\n"
         doc = parse(text)
         validate(doc, today=TODAY)
         for _ in range(data.draw(st.integers(1, 6))):
@@ -308,7 +312,12 @@ def test_heading_edits_splice_equal_to_a_full_parse(which: int) -> None:
             text = new_text
 
     run("headings", prop, which)
-    for path in ("splice:headings-local", "splice:eager", "kept:new-headings"):
+    for path in (
+        "splice:headings-local",
+        "splice:eager",
+        "kept:new-headings",
+        "kept:linked-headings",
+    ):
         assert TRIED.get(path, 0) > before.get(path, 0), f"{path} was never taken"
 
 

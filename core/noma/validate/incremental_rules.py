@@ -16,13 +16,19 @@ So when the old run and the new run have equal facts, every whole-document findi
 the base version's: those before the run as they were, those after it moved by
 ``delta``. The same holds when the facts differ only by headings (sections whose only
 read attributes are ``id``/``aliases``) whose ids and aliases are new or gone
-(`heading_changes`), provided no such name is read by any rule or collides with anything
-(`names_unclaimed`): no reference attribute, ``for=`` of evidence, or wikilink in the
-document names it (`ReferenceTargets`), no other block carries it as an id or alias
-(`ids.NameCounts`, the id list), and the run holds it at most once, before and after. Then
-no reference resolves differently, no ``duplicate-id`` appears or goes, and a formula
-naming it reads "not a control" either way. A heading with ``noverify`` or a reference
-attribute, a changed text site or owner, or anything else takes the full path.
+(`heading_changes`), provided no such name collides with anything or is read by a rule
+other than the wikilink check (`name_claims`): no other block carries it as an id or
+alias (`ids.NameCounts`, the id list), the run holds it at most once, before and after,
+and no reference attribute or evidence ``for=`` in the document names it
+(`ReferenceTargets`). Then no ``duplicate-id`` appears or goes, no claim's backing,
+plot's dataset or reference attribute resolves differently, and a formula naming it reads
+"not a control" either way. Wikilinks may name it: the findings of the text sites that
+link to a changed name are then made again from the new version's sites (`Relink`; the
+sites are spliced with each version, `splice_sites`), unless a memory profile is in force
+(its rule checks where each wikilink points). The owners of the run's text sites may
+differ too (a finding at a site in the old run makes the findings be computed afresh).
+A heading with ``noverify`` or a reference attribute, a changed text site, or anything
+else takes the full path.
 
 Reusing findings holds only when no finding sat inside the old run (its lines inside the
 run may have moved differently), none names a line in its message (``duplicate-id``
@@ -35,14 +41,19 @@ a full one; `KEPT` counts how often each reuse was taken.
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from ..diagnostics import Diagnostic
 from ..ids import IdIndex, id_names_of, name_counts_of
 from ..nodes import Directive, Document, Node, Section
 from .computed import COMPUTED_BLOCKS, DEPENDENCY_TARGETS
-from .references import WIKILINK, _blank_code_spans
+from .profiles import declared_profiles
+from .reference_rules import MEMORY_PROFILES
+from .references import WIKILINK, _blank_code_spans, _report_wikilinks
 from .research import EVIDENCE
 from .scan import REFERENCE_KEYS, TARGET_DIRECTIVES, TARGET_KEYS, Scan
 
@@ -62,8 +73,9 @@ LINE_IN_MESSAGE = frozenset({"duplicate-id", "computed-chain-too-deep"})
 # The attributes of a heading that only name it: a heading carrying no other attribute a
 # whole-document rule reads contributes nothing but its names.
 _NAMING = frozenset({"id", "aliases"})
-# How often a spliced version kept its base's whole-document findings: "same-facts", or
-# "new-headings" (facts differ only by unclaimed heading names). Read by the tests.
+# How often a spliced version kept its base's whole-document findings: "same-facts",
+# "new-headings" (facts differ only by unclaimed heading names) or "linked-headings"
+# (... that wikilinks name: their sites are checked again). Read by the tests.
 KEPT: Counter[str] = Counter()
 _OWNERS = 3  # where `run_facts` puts the owners of the text sites
 
@@ -117,7 +129,7 @@ def splice_document_findings(doc: Document, key: Any) -> list[Diagnostic] | None
     recipe = doc._document_recipe
     if recipe is None:
         return None
-    base_key, base, reads_files, r0, r1, delta = recipe
+    base_key, base, reads_files, r0, r1, delta, relink = recipe
     if base_key != key or reads_files:
         return None
     out: list[Diagnostic] = []
@@ -135,7 +147,90 @@ def splice_document_findings(doc: Document, key: Any) -> list[Diagnostic] | None
                     d.severity, d.code, d.message, line + delta, d.column, d.node_id, d.phase
                 )
             )
+    if relink is not None:
+        if declared_profiles(doc.meta, key[0]) & MEMORY_PROFILES:
+            return None  # memory documents check where each wikilink points, too
+        relink.apply(out)
     return out
+
+
+@dataclass(slots=True, frozen=True)
+class Relink:
+    """Heading names a splice gained or lost that only wikilinks name (`name_claims`):
+    the base findings stand but for ``broken-reference`` on the sites that link to them,
+    which are made again from the new version's text sites (``sites``: texts, first
+    lines, owners, as `Scan` keeps them)."""
+
+    gained: frozenset[str]
+    lost: frozenset[str]
+    sites: tuple[list[str], list[int], list[str | None]]
+
+    def apply(self, out: list[Diagnostic]) -> None:
+        """Replace, in ``out``, the wikilink findings of every site that links to a
+        changed name by what `check_broken_references` reports there now."""
+        changed = self.gained | self.lost
+        broken = {
+            m.group(1)
+            for d in out
+            if d.code == "broken-reference" and (m := _BROKEN_LINK.match(d.message))
+        }
+        texts, lines, owners = self.sites
+        hits: set[int] = set()
+        for name in changed:
+            hits.update(k for k, text in enumerate(texts) if name in text)
+        for k in sorted(hits):
+            text = texts[k]
+            plain = _blank_code_spans(text) if "`" in text else text
+            targets = {m.group(1).strip() for m in WIKILINK.finditer(plain)}
+            if changed.isdisjoint(targets):
+                continue
+            first, last = lines[k], lines[k] + plain.count("\n")
+            out[:] = [
+                d
+                for d in out
+                if not (
+                    d.code == "broken-reference"
+                    and d.line is not None
+                    and first <= d.line <= last
+                    and d.message.startswith("Wikilink [[")
+                )
+            ]
+            missing = {
+                t for t in targets if t in self.lost or (t not in self.gained and t in broken)
+            }
+            if missing:
+                _report_wikilinks(plain, first, owners[k], missing, out)
+
+
+# What `references._report_wikilinks` says about one broken link (targets hold no brackets).
+_BROKEN_LINK = re.compile(r"Wikilink \[\[([^\[\]]*)\]\] points at ")
+
+
+def sites_of(doc: Document) -> tuple[list[str], list[int], list[str | None]] | None:
+    """The text sites of ``doc`` (texts, first lines, owners): from its scan when it was
+    walked, else as the splice that made it passed them on; None when unknown."""
+    scan = doc._scan
+    if isinstance(scan, Scan) and scan.doc is doc:
+        return scan.site_texts, scan.site_lines, scan.site_owners
+    sites: tuple[list[str], list[int], list[str | None]] | None = doc._sites
+    return sites
+
+
+def splice_sites(
+    old: tuple[list[str], list[int], list[str | None]], run: Scan, r0: int, r1: int, delta: int
+) -> tuple[list[str], list[int], list[str | None]]:
+    """The text sites of a spliced version: the old ones before the run, the run's, the
+    old ones after it moved by ``delta`` (sites outside the run keep texts and owners:
+    no id outside the run changed)."""
+    texts, lines, owners = old
+    i0 = bisect_right(lines, r0)
+    i1 = bisect_right(lines, r1)
+    after = lines[i1:] if not delta else [line + delta for line in lines[i1:]]
+    return (
+        [*texts[:i0], *run.site_texts, *texts[i1:]],
+        [*lines[:i0], *run.site_lines, *after],
+        [*owners[:i0], *run.site_owners, *owners[i1:]],
+    )
 
 
 def heading_changes(old: tuple[Any, ...], new: tuple[Any, ...]) -> set[str] | None:
@@ -183,26 +278,36 @@ def _only_names(entry: tuple[Any, ...], changed: set[str]) -> bool:
     )
 
 
-def names_unclaimed(
+def name_claims(
     changed: set[str], old: Document, old_ids: list[Node], new_ids: list[Node]
-) -> bool:
-    """Is every name in ``changed`` (gained or lost by the run's headings, `heading_changes`)
-    read by no whole-document rule and carried by nothing else, before or after?"""
+) -> tuple[bool, frozenset[str], frozenset[str]] | None:
+    """Can the base findings be kept though the run's headings gained or lost the names in
+    ``changed`` (`heading_changes`)? None when not; else (whether a wikilink names one of
+    them, the names gained, the names lost).
+
+    Kept when no block outside the run carries a changed name (as id or alias), the run
+    holds each at most once before and after, and no reference attribute or evidence
+    ``for=`` names one. A wikilink may name one: then its site's findings are made again
+    (`Relink`)."""
     targets = reference_targets_of(old)
     counts = name_counts_of(old)
-    if targets is None or counts is None or not changed.isdisjoint(targets.names()):
-        return False
+    if targets is None or counts is None:
+        return None
     in_old = _names_of(old_ids)
     in_new = _names_of(new_ids)
     idx = old._index  # how many blocks carry each id: the index when built, else the
     ids = None if isinstance(idx, IdIndex) else id_names_of(old)  # id list (never a walk)
     for x in changed:
         if in_old[x] > 1 or in_new[x] > 1:
-            return False
+            return None
         carried = ids.count(x) if ids is not None else idx.count.get(x, 0)
         if carried + counts.aliases[x] - in_old[x] > 0:
-            return False  # another block carries it
-    return True
+            return None  # another block carries it
+    attrs, links = targets.names()
+    if not changed.isdisjoint(attrs):
+        return None
+    gained = frozenset(x for x in changed if in_new[x] > in_old[x])
+    return (not changed.isdisjoint(links), gained, frozenset(changed - gained))
 
 
 def _names_of(nodes: list[Node]) -> Counter[str]:
@@ -226,9 +331,10 @@ class ReferenceTargets:
 
     def __init__(self, scan: Scan) -> None:
         self._scan: Scan | None = scan
-        self._names: frozenset[str] | None = None
+        self._names: tuple[frozenset[str], frozenset[str]] | None = None
 
-    def names(self) -> frozenset[str]:
+    def names(self) -> tuple[frozenset[str], frozenset[str]]:
+        """(names read by reference attributes and evidence ``for=``, wikilink targets)."""
         names = self._names
         if names is None:
             scan = self._scan
@@ -241,7 +347,7 @@ class ReferenceTargets:
         return names
 
 
-def _reference_targets(scan: Scan) -> frozenset[str]:
+def _reference_targets(scan: Scan) -> tuple[frozenset[str], frozenset[str]]:
     attrs, links = scan.attr_targets, scan.link_targets
     if attrs is None or links is None:  # the rule did not run on this scan: read them here
         attrs = set()
@@ -250,13 +356,12 @@ def _reference_targets(scan: Scan) -> frozenset[str]:
             attrs.update(raw.strip() for key, raw in d.raw_attrs.items() if key in keys)
         texts = [_blank_code_spans(t) if "`" in t else t for t in scan.site_texts]
         links = set(WIKILINK.findall("\n".join(texts)))
-    names = set(map(str.strip, links))
-    names.update(attrs)
+    named = set(attrs)
     for kind in EVIDENCE:  # evidence under noverify is not a ref block, yet backs its claim
         every = scan.by_name.get(kind, ())
         if len(every) != len(scan.checked_by_name.get(kind, ())):
-            names.update(d.raw_attrs["for"].strip() for d in every if d.raw_attrs.get("for"))
-    return frozenset(names)
+            named.update(d.raw_attrs["for"].strip() for d in every if d.raw_attrs.get("for"))
+    return frozenset(named), frozenset(map(str.strip, links))
 
 
 def reference_targets_of(doc: Document) -> ReferenceTargets | None:
