@@ -13,8 +13,8 @@
   version's state (splice + validate), alternating the edit and its reverse so each run's
   base is the version the previous run made: a section inserted near the top and removed
   again, the last finding retitled (a new slug nothing names) and back, and a finding
-  that a later one links to retitled and back (the link breaks: the whole-document rules
-  run again).
+  that a later one links to retitled and back (the link breaks and mends: the linking
+  sites are checked again).
 
 Medians over ``--repeat`` runs. Run: ``./dev bench incremental``.
 """
