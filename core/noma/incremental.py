@@ -38,6 +38,7 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left, bisect_right
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from .diagnostics import Diagnostic
@@ -390,13 +391,16 @@ class _Splice:
                 sections, plan_section_ids(old.meta, sections, None), strict=True
             ):
                 if id(section) in fresh:
-                    moved = section.id != ident and (
+                    # None: the parser's default. A copy must drop aliases it no longer
+                    # gets (the frontmatter's, when a level-1 heading before it became
+                    # the root section).
+                    own: Sequence[str] = aliases if aliases is not None else ()
+                    moved = (section.id != ident or list(section.aliases) != list(own)) and (
                         section.line <= r0 or section.line > r1 + delta
                     )
                     ids_moved = ids_moved or moved
                     section.id = ident
-                    if aliases is not None:
-                        section.aliases = aliases
+                    section.aliases = own
                 elif section.id != ident or list(section.aliases) != (aliases or []):
                     return None
         new_doc._id_nodes = id_nodes

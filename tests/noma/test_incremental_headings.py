@@ -165,10 +165,15 @@ def test_an_explicit_id_elsewhere_does_not_block_the_lazy_path(counted: Taken) -
 def test_a_level_one_heading_with_frontmatter_aliases_is_never_local(
     counted: Taken,
 ) -> None:
-    text = "---\naliases: [home]\n---\n\nintro\n\n# Root\n\n## A\n\nx\n"
-    new_text = text.replace("intro\n", "intro\n\n# Earlier\n")
-    _step(text, new_text)
-    assert counted["splice:headings-local"] == 0
+    text = "---\naliases: [home]\n---\n\nintro\n\nmore\n\nstill more\n\n# Root\n\n## A\n\nx\n"
+    new_text = text.replace("intro\n", "# Earlier\n\nintro\n")
+    spliced = _step(text, new_text)
+    assert counted["splice:headings-local"] == 0 and counted["splice:eager"] >= 1
+    # The aliases move to the new root; the old one, a moved copy, drops them.
+    assert [(n.id, list(n.aliases)) for n in spliced.children if isinstance(n, Section)] == [
+        ("earlier", ["home"]),
+        ("root", []),
+    ]
 
 
 # -- the findings are recomputed: a reference or a collision ------------------------------
