@@ -167,9 +167,10 @@ class NameCounts:
         if bases is None:
             bases = Counter()
             for slug, count in self.slugs.items():
-                base = suffix_base(slug)
-                if base is not None:
-                    bases[base] += count
+                if slug[-1:].isdigit():  # `suffix_base` inlined past its first test
+                    base = suffix_base(slug)
+                    if base is not None:
+                        bases[base] += count
             self._bases = bases
         return bases
 
@@ -190,18 +191,26 @@ class NameCounts:
             bases = bases.copy() if bases is not None else None
             for sign, batch in ((-1, removed), (1, added)):
                 for slug in batch:
-                    slugs[slug] += sign
+                    _bump(slugs, slug, sign)
                     base = suffix_base(slug)
                     if bases is not None and base is not None:
-                        bases[base] += sign
-            slugs = +slugs
-            bases = +bases if bases is not None else None
+                        _bump(bases, base, sign)
         if not same_aliases:
             aliases = aliases.copy()
-            aliases.subtract(gone)
-            aliases.update(new)
-            aliases = +aliases
+            for alias in gone:
+                _bump(aliases, alias, -1)
+            for alias in new:
+                _bump(aliases, alias, 1)
         return NameCounts(slugs, aliases, bases)
+
+
+def _bump(counts: Counter[str], key: str, by: int) -> None:
+    """Add ``by`` to one count, dropping it at zero (a copy per splice stays small)."""
+    value = counts[key] + by
+    if value > 0:
+        counts[key] = value
+    else:
+        counts.pop(key, None)
 
 
 def name_counts_of(doc: Document) -> NameCounts | None:
