@@ -3,11 +3,12 @@
 `core.noma.incremental` takes the lazy path (moved blocks copied by `nodes.shifted`, the
 run's ids planned alone) only when the document's slug counts prove no id outside the run
 can change; `validate.incremental_rules` keeps the base version's whole-document findings
-only when the heading names gained or lost are named by no reference and carried by no
-other block. These tests pin both ways: taken where they should be (read from the
-`SPLICES`/`KEPT` counters and the version's unmade block list, never from timing), and NOT
-taken where a later id, a reference or a collision would change. Every case is also
-compared with a fresh full parse and a full validation (`check_step`).
+only when the heading names gained or lost are carried by no other block and named by no
+reference attribute (wikilinks may name them: their sites are checked again). These tests
+pin both ways: taken where they should be (read from the `SPLICES`/`KEPT` counters and
+the version's unmade block list, never from timing), and NOT taken where a later id, a
+reference or a collision would change. Every case is also compared with a fresh full
+parse and a full validation (`check_step`).
 """
 
 from __future__ import annotations
