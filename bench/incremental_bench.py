@@ -9,6 +9,12 @@
 - ``patch body``: warm ``patch_block`` of a replace_body that changes the line count, on
   a different risk each run (the previous version's moved blocks were copied lazily).
 - ``validate_doc``: the MCP tool on an unchanged file (one read, one hash).
+- heading edits (second table): `pipeline.analyse` of an outside edit given the previous
+  version's state (splice + validate), alternating the edit and its reverse so each run's
+  base is the version the previous run made: a section inserted near the top and removed
+  again, the last finding retitled (a new slug nothing names) and back, and a finding
+  that a later one links to retitled and back (the link breaks and mends: the linking
+  sites are checked again).
 
 Medians over ``--repeat`` runs. Run: ``./dev bench incremental``.
 """
@@ -148,6 +154,45 @@ def mcp_round_trips(path: Path, n: int, repeat: int) -> tuple[float, float]:
     return asyncio.run(drive())
 
 
+def _retitle(text: str, number: int, title: str) -> str:
+    import re
+
+    found = re.search(rf"^## Finding {number}: .*$", text, re.M)
+    assert found is not None
+    return text[: found.start()] + f"## Finding {number}: {title}" + text[found.end() :]
+
+
+def heading_edits(n: int, repeat: int) -> dict[str, tuple[float, float]]:
+    """Medians of (edit, reverse edit) through `pipeline.analyse` with the previous state."""
+    import hashlib
+
+    from core.noma.patch.pipeline import analyse
+
+    text = generate(n)
+    edits = {
+        "insert/remove section": text.replace(
+            "## Finding 3: ", "## Added outside\n\nWritten by another editor.\n\n## Finding 3: ", 1
+        ),
+        "retitle last finding": _retitle(text, n - 1, "Retitled by another editor"),
+        "retitle linked finding": _retitle(text, 7, "Retitled by another editor"),
+    }
+    out: dict[str, tuple[float, float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        for name, edited in edits.items():
+            state = analyse(text, base, hashlib.sha256(text.encode()).hexdigest())
+            forth: list[float] = []
+            back: list[float] = []
+            for _ in range(repeat):
+                for target, samples in ((edited, forth), (text, back)):
+                    sha = hashlib.sha256(target.encode()).hexdigest()
+                    start = time.perf_counter()
+                    state = analyse(target, base, sha, previous=state)
+                    samples.append((time.perf_counter() - start) * 1000)
+            out[name] = (_median(forth), _median(back))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bench incremental")
     parser.add_argument("--repeat", type=int, default=15)
@@ -177,6 +222,10 @@ def main(argv: list[str] | None = None) -> int:
             if args.mcp:
                 check, patch = mcp_round_trips(path, n, args.repeat)
                 print(f"{'':>8} MCP stdio: validate_doc {check}, patch_block {patch}", flush=True)
+    print("outside heading edits, analyse with the previous state (medians, ms: edit / back)")
+    for n in (int(s) for s in args.sizes.split(",")):
+        for name, (forth, back) in heading_edits(n, args.repeat).items():
+            print(f"{n:>8} {name:>24} {forth:>7} / {back}", flush=True)
     return 0
 
 

@@ -9,6 +9,7 @@ filename. The resulting `IdIndex` is what every lookup (validator, patch engine,
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections import Counter
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any
@@ -26,15 +27,19 @@ def assign_ids(
     chapter: str | None = None,
 ) -> None:
     """Give ids and aliases to the parser's sections and directives (both in doc order)."""
-    assign_directive_ids(directives)
+    alias_counts = Counter(assign_directive_ids(directives))
     for section in sections:
         section.slug = slugify(section.title)
+    natural = natural_slugs(sections)
     for section, (ident, aliases) in zip(
-        sections, plan_section_ids(doc.meta, sections, chapter), strict=True
+        sections, plan_section_ids(doc.meta, sections, chapter, set(natural)), strict=True
     ):
         section.id = ident
         if aliases is not None:
             section.aliases = aliases
+            alias_counts.update(aliases)
+    # Kept for the incremental engine: can a heading change move another id?
+    doc._name_counts = NameCounts(Counter(natural), alias_counts)
     # Only sections and directives carry ids; in document order they are the pre-order walk
     # order (no two start on the same line), so the index never needs a full tree walk.
     # Both lists are sorted already, so the sort is one C-level merge of two runs.
@@ -42,8 +47,10 @@ def assign_ids(
     doc._index = None
 
 
-def assign_directive_ids(directives: list[Directive]) -> None:
-    """A directive's id and aliases come from its own attributes only."""
+def assign_directive_ids(directives: list[Directive]) -> list[str]:
+    """A directive's id and aliases come from its own attributes only. Returns every alias
+    given, in order (for `NameCounts`)."""
+    given: list[str] = []
     for node in directives:
         raw = node.raw_attrs
         if raw:
@@ -52,18 +59,31 @@ def assign_directive_ids(directives: list[Directive]) -> None:
                 node.id = raw_id
             if "aliases" in raw:
                 node.aliases = split_aliases(raw["aliases"])
+                given.extend(node.aliases)
+    return given
+
+
+def natural_slugs(sections: list[Section]) -> list[str]:
+    """The slugs that take part in suffixing, in order: every section without an explicit
+    ``id=`` whose title has a slug."""
+    return [s.slug for s in sections if s.slug and not (s.attrs and "id" in s.attrs)]
 
 
 def plan_section_ids(
-    meta: dict[str, Any], sections: list[Section], chapter: str | None
+    meta: dict[str, Any],
+    sections: list[Section],
+    chapter: str | None,
+    natural: set[str] | None = None,
 ) -> list[tuple[str | None, list[str] | None]]:
     """Each section's (id, aliases) from its slug and attributes, touching no node.
 
     Aliases are None where the section keeps the parser's default (none). Pure, so the
     incremental parser (`core.noma.incremental`) can ask what ids a spliced section list
-    gets and compare them with the ids shared nodes already carry.
+    gets and compare them with the ids shared nodes already carry. ``natural`` is
+    ``set(natural_slugs(sections))`` when the caller has it.
     """
-    natural = {s.slug for s in sections if s.slug and "id" not in s.attrs}
+    if natural is None:
+        natural = set(natural_slugs(sections))
     ids: list[str | None] = []
     aliases: list[list[str] | None] = []
     used: set[str] = set()
@@ -111,6 +131,103 @@ def plan_section_ids(
 
 
 _LINE = attrgetter("line")
+
+
+def suffix_base(slug: str) -> str | None:
+    """``slug`` without a trailing ``-<digits>`` (the shape a repeat suffix has), or None
+    when it has none: ``"step-2"`` -> ``"step"``."""
+    if not slug or not slug[-1].isdigit():
+        return None
+    head, sep, tail = slug.rpartition("-")
+    return head if sep and head and tail.isdigit() else None
+
+
+@dataclass(slots=True)
+class NameCounts:
+    """How many sections of a document (those that take part in suffixing, see
+    `natural_slugs`) carry each slug, how many carry a slug of the shape ``<base>-<digits>``
+    per base, and how many blocks carry each alias.
+
+    What the incremental engine reads to prove, without a walk, that a heading added,
+    removed or retitled moves no other section's id (`core.noma.incremental`: a slug's id
+    can only be moved by a slug equal to it, its suffixed shape or its base) and that a
+    new or vanished id collides with no alias (`validate.incremental_rules`). Kept on the
+    document, made with the parse and spliced with each version whose ids outside the
+    re-parsed run are unchanged; never mutated once made (versions share it).
+    """
+
+    slugs: Counter[str]
+    aliases: Counter[str]
+    _bases: Counter[str] | None = None
+
+    @property
+    def bases(self) -> Counter[str]:
+        """Base -> how many slugs have that base (made when first asked)."""
+        bases = self._bases
+        if bases is None:
+            bases = Counter()
+            for slug, count in self.slugs.items():
+                if slug[-1:].isdigit():  # `suffix_base` inlined past its first test
+                    base = suffix_base(slug)
+                    if base is not None:
+                        bases[base] += count
+            self._bases = bases
+        return bases
+
+    def spliced(self, old_run: list[Node], new_run: list[Node]) -> NameCounts:
+        """The counts once the blocks of ``old_run`` are replaced by those of ``new_run``
+        (sections and directives, ids assigned)."""
+        removed = natural_slugs([n for n in old_run if type(n) is Section])
+        added = natural_slugs([n for n in new_run if type(n) is Section])
+        gone = [a for n in old_run for a in n.aliases]
+        new = [a for n in new_run for a in n.aliases]
+        same_slugs = sorted(removed) == sorted(added)
+        same_aliases = sorted(gone) == sorted(new)
+        if same_slugs and same_aliases:
+            return self
+        slugs, bases, aliases = self.slugs, self._bases, self.aliases
+        if not same_slugs:
+            slugs = slugs.copy()
+            bases = bases.copy() if bases is not None else None
+            for sign, batch in ((-1, removed), (1, added)):
+                for slug in batch:
+                    _bump(slugs, slug, sign)
+                    base = suffix_base(slug)
+                    if bases is not None and base is not None:
+                        _bump(bases, base, sign)
+        if not same_aliases:
+            aliases = aliases.copy()
+            for alias in gone:
+                _bump(aliases, alias, -1)
+            for alias in new:
+                _bump(aliases, alias, 1)
+        return NameCounts(slugs, aliases, bases)
+
+
+def _bump(counts: Counter[str], key: str, by: int) -> None:
+    """Add ``by`` to one count, dropping it at zero (a copy per splice stays small)."""
+    value = counts[key] + by
+    if value > 0:
+        counts[key] = value
+    else:
+        counts.pop(key, None)
+
+
+def name_counts_of(doc: Document) -> NameCounts | None:
+    """The document's `NameCounts`: kept from the parse or the splice that made it, else
+    made from its block list when that exists; None when only a walk could say."""
+    counts = doc._name_counts
+    if isinstance(counts, NameCounts):
+        return counts
+    nodes = doc._id_nodes
+    if nodes is None:
+        return None
+    sections: list[Section] = [n for n in nodes if type(n) is Section]
+    counts = NameCounts(
+        Counter(natural_slugs(sections)), Counter(a for n in nodes for a in n.aliases)
+    )
+    doc._name_counts = counts
+    return counts
 
 
 @dataclass(slots=True)

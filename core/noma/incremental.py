@@ -7,14 +7,21 @@ tree. Nothing in ``old_doc`` is mutated (architecture "Immutable trees"): contai
 path to the run are copied, blocks before the run are shared, blocks after it are shared
 when the line count did not change and copied with shifted spans when it did: lazily
 (`nodes.shifted`: the blocks directly in a changed container now, what is below them when
-first read) unless a heading in the run changed and ids must be planned again. The block
-list, its lines and ids, the guard's outline, the id index (no line moved) and the
-validator's findings (`validate.incremental_rules`) are spliced with the tree, so a proof
-or the next op's lookup (`ids.find_block`) never reads below a moved block. Ids and
-slug suffixes are planned over the whole section list (cheap: strings only); a shared
-section whose id would change, or any case the checks below cannot prove safe, falls back
-to a full parse. A slower correct path beats a wrong fast one; the property test
-(`tests/noma/test_incremental_properties.py`) compares every result with a full parse.
+first read) unless a heading in the run changed in a way that can move an id outside the
+run. The block list, its lines and ids, the guard's outline, the id index (no line
+moved), the slug counts and the validator's findings (`validate.incremental_rules`) are
+spliced with the tree, so a proof or the next op's lookup (`ids.find_block`) never reads
+below a moved block.
+
+Ids: a run whose headings are unchanged keeps its ids. A run whose headings were added,
+removed or retitled is planned alone when the document's slug counts (`ids.NameCounts`)
+prove that no slug in the run is related to a slug outside it (`_ids_stay_outside`):
+then no id outside the run can change, and the splice stays lazy. Otherwise ids and slug
+suffixes are planned over the whole section list (cheap: strings only) and every later
+block is copied now; a shared section whose id would change, or any case the checks
+below cannot prove safe, falls back to a full parse. A slower correct path beats a wrong
+fast one; the property test (`tests/noma/test_incremental_properties.py`) compares every
+result with a full parse. `SPLICES` counts which id path each splice took.
 
 Why a run start is safe: the parser only looks forward (a paragraph or list item looks at
 the next line, a table start at the line after). A run starts where nothing before it can
@@ -30,16 +37,22 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left, bisect_right
+from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from .diagnostics import Diagnostic
 from .ids import (
+    NameCounts,
     assign_directive_ids,
     blocks_in,
     id_lines_of,
     id_names_of,
     id_nodes_of,
+    name_counts_of,
+    natural_slugs,
     plan_section_ids,
+    suffix_base,
 )
 from .nodes import (
     Code,
@@ -61,6 +74,9 @@ LOCAL_NOTES = frozenset(
     {"unmatched-directive-closer", "directive-depth-mismatch", "malformed-directive-opener"}
 )
 _MAX_EXTEND = 6  # how many following siblings a run may take in before widening
+# Which id path each splice took ("same-headings", "headings-local", "eager"): read by
+# the tests to prove the cheap paths are taken where they should be, and only there.
+SPLICES: Counter[str] = Counter()
 
 
 def reparse(
@@ -294,11 +310,21 @@ class _Splice:
         same_headings = [_heading_key(n) for n in old_run] == [
             _heading_key(n) for n in sub.sections
         ]
+        # Do the run's new headings provably move no id outside the run?
+        counts = name_counts_of(old)  # None: not known without a walk
+        local_ids = (
+            not same_headings
+            and counts is not None
+            and _ids_stay_outside(counts, old_run, sub.sections)
+        )
         # When lines moved but no id can change, the moved blocks are copied lazily
         # (`nodes.shifted`: one level now, what is below them when first read), and the
         # block list is made from the tree when first asked. A base version whose list was
         # not made yet passes that on rather than making it now.
-        lazy = same_headings and (delta != 0 or old._id_nodes is None)
+        lazy = (same_headings or local_ids) and (delta != 0 or old._id_nodes is None)
+        SPLICES[
+            "headings-local" if local_ids else "same-headings" if same_headings else "eager"
+        ] += 1
         new_doc._id_lines = [
             *old_lines[:j0],
             *(n.line for n in run_ids),
@@ -328,8 +354,10 @@ class _Splice:
         new_doc._flat = None
 
         # Ids: when the run holds the same headings (titles, levels, id and alias
-        # attributes) as before, no id anywhere can change; else plan over every section,
-        # apply to fresh nodes and refuse to change shared ones.
+        # attributes) as before, no id anywhere can change; when its slugs are unrelated
+        # to every slug outside it, only the run's ids can, planned from the run alone;
+        # else plan over every section, apply to fresh nodes and refuse to change shared
+        # ones.
         id_nodes: list[Node] | None = None  # lazy: made from the tree when first asked
         if not lazy:
             old_ids = id_nodes_of(old)
@@ -347,6 +375,15 @@ class _Splice:
             for before, section in zip(old_run, sub.sections, strict=True):
                 section.id = before.id
                 section.aliases = before.aliases
+        elif local_ids:
+            # No slug in the run is related to one outside it, so the run's ids are what
+            # planning the run alone gives (no root section in it: no frontmatter aliases).
+            for section, (ident, aliases) in zip(
+                sub.sections, plan_section_ids(old.meta, sub.sections, None), strict=True
+            ):
+                section.id = ident
+                if aliases is not None:
+                    section.aliases = aliases
         else:
             assert id_nodes is not None
             sections = [n for n in id_nodes if isinstance(n, Section)]
@@ -354,16 +391,21 @@ class _Splice:
                 sections, plan_section_ids(old.meta, sections, None), strict=True
             ):
                 if id(section) in fresh:
-                    moved = section.id != ident and (
+                    # None: the parser's default. A copy must drop aliases it no longer
+                    # gets (the frontmatter's, when a level-1 heading before it became
+                    # the root section).
+                    own: Sequence[str] = aliases if aliases is not None else ()
+                    moved = (section.id != ident or list(section.aliases) != list(own)) and (
                         section.line <= r0 or section.line > r1 + delta
                     )
                     ids_moved = ids_moved or moved
                     section.id = ident
-                    if aliases is not None:
-                        section.aliases = aliases
+                    section.aliases = own
                 elif section.id != ident or list(section.aliases) != (aliases or []):
                     return None
         new_doc._id_nodes = id_nodes
+        if counts is not None and (same_headings or local_ids):
+            new_doc._name_counts = counts.spliced(old_run_ids, run_ids)
         if lazy:  # ids of the blocks not made yet: what `ids.find_block` looks up
             old_names = id_names_of(old)
             new_doc._id_names = [*old_names[:j0], *(n.id for n in run_ids), *old_names[j1:]]
@@ -511,7 +553,16 @@ def _validation_recipes(
     walk: the per-block rules re-run on the run (``_block_recipe``), the whole-document
     rules' findings move by the line delta when the run's facts are unchanged
     (``_document_recipe``, `validate.incremental_rules`)."""
-    from .validate.incremental_rules import run_facts
+    from .validate.incremental_rules import (
+        KEPT,
+        Relink,
+        heading_changes,
+        name_claims,
+        reference_targets_of,
+        run_facts,
+        sites_of,
+        splice_sites,
+    )
 
     base_blocks = old._block_diags
     base_document = old._document_diags
@@ -533,9 +584,54 @@ def _validation_recipes(
         run_ids,
         [p for p in new.attr_problems if r0 < p[0] <= r1 + delta],
     )
+    old_sites = sites_of(old)
+    new_sites = splice_sites(old_sites, run_scan, r0, r1, delta) if old_sites else None
+    relink: Relink | None = None
     if old_facts == new_facts:
-        key, found, reads_files = base_document
-        new._document_recipe = (key, found, reads_files, r0, r1, delta)
+        KEPT["same-facts"] += 1
+    else:
+        changed = heading_changes(old_facts, new_facts)
+        claims = name_claims(changed, old, old_ids, run_ids) if changed else None
+        if claims is None:
+            return
+        linked, gained, lost = claims
+        if linked:
+            if new_sites is None:
+                return
+            relink = Relink(gained, lost, new_sites)
+        KEPT["linked-headings" if linked else "new-headings"] += 1
+    key, found, reads_files = base_document
+    new._document_recipe = (key, found, reads_files, r0, r1, delta, relink)
+    new._ref_targets = reference_targets_of(old)  # the run's references are the same
+    new._sites = new_sites
+
+
+def _ids_stay_outside(counts: NameCounts, old_run: list[Section], new_run: list[Section]) -> bool:
+    """Do the sections outside the run keep their ids and aliases when the run's headings
+    go from ``old_run`` to ``new_run``? ``counts`` are the old version's.
+
+    Planning (`ids.plan_section_ids`) gives a section with slug ``s`` the id ``s`` or
+    ``s-k``, reading only which of those are taken and which ``s-k`` are natural slugs;
+    explicit ids take no part. A run slug ``t`` can touch that only when ``t`` is ``s``,
+    ``t`` is ``s-k`` (``s`` is its `suffix_base`) or ``s`` is ``t-k``. When no section
+    outside the run has such a slug, by induction over the document order every outside
+    section reads what it read before, and the run's own ids depend on the run alone. The
+    first level-1 section carries the frontmatter's aliases: a run holding a level-1
+    heading is never proven.
+    """
+    if any(s.level == 1 for s in old_run) or any(s.level == 1 for s in new_run):
+        return False
+    removed, added = natural_slugs(old_run), natural_slugs(new_run)
+    slugs, bases = counts.slugs, counts.bases
+    in_run = Counter(removed)  # subtracted: the counts are the old version's, run included
+    run_bases = Counter(b for b in map(suffix_base, removed) if b is not None)
+    for t in {*removed, *added}:
+        if slugs.get(t, 0) - in_run[t] > 0 or bases.get(t, 0) - run_bases[t] > 0:
+            return False
+        base = suffix_base(t)
+        if base is not None and slugs.get(base, 0) - in_run[base] > 0:
+            return False
+    return True
 
 
 def _heading_key(s: Section) -> tuple[Any, ...]:

@@ -277,6 +277,9 @@ class Document(Node):
     _id_nodes: list[Node] | None = field(default=None, repr=False)  # sections + directives
     _id_lines: list[int] | None = field(default=None, repr=False)  # their lines (ids.id_lines_of)
     _id_names: list[str | None] | None = field(default=None, repr=False)  # and their ids
+    # How many sections carry each slug, blocks each alias (ids.NameCounts): proves that
+    # a heading change moves no other id (core.noma.incremental).
+    _name_counts: Any = field(default=None, repr=False)
     _outline: Any = field(default=None, repr=False)  # the structure guard's block outline
     _scan: Any = field(default=None, repr=False)  # the validator's walk (validate.scan)
     # (old outline entries, j0, j1, j1 new) when spliced from a version whose outline was
@@ -291,6 +294,10 @@ class Document(Node):
     # files) and how to take them from the base version (validate.incremental_rules).
     _document_diags: Any = field(default=None, repr=False)
     _document_recipe: Any = field(default=None, repr=False)
+    # The names whole-document rules look up by reference (validate.incremental_rules).
+    _ref_targets: Any = field(default=None, repr=False)
+    # Its text sites (texts, lines, owners) when passed on by a splice (incremental_rules).
+    _sites: Any = field(default=None, repr=False)
 
     type = "document"
 

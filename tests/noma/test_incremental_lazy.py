@@ -17,7 +17,14 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from test_incremental_properties import TODAY, _diags, line_edit, snapshot, start_text
+from test_incremental_properties import (
+    TODAY,
+    _diags,
+    heading_edit,
+    line_edit,
+    snapshot,
+    start_text,
+)
 from test_trust_properties import SEEDS, TRIED, _ids, op_for, run
 
 from bench.generate import generate
@@ -182,8 +189,10 @@ def test_versions_read_late_equal_a_full_parse(which: int) -> None:
                     assert (again.value.code, again.value.message) == (exc.code, exc.message)
                     continue
                 assert new_text == apply_one(text, op, parse(text))
-            else:
+            elif data.draw(st.booleans()):
                 new_text = data.draw(line_edit(text))
+            else:
+                new_text = data.draw(heading_edit(text))
             doc = reparse(doc, text, new_text)
             if doc._id_nodes is None:
                 TRIED["lazy-shifted"] = TRIED.get("lazy-shifted", 0) + 1

@@ -11,6 +11,7 @@ was (immutable trees). Runs with a fixed and a random seed, like the trust prope
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from typing import Any
 
@@ -21,13 +22,14 @@ from test_trust_properties import SEEDS, TRIED, _ids, corpus, op_for, run
 
 from bench.generate import generate
 from core.noma.diagnostics import Diagnostic
-from core.noma.incremental import reparse, try_reparse
+from core.noma.incremental import SPLICES, reparse, try_reparse
 from core.noma.nodes import Document
 from core.noma.parser import parse
 from core.noma.patch.engine import ListFailure, apply_list
 from core.noma.patch.guard import check_structure, outline
 from core.noma.source import BOM, split_lines
 from core.noma.validate import validate
+from core.noma.validate.incremental_rules import KEPT
 
 LINES = [
     "",
@@ -77,9 +79,80 @@ def line_edit(draw: st.DrawFn, text: str) -> str:
     return "\n".join(lines)
 
 
+# Heading titles for `heading_edit`: unique slugs, slugs that repeat one in the corpus or
+# the generated documents, ``slug-2`` shapes and their bases, explicit ids (one equal to
+# a directive's), aliases, a shorthand-looking attribute, noverify, a reference attribute,
+# a wikilink in the title, and a title with no slug at all.
+HEADING_TITLES = [
+    "Fresh heading",
+    "Other fresh one",
+    "Step",
+    "Step 2",
+    "Step 3",
+    "Step 2 2",
+    "Top",
+    "Deep",
+    "Finding 3: Onboarding under load",
+    "Finding 3: Onboarding under load 2",
+    "Finding 1",
+    "Claim 3",
+    "Named by for",
+    "Alias taken",
+    "Dec 1",
+    "Risk 0",
+    "Synthetic research memo",
+    '{id="fresh-id"}',
+    '{id="claim-2"}',
+    '{id="step"}',
+    '{aliases="fresh-heading, memo"}',
+    "{#shorthand}",
+    "{noverify}",
+    '{for="claim-1"}',
+    "with [[fresh-heading]] link",
+    "???",
+]
+# Lines that name the ids the titles above make, so inserted headings get referrers.
+REFERRERS = [
+    "See [[fresh-heading]] and [[step-2]] or [[ other-fresh-one ]].",
+    '::evidence{id="ev-fresh" for="named-by-for"}\nBacked.\n::',
+    '::note{id="n-alias" aliases="alias-taken"}\nAliased.\n::',
+]
+_HEADING = re.compile(r"^(#{1,6}) (.*)$")
+
+
+@st.composite
+def heading_edit(draw: st.DrawFn, text: str) -> str:
+    """Insert, remove or retitle a heading (or add a line naming a heading's id)."""
+    lines = text.split("\n")
+    headings = [k for k, line in enumerate(lines) if _HEADING.match(line)]
+    kind = draw(st.sampled_from(["insert", "insert", "remove", "retitle", "retitle", "refer"]))
+    title = draw(st.sampled_from(HEADING_TITLES))
+    if title.startswith("{"):
+        title = f"Named {title}"
+    if kind in ("remove", "retitle") and headings:
+        k = draw(st.sampled_from(headings))
+        if kind == "remove":
+            del lines[k]
+        else:
+            m = _HEADING.match(lines[k])
+            assert m is not None
+            lines[k] = f"{m.group(1)} {title}"
+    elif kind == "refer":
+        pos = draw(st.integers(0, len(lines)))
+        lines[pos:pos] = ["", draw(st.sampled_from(REFERRERS)), ""]
+    else:
+        # Mostly before an existing heading (where an outside editor adds a section).
+        pos = draw(st.sampled_from(headings)) if headings and draw(st.booleans()) else None
+        if pos is None:
+            pos = draw(st.integers(0, len(lines)))
+        level = draw(st.sampled_from([1, 2, 2, 2, 3, 4]))
+        lines[pos:pos] = ["#" * level + " " + title, "", "Written by another editor.", ""]
+    return "\n".join(lines)
+
+
 def snapshot(doc: Document) -> Any:
     """Everything a consumer can read from a parse."""
-    from core.noma.ids import index
+    from core.noma.ids import index, name_counts_of
 
     nodes = [n for n, _p in doc.walk()]
     position = {id(n): k for k, n in enumerate(nodes)}
@@ -99,7 +172,10 @@ def snapshot(doc: Document) -> Any:
     ]
     idx = index(doc)
     entries, blocks = outline(doc)
+    counts = name_counts_of(doc)  # spliced with the tree: must be what a parse makes
+    assert counts is not None
     return {
+        "name_counts": (dict(counts.slugs), dict(counts.aliases), dict(counts.bases)),
         "first": {k: position[id(n)] for k, n in idx.first.items()},
         "count": dict(idx.count),
         "entries": [(k, position[id(n)]) for k, n in idx.entries],
@@ -146,7 +222,12 @@ def check_step(
     if new_lines is not None:
         body = new_text[1:] if new_text.startswith(BOM) else new_text
         assert "\r" in body or new_lines == split_lines(body), "the op's lines are not its text's"
+    paths = (dict(SPLICES), dict(KEPT))
     attempt = try_reparse(old_doc, old_text, new_text, new_lines)
+    for name, now, was in (("splice", SPLICES, paths[0]), ("kept", KEPT, paths[1])):
+        for path, count in now.items():
+            if count > was.get(path, 0):
+                TRIED[f"{name}:{path}"] = TRIED.get(f"{name}:{path}", 0) + 1
     key = "incremental-spliced" if attempt is not None else "incremental-full"
     TRIED[key] = TRIED.get(key, 0) + 1
     spliced = reparse(old_doc, old_text, new_text, new_lines)
@@ -204,6 +285,40 @@ def test_incremental_parse_equals_full_parse_after_every_edit(which: int) -> Non
             text = new_text
 
     run("incremental", prop, which)
+
+
+@pytest.mark.parametrize("which", SEEDS)
+def test_heading_edits_splice_equal_to_a_full_parse(which: int) -> None:
+    """Headings inserted, removed and retitled (unique, colliding, ``slug-2``-shaped,
+    explicit ids, aliases, referenced by wikilinks and ``for=``), in sequence, each checked
+    like any other edit; both the lazy id path and the kept findings must be exercised,
+    and so must the eager path (a related slug outside the run)."""
+    before = dict(TRIED)
+
+    @given(st.data())
+    def prop(data: st.DataObject) -> None:
+        TRIED["headings"] = TRIED.get("headings", 0) + 1
+        text = data.draw(start_text())
+        if data.draw(st.booleans()):  # names for the new headings to be claimed by
+            text = text + "\n\n" + "\n\n".join(REFERRERS) + "\n"
+        doc = parse(text)
+        validate(doc, today=TODAY)
+        for _ in range(data.draw(st.integers(1, 6))):
+            if data.draw(st.integers(0, 3)) == 0:
+                new_text = data.draw(line_edit(text))
+            else:
+                new_text = data.draw(heading_edit(text))
+            doc = check_step(doc, text, new_text)
+            text = new_text
+
+    run("headings", prop, which)
+    for path in (
+        "splice:headings-local",
+        "splice:eager",
+        "kept:new-headings",
+        "kept:linked-headings",
+    ):
+        assert TRIED.get(path, 0) > before.get(path, 0), f"{path} was never taken"
 
 
 def test_the_splice_path_is_taken_and_shares_unchanged_blocks() -> None:

@@ -2,31 +2,60 @@
 
 A splice (`core.noma.incremental`) replaces one run of sibling blocks, old lines
 ``r0+1..r1``, by a re-parsed run; every block after it moves by ``delta`` lines and is
-otherwise the same. The whole-document rules (references, duplicate ids, backing
-evidence, formulas, plots, profiles, ...) read, from any block, only what `run_facts`
-collects: ids and aliases with the kind of block that carries them, each directive's
-name, attributes and (for the kinds whose body a whole-document rule reads) its body, the
-text sites that can hold a wikilink with their owners, and the untidy attribute groups.
+otherwise the same (ids included: a splice that moves an id outside its run never gets
+here). The whole-document rules (references, duplicate ids, backing evidence, formulas,
+plots, profiles, adr, memories, untidy attributes) read, from any block, only what
+`run_facts` collects: ids and aliases with the kind of block that carries them, each
+directive's name, attributes and (for the kinds whose body a whole-document rule reads)
+its body, the text sites that can hold a wikilink with their owners, and the untidy
+attribute groups. No whole-document rule reads a heading's title, level or position
+except through those (a title holding ``[[`` is a text site; profiles count directives,
+never sections).
 
 So when the old run and the new run have equal facts, every whole-document finding is
 the base version's: those before the run as they were, those after it moved by
-``delta``. That holds only when no finding sat inside the old run (its lines inside the
+``delta``. The same holds when the facts differ only by headings (sections whose only
+read attributes are ``id``/``aliases``) whose ids and aliases are new or gone
+(`heading_changes`), provided no such name collides with anything or is read by a rule
+other than the wikilink check (`name_claims`): no other block carries it as an id or
+alias (`ids.NameCounts`, the id list), the run holds it at most once, before and after,
+and no reference attribute or evidence ``for=`` in the document names it
+(`ReferenceTargets`). Then no ``duplicate-id`` appears or goes, no claim's backing,
+plot's dataset or reference attribute resolves differently, and a formula naming it reads
+"not a control" either way. Wikilinks may name it: the findings of the text sites that
+link to a changed name are then made again from the new version's sites (`Relink`; the
+sites are spliced with each version, `splice_sites`), unless a memory profile is in force
+(its rule checks where each wikilink points). The owners of the run's text sites may
+differ too (a finding at a site in the old run makes the findings be computed afresh).
+A heading with ``noverify`` or a reference attribute, a changed text site, or anything
+else takes the full path.
+
+Reusing findings holds only when no finding sat inside the old run (its lines inside the
 run may have moved differently), none names a line in its message (``duplicate-id``
 points at the first copy's line, a computed cycle may list lines), and the rules read no
 other file (``::dataset src=``: the file may have changed since). Anything else takes the
 full path: walk the new tree and run the rules (`validate.document_rules`). The property
 test (`tests/noma/test_incremental_properties.py`) compares every spliced validation with
-a full one.
+a full one; `KEPT` counts how often each reuse was taken.
 """
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
+from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from ..diagnostics import Diagnostic
+from ..ids import IdIndex, id_names_of, name_counts_of
 from ..nodes import Directive, Document, Node, Section
 from .computed import COMPUTED_BLOCKS, DEPENDENCY_TARGETS
-from .scan import TARGET_KEYS, Scan
+from .profiles import declared_profiles
+from .reference_rules import MEMORY_PROFILES
+from .references import WIKILINK, _blank_code_spans, _report_wikilinks
+from .research import EVIDENCE
+from .scan import REFERENCE_KEYS, TARGET_DIRECTIVES, TARGET_KEYS, Scan
 
 # Directive kinds whose body (or the one code block in it) a whole-document rule reads:
 # formulas and domains (computed blocks, controls), data (datasets: columns for plots,
@@ -41,6 +70,14 @@ ALL_ATTR_FACTS = BODY_FACTS | {"citation", "decision", "adr", "memory"}
 GENERIC_ATTR_FACTS = frozenset({"id", "aliases", "noverify", *TARGET_KEYS})
 # Codes whose message names a line of another block: they cannot be moved by a delta.
 LINE_IN_MESSAGE = frozenset({"duplicate-id", "computed-chain-too-deep"})
+# The attributes of a heading that only name it: a heading carrying no other attribute a
+# whole-document rule reads contributes nothing but its names.
+_NAMING = frozenset({"id", "aliases"})
+# How often a spliced version kept its base's whole-document findings: "same-facts",
+# "new-headings" (facts differ only by unclaimed heading names) or "linked-headings"
+# (... that wikilinks name: their sites are checked again). Read by the tests.
+KEPT: Counter[str] = Counter()
+_OWNERS = 3  # where `run_facts` puts the owners of the text sites
 
 
 def run_facts(
@@ -92,7 +129,7 @@ def splice_document_findings(doc: Document, key: Any) -> list[Diagnostic] | None
     recipe = doc._document_recipe
     if recipe is None:
         return None
-    base_key, base, reads_files, r0, r1, delta = recipe
+    base_key, base, reads_files, r0, r1, delta, relink = recipe
     if base_key != key or reads_files:
         return None
     out: list[Diagnostic] = []
@@ -110,4 +147,231 @@ def splice_document_findings(doc: Document, key: Any) -> list[Diagnostic] | None
                     d.severity, d.code, d.message, line + delta, d.column, d.node_id, d.phase
                 )
             )
+    if relink is not None:
+        if declared_profiles(doc.meta, key[0]) & MEMORY_PROFILES:
+            return None  # memory documents check where each wikilink points, too
+        relink.apply(out)
     return out
+
+
+@dataclass(slots=True, frozen=True)
+class Relink:
+    """Heading names a splice gained or lost that only wikilinks name (`name_claims`):
+    the base findings stand but for ``broken-reference`` on the sites that link to them,
+    which are made again from the new version's text sites (``sites``: texts, first
+    lines, owners, as `Scan` keeps them)."""
+
+    gained: frozenset[str]
+    lost: frozenset[str]
+    sites: tuple[list[str], list[int], list[str | None]]
+
+    def apply(self, out: list[Diagnostic]) -> None:
+        """Replace, in ``out``, the wikilink findings of every site that links to a
+        changed name by what `check_broken_references` reports there now."""
+        changed = self.gained | self.lost
+        broken = {
+            m.group(1)
+            for d in out
+            if d.code == "broken-reference" and (m := _BROKEN_LINK.match(d.message))
+        }
+        texts, lines, owners = self.sites
+        hits: set[int] = set()
+        for name in changed:
+            hits.update(k for k, text in enumerate(texts) if name in text)
+        for k in sorted(hits):
+            text = texts[k]
+            plain = _blank_code_spans(text) if "`" in text else text
+            targets = {m.group(1).strip() for m in WIKILINK.finditer(plain)}
+            if changed.isdisjoint(targets):
+                continue
+            first, last = lines[k], lines[k] + plain.count("\n")
+            out[:] = [
+                d
+                for d in out
+                if not (
+                    d.code == "broken-reference"
+                    and d.line is not None
+                    and first <= d.line <= last
+                    and d.message.startswith("Wikilink [[")
+                )
+            ]
+            missing = {
+                t for t in targets if t in self.lost or (t not in self.gained and t in broken)
+            }
+            if missing:
+                _report_wikilinks(plain, first, owners[k], missing, out)
+
+
+# What `references._report_wikilinks` says about one broken link (targets hold no brackets).
+_BROKEN_LINK = re.compile(r"Wikilink \[\[([^\[\]]*)\]\] points at ")
+
+
+def sites_of(doc: Document) -> tuple[list[str], list[int], list[str | None]] | None:
+    """The text sites of ``doc`` (texts, first lines, owners): from its scan when it was
+    walked, else as the splice that made it passed them on; None when unknown."""
+    scan = doc._scan
+    if isinstance(scan, Scan) and scan.doc is doc:
+        return scan.site_texts, scan.site_lines, scan.site_owners
+    sites: tuple[list[str], list[int], list[str | None]] | None = doc._sites
+    return sites
+
+
+def splice_sites(
+    old: tuple[list[str], list[int], list[str | None]], run: Scan, r0: int, r1: int, delta: int
+) -> tuple[list[str], list[int], list[str | None]]:
+    """The text sites of a spliced version: the old ones before the run, the run's, the
+    old ones after it moved by ``delta`` (sites outside the run keep texts and owners:
+    no id outside the run changed)."""
+    texts, lines, owners = old
+    i0 = bisect_right(lines, r0)
+    i1 = bisect_right(lines, r1)
+    after = lines[i1:] if not delta else [line + delta for line in lines[i1:]]
+    return (
+        [*texts[:i0], *run.site_texts, *texts[i1:]],
+        [*lines[:i0], *run.site_lines, *after],
+        [*owners[:i0], *run.site_owners, *owners[i1:]],
+    )
+
+
+def heading_changes(old: tuple[Any, ...], new: tuple[Any, ...]) -> set[str] | None:
+    """The ids and aliases the run's headings gained or lost, when that is all that differs
+    between the old run's facts and the new run's (`run_facts`); None otherwise.
+
+    Headings that only carry names (no ``noverify``, no reference attribute) and whose
+    every name changed count are set aside on both sides; what is left must be equal, in
+    order, and every other fact too but the owners of the text sites: a site's owner is
+    only read into the findings made at that site, and a base finding inside the run
+    makes the findings be computed afresh anyway (`splice_document_findings`); with the
+    same site texts and no changed name named anywhere, the run's sites give findings
+    after the edit exactly when they gave some before.
+    """
+    if old[1:_OWNERS] != new[1:_OWNERS] or old[_OWNERS + 1 :] != new[_OWNERS + 1 :]:
+        return None
+    old_names = _names(old[0])
+    new_names = _names(new[0])
+    changed = {x for x in old_names.keys() | new_names.keys() if old_names[x] != new_names[x]}
+    if not changed:
+        return None
+    kept_old = [e for e in old[0] if not _only_names(e, changed)]
+    kept_new = [e for e in new[0] if not _only_names(e, changed)]
+    return changed if kept_old == kept_new else None
+
+
+def _names(entries: list[tuple[Any, ...]]) -> Counter[str]:
+    out: Counter[str] = Counter()
+    for ident, aliases, _name, _attrs in entries:
+        if ident is not None:
+            out[ident] += 1
+        out.update(aliases)
+    return out
+
+
+def _only_names(entry: tuple[Any, ...], changed: set[str]) -> bool:
+    """Is ``entry`` (of `run_facts`' id list) a heading that contributes only names, all
+    of them in ``changed``?"""
+    ident, aliases, name, attrs = entry
+    return (
+        name is None
+        and all(key in _NAMING for key, _value in attrs)
+        and (ident is None or ident in changed)
+        and all(a in changed for a in aliases)
+    )
+
+
+def name_claims(
+    changed: set[str], old: Document, old_ids: list[Node], new_ids: list[Node]
+) -> tuple[bool, frozenset[str], frozenset[str]] | None:
+    """Can the base findings be kept though the run's headings gained or lost the names in
+    ``changed`` (`heading_changes`)? None when not; else (whether a wikilink names one of
+    them, the names gained, the names lost).
+
+    Kept when no block outside the run carries a changed name (as id or alias), the run
+    holds each at most once before and after, and no reference attribute or evidence
+    ``for=`` names one. A wikilink may name one: then its site's findings are made again
+    (`Relink`)."""
+    targets = reference_targets_of(old)
+    counts = name_counts_of(old)
+    if targets is None or counts is None:
+        return None
+    in_old = _names_of(old_ids)
+    in_new = _names_of(new_ids)
+    idx = old._index  # how many blocks carry each id: the index when built, else the
+    ids = None if isinstance(idx, IdIndex) else id_names_of(old)  # id list (never a walk)
+    for x in changed:
+        if in_old[x] > 1 or in_new[x] > 1:
+            return None
+        carried = ids.count(x) if ids is not None else idx.count.get(x, 0)
+        if carried + counts.aliases[x] - in_old[x] > 0:
+            return None  # another block carries it
+    attrs, links = targets.names()
+    if not changed.isdisjoint(attrs):
+        return None
+    gained = frozenset(x for x in changed if in_new[x] > in_old[x])
+    return (not changed.isdisjoint(links), gained, frozenset(changed - gained))
+
+
+def _names_of(nodes: list[Node]) -> Counter[str]:
+    out: Counter[str] = Counter()
+    for n in nodes:
+        if n.id is not None:
+            out[n.id] += 1
+        out.update(n.aliases)
+    return out
+
+
+class ReferenceTargets:
+    """Every name a whole-document rule looks up by reference in one document: reference
+    attributes of checked directives, ``for=`` of every evidence (noverify evidence still
+    backs its claim), wikilink targets in text sites (`check_broken_references` reads
+    them the same way). Computed when first asked from the scan of the version it was
+    made for, and passed on unchanged to each spliced version whose run's references are
+    the same (equal `run_facts` but for heading names)."""
+
+    __slots__ = ("_names", "_scan")
+
+    def __init__(self, scan: Scan) -> None:
+        self._scan: Scan | None = scan
+        self._names: tuple[frozenset[str], frozenset[str]] | None = None
+
+    def names(self) -> tuple[frozenset[str], frozenset[str]]:
+        """(names read by reference attributes and evidence ``for=``, wikilink targets)."""
+        names = self._names
+        if names is None:
+            scan = self._scan
+            if scan is None:  # another thread made them between the two reads
+                names = self._names
+                assert names is not None
+                return names
+            names = self._names = _reference_targets(scan)
+            self._scan = None  # the names are all that is needed from now on
+        return names
+
+
+def _reference_targets(scan: Scan) -> tuple[frozenset[str], frozenset[str]]:
+    attrs, links = scan.attr_targets, scan.link_targets
+    if attrs is None or links is None:  # the rule did not run on this scan: read them here
+        attrs = set()
+        for d in scan.ref_blocks:
+            keys = TARGET_KEYS if d.name in TARGET_DIRECTIVES else REFERENCE_KEYS
+            attrs.update(raw.strip() for key, raw in d.raw_attrs.items() if key in keys)
+        texts = [_blank_code_spans(t) if "`" in t else t for t in scan.site_texts]
+        links = set(WIKILINK.findall("\n".join(texts)))
+    named = set(attrs)
+    for kind in EVIDENCE:  # evidence under noverify is not a ref block, yet backs its claim
+        every = scan.by_name.get(kind, ())
+        if len(every) != len(scan.checked_by_name.get(kind, ())):
+            named.update(d.raw_attrs["for"].strip() for d in every if d.raw_attrs.get("for"))
+    return frozenset(named), frozenset(map(str.strip, links))
+
+
+def reference_targets_of(doc: Document) -> ReferenceTargets | None:
+    """The document's `ReferenceTargets`: passed on by the splice that made it, or from
+    its own scan when it was walked; None when only a walk could say."""
+    targets = doc._ref_targets
+    if isinstance(targets, ReferenceTargets):
+        return targets
+    scan = doc._scan
+    if isinstance(scan, Scan) and scan.doc is doc:
+        targets = doc._ref_targets = ReferenceTargets(scan)
+        return targets
+    return None

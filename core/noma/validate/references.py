@@ -63,6 +63,7 @@ def check_broken_references(scan: Scan, out: list[Diagnostic]) -> None:
     """Reference attributes and wikilinks must name an id or alias of this document."""
     idx = scan.index
     ids, aliases = idx.first, idx.alias_owner
+    named = scan.attr_targets = set()  # kept: what a splice's reuse must not touch
     for d in scan.ref_blocks:  # checked directives with a reference attribute (the walk's)
         name = d.name
         keys = TARGET_KEYS if name in TARGET_DIRECTIVES else REFERENCE_KEYS
@@ -71,6 +72,7 @@ def check_broken_references(scan: Scan, out: list[Diagnostic]) -> None:
             if key not in keys:
                 continue
             ref = raw.strip()
+            named.add(ref)
             if ref and ref not in ids and ref not in aliases:
                 out.append(
                     diag(
@@ -85,7 +87,8 @@ def check_broken_references(scan: Scan, out: list[Diagnostic]) -> None:
     # Fast path: every link target of the document in one regex pass (sites joined by a
     # newline, which no link can span) and one set difference. Only when a target is
     # missing are the sites walked again, one by one, to place each broken link.
-    unknown = set(WIKILINK.findall("\n".join(texts))).difference(ids, aliases)
+    targets = scan.link_targets = set(WIKILINK.findall("\n".join(texts)))
+    unknown = targets.difference(ids, aliases)
     if not unknown:
         return
     # Targets written with blanks around them ("[[ a ]]") are only stripped now.

@@ -103,6 +103,11 @@ class Scan:
     site_texts: list[str] = field(default_factory=list)
     site_lines: list[int] = field(default_factory=list)
     site_owners: list[str | None] = field(default_factory=list)
+    # What `check_broken_references` looked up, kept for the incremental engine
+    # (`incremental_rules.ReferenceTargets`): the stripped reference attribute values and
+    # the raw wikilink targets. None until that rule ran on this scan.
+    attr_targets: set[str] | None = None
+    link_targets: set[str] | None = None
 
     def named(self, *names: str) -> list[Directive]:
         """Directives with any of ``names``, in document order."""
