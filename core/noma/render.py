@@ -34,7 +34,11 @@ def render_noma(doc: Document) -> str:
     text = "\n\n".join(blocks)
     if text:
         text += "\n"
-    return (BOM if doc.bom else "") + text
+    if doc.bom or text.startswith(BOM):
+        # A first block that starts with U+FEFF would be read back as the byte-order mark
+        # and lost: a mark of its own in front keeps it content.
+        return BOM + text
+    return text
 
 
 def render_json(doc: Document) -> str:

@@ -464,3 +464,12 @@ def test_zz_report_cases_tried(capsys: pytest.CaptureFixture[str]) -> None:
             "\nproperty cases tried:", dict(sorted(TRIED.items())), f"(random seed {RANDOM_SEED})"
         )
     assert all(v > 0 for v in TRIED.values())
+
+
+@pytest.mark.parametrize("data", [b"\r\n\xef\xbb\xbf", b"\xef\xbb\xbf\xef\xbb\xbfhello\n"])
+def test_a_first_block_starting_with_a_bom_character_survives_render(data: bytes) -> None:
+    """Found by the round-trip property (seed 1921271967): a paragraph holding U+FEFF came
+    back first in the rendered text, where a reader takes it for the byte-order mark."""
+    doc = parse(data)
+    assert not doc.notes and doc.children
+    assert structure(parse(render_noma(doc))) == structure(doc)
