@@ -51,7 +51,7 @@ from ..diagnostics import Diagnostic
 from ..ids import IdIndex, id_names_of, name_counts_of
 from ..nodes import Directive, Document, Node, Section
 from .computed import COMPUTED_BLOCKS, DEPENDENCY_TARGETS
-from .profiles import declared_profiles
+from .profiles import declared_profiles, profile_allows
 from .reference_rules import MEMORY_PROFILES
 from .references import WIKILINK, _blank_code_spans, _report_wikilinks
 from .research import EVIDENCE
@@ -75,7 +75,9 @@ LINE_IN_MESSAGE = frozenset({"duplicate-id", "computed-chain-too-deep"})
 _NAMING = frozenset({"id", "aliases"})
 # How often a spliced version kept its base's whole-document findings: "same-facts",
 # "new-headings" (facts differ only by unclaimed heading names) or "linked-headings"
-# (... that wikilinks name: their sites are checked again). Read by the tests.
+# (... that wikilinks name: their sites are checked again), "new-directives" and
+# "linked-directives" (the same for directives no rule reads beyond their names,
+# `incremental_directives`). Read by the tests.
 KEPT: Counter[str] = Counter()
 _OWNERS = 3  # where `run_facts` puts the owners of the text sites
 
@@ -129,9 +131,12 @@ def splice_document_findings(doc: Document, key: Any) -> list[Diagnostic] | None
     recipe = doc._document_recipe
     if recipe is None:
         return None
-    base_key, base, reads_files, r0, r1, delta, relink = recipe
+    base_key, base, reads_files, r0, r1, delta, relink, kinds = recipe
     if base_key != key or reads_files:
         return None
+    profiles = declared_profiles(doc.meta, key[0]) if relink is not None or kinds else set()
+    if kinds and not profile_allows(kinds, profiles):
+        return None  # a directive kind added or removed may be out of profile
     out: list[Diagnostic] = []
     for d in base:
         line = d.line
@@ -148,7 +153,7 @@ def splice_document_findings(doc: Document, key: Any) -> list[Diagnostic] | None
                 )
             )
     if relink is not None:
-        if declared_profiles(doc.meta, key[0]) & MEMORY_PROFILES:
+        if profiles & MEMORY_PROFILES:
             return None  # memory documents check where each wikilink points, too
         relink.apply(out)
     return out
