@@ -553,7 +553,7 @@ def _validation_recipes(
     walk: the per-block rules re-run on the run (``_block_recipe``), the whole-document
     rules' findings move by the line delta when the run's facts are unchanged
     (``_document_recipe``, `validate.incremental_rules`)."""
-    from .validate.incremental_directives import directive_changes
+    from .validate.incremental_directives import DirectiveDelta, directive_changes
     from .validate.incremental_rules import (
         KEPT,
         Relink,
@@ -588,16 +588,16 @@ def _validation_recipes(
     old_sites = sites_of(old)
     new_sites = splice_sites(old_sites, run_scan, r0, r1, delta) if old_sites else None
     relink: Relink | None = None
-    kinds: frozenset[str] = frozenset()  # inert directive kinds added or removed
+    delta_of: DirectiveDelta | None = None  # what inert directives added or removed owe
     if old_facts == new_facts:
         KEPT["same-facts"] += 1
     else:
         changed = heading_changes(old_facts, new_facts)
         if changed is None:  # directives no rule reads beyond their names?
-            directives = directive_changes(old_facts, new_facts)
+            directives = directive_changes(old_facts, new_facts, old_ids, run_ids, new)
             if directives is None:
                 return
-            changed, kinds = directives
+            changed, delta_of = directives
         claims = (
             name_claims(changed, old, old_ids, run_ids)
             if changed
@@ -610,10 +610,10 @@ def _validation_recipes(
             if new_sites is None:
                 return
             relink = Relink(gained, lost, new_sites)
-        what = "directives" if kinds else "headings"
+        what = "directives" if delta_of is not None else "headings"
         KEPT[f"linked-{what}" if linked else f"new-{what}"] += 1
     key, found, reads_files = base_document
-    new._document_recipe = (key, found, reads_files, r0, r1, delta, relink, kinds)
+    new._document_recipe = (key, found, reads_files, r0, r1, delta, relink, delta_of)
     new._ref_targets = reference_targets_of(old)  # the run's references are the same
     new._sites = new_sites
 

@@ -172,7 +172,8 @@ def test_a_new_note_mends_a_broken_link_and_removing_it_breaks_it(counted: Taken
 @pytest.mark.parametrize(
     ("block", "why"),
     [
-        ('::claim{id="claim-new"}\nUnbacked.\n::\n\n', "a claim needs evidence: a new finding"),
+        ('::claim{id="claim-new" noverify}\nQuiet.\n::\n\n', "a claim under noverify"),
+        ('::claim{id="claim-new" for="claim-2"}\nx\n::\n\n', "a claim with a for="),
         ('::evidence{id="ev-new" for="claim-3"}\nBacks.\n::\n\n', "evidence for= backs a claim"),
         ('::evidence{id="ev-new"}\nNo for.\n::\n\n', "evidence is read by the claim rule"),
         ('::note{id="claim-3"}\nCollides.\n::\n\n', "a colliding id (duplicate-id)"),
@@ -221,12 +222,64 @@ def test_a_claimed_name_recomputes_the_whole_document_rules(
     assert counted["kept:new-directives"] + counted["kept:linked-directives"] == 0, why
 
 
-def test_claim_is_not_inert_it_adds_a_finding(counted: Taken) -> None:
-    """Spelled out: the finding a full run makes for a new claim is there."""
-    new_text = _add('::claim{id="claim-new"}\nUnbacked.\n::\n\n')
-    spliced = _step(BIG, new_text)
-    codes = [(d.code, d.node_id) for d in validate(spliced, today=TODAY)]
-    assert ("claim-without-evidence", "claim-new") in codes
+# -- a claim: inert but for its own finding ------------------------------------------------
+
+CLAIM = '::claim{id="claim-new" confidence=0.4}\nUnbacked.\n::\n\n'
+
+
+def test_a_new_claim_is_reported_without_a_walk(counted: Taken) -> None:
+    new_text = _add(CLAIM)
+    base = _validated(BIG)
+    spliced = try_reparse(base, BIG, new_text)
+    assert spliced is not None and counted["kept:new-directives"] == 1
+    found = validate(spliced, today=TODAY)
+    assert _sections_unread_after(spliced, 200), "validation read nothing below a moved block"
+    assert [(d.code, d.node_id) for d in found if d.node_id == "claim-new"] == [
+        ("claim-without-evidence", "claim-new")
+    ]
+    assert _diags(found) == _diags(validate(parse(new_text), today=TODAY))
+
+
+def test_removing_an_unbacked_claim_drops_its_finding(counted: Taken) -> None:
+    text = _add(CLAIM)
+    back = _step(text, BIG)
+    assert counted["kept:new-directives"] >= 1
+    assert not any(d.node_id == "claim-new" for d in validate(back, today=TODAY))
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (CLAIM, CLAIM.replace("claim-new", "claim-renamed")),  # re-id: one finding for another
+        (CLAIM, CLAIM.replace('id="claim-new" ', "")),  # an id-less claim is not checked
+        (NOTE, CLAIM),  # a note becomes a claim
+    ],
+)
+def test_a_claim_changed_in_place_keeps_the_findings(counted: Taken, old: str, new: str) -> None:
+    text = _add(old)
+    _step(text, text.replace(old, new))
+    assert counted["kept:new-directives"] >= 1
+
+
+@pytest.mark.parametrize(
+    ("referrer", "why"),
+    [
+        ('::evidence{id="ev-x" for="claim-new"}\nBacks.\n::\n\n', "evidence backs it"),
+        ('::evidence{id="ev-x" for="c-al"}\nBacks.\n::\n\n', "evidence backs its alias"),
+        ('::evidence{id="ev-x" for="claim-new" noverify}\nBacks.\n::\n\n', "noverify backs"),
+    ],
+)
+def test_a_backed_claim_recomputes_the_whole_document_rules(
+    counted: Taken, referrer: str, why: str
+) -> None:
+    claim = CLAIM.replace("::claim{", '::claim{aliases="c-al" ')
+    text = BIG.replace("## Finding 30: ", referrer + "## Finding 30: ", 1)
+    new_text = _add(claim, text)
+    spliced = _step(text, new_text)
+    assert counted["kept:new-directives"] == 0, why
+    assert not any(d.node_id == "claim-new" for d in validate(spliced, today=TODAY)), why
+    _step(new_text, text)
+    assert counted["kept:new-directives"] == 0, why
 
 
 # -- profiles count kinds -----------------------------------------------------------------

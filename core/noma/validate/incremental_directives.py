@@ -10,9 +10,13 @@ module extends that to directives, rule by rule:
   attribute, no ``noverify``), none of them carried by another block or named by a
   reference attribute or an evidence ``for=`` (`incremental_rules.name_claims`), changes
   neither. Wikilinks may name it: their sites are checked again (`Relink`).
-- ``claim-without-evidence`` reads every ``::claim`` (a new one may be unbacked) and every
-  ``::evidence``/``::counterevidence`` (``for=`` backs a claim); the reference targets
-  read evidence too (noverify evidence still backs). Never inert.
+- ``claim-without-evidence`` reads every ``::claim`` and every ``::evidence``/
+  ``::counterevidence`` (``for=`` backs a claim; the reference targets read evidence
+  too: noverify evidence still backs). Evidence is never inert. A ``::claim`` carrying
+  only names is inert but for its own finding: its names are unclaimed, so no ``for=``
+  backs it, and a claim with an id is then reported exactly as the rule reports it
+  (`DirectiveDelta`: the findings of the claims gained are made by `check_claims` on
+  them alone, those of the claims lost are dropped from the base findings).
 - Controls, formulas and computed blocks (``control``, ``computed_*``), plots and their
   datasets (``plot``, ``plotly``, ``dataset``), citations (stale ``accessed=``), the adr
   profile (``decision``, ``adr``) and memories (``memory``) read the attributes or body
@@ -36,14 +40,40 @@ their own findings come from the per-block rules, which a splice re-runs on the 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from ..diagnostics import Diagnostic
+from ..ids import IdIndex
+from ..nodes import Directive, Document, Node
 from .incremental_rules import _NAMING, ALL_ATTR_FACTS, _names, _only_names
-from .research import EVIDENCE
+from .research import EVIDENCE, check_claims
+from .scan import Scan
 
 # Directive kinds a whole-document rule reads beyond their names (see the module
 # docstring, rule by rule): any other kind, carrying only names, is inert.
-DOCUMENT_KINDS = ALL_ATTR_FACTS | {"claim", *EVIDENCE, "section"}
+DOCUMENT_KINDS = ALL_ATTR_FACTS | {*EVIDENCE, "section"}
+# Inert kinds that have a whole-document finding of their own, made from their names.
+SELF_REPORTING = frozenset({"claim"})
+_CLAIM_CODE = "claim-without-evidence"
+
+
+@dataclass(slots=True, frozen=True)
+class DirectiveDelta:
+    """What a spliced version's whole-document findings owe to the inert directives its
+    run gained or lost: their ``kinds`` (the declared profiles must allow them: asked when
+    `validate` runs, `profiles.profile_allows`), the ids of the claims lost (their
+    ``claim-without-evidence`` findings, inside the old run, go) and the ``findings`` of
+    the claims gained."""
+
+    kinds: frozenset[str]
+    dropped: frozenset[str]
+    findings: tuple[Diagnostic, ...]
+
+    def drops(self, d: Diagnostic) -> bool:
+        """Is ``d``, a base finding inside the old run, one of a claim lost?"""
+        return d.code == _CLAIM_CODE and d.node_id in self.dropped
+
 
 # Positions in `run_facts`: ids, directives, site texts, site owners, untidy groups,
 # reference blocks, checked directives by name.
@@ -51,12 +81,17 @@ _IDS, _DIRECTIVES, _TEXTS, _PROBLEMS, _REFS, _CHECKED = 0, 1, 2, 4, 5, 6
 
 
 def directive_changes(
-    old: tuple[Any, ...], new: tuple[Any, ...]
-) -> tuple[set[str], frozenset[str]] | None:
-    """(the names gained or lost, the kinds of the inert directives set aside) when all
-    that differs between the old and the new run's facts is inert directives (and
-    headings carrying only changed names, as `heading_changes` sets them aside); None
-    otherwise, or when no directive differs at all (nothing for this path)."""
+    old: tuple[Any, ...],
+    new: tuple[Any, ...],
+    old_ids: list[Node],
+    new_ids: list[Node],
+    doc: Document,
+) -> tuple[set[str], DirectiveDelta] | None:
+    """(the names gained or lost, what the findings owe to the directives set aside) when
+    all that differs between the old and the new run's facts (`run_facts` of the blocks
+    ``old_ids`` and ``new_ids``) is inert directives (and headings carrying only changed
+    names, as `heading_changes` sets them aside); None otherwise, or when no directive
+    differs at all (nothing for this path). ``doc``: the new version."""
     if old[_TEXTS] != new[_TEXTS] or old[_PROBLEMS] != new[_PROBLEMS] or old[_REFS] != new[_REFS]:
         return None
     old_inert = _inert_flags(old)
@@ -75,14 +110,39 @@ def directive_changes(
         return None
     if kept_old != kept_new:
         return None
-    kinds = frozenset(e[2] for e in (*aside_old, *aside_new) if e[2] is not None)
+    kinds = frozenset(old[_IDS][k][2] for k in aside_old) | frozenset(
+        new[_IDS][k][2] for k in aside_new
+    )
+    kinds -= {None}
     if not kinds:
         return None  # only headings differ: `heading_changes`' case, not this one
     checked_old = {k: v for k, v in old[_CHECKED].items() if k not in kinds}
     checked_new = {k: v for k, v in new[_CHECKED].items() if k not in kinds}
     if checked_old != checked_new:
         return None
-    return changed, kinds
+    lost = _claims([old_ids[k] for k in aside_old])
+    gained = _claims([new_ids[k] for k in aside_new])
+    return changed, DirectiveDelta(
+        kinds,
+        frozenset(n.id for n in lost if n.id is not None),
+        tuple(_claim_findings(doc, gained)),
+    )
+
+
+def _claims(nodes: list[Node]) -> list[Directive]:
+    return [n for n in nodes if isinstance(n, Directive) and n.name == "claim"]
+
+
+def _claim_findings(doc: Document, claims: list[Directive]) -> list[Diagnostic]:
+    """What `check_claims` reports for ``claims`` when nothing backs them (their names are
+    unclaimed: no ``for=`` names them)."""
+    if not claims:
+        return []
+    alone = Scan(doc=doc, index=IdIndex())
+    alone.checked_by_name["claim"] = claims
+    out: list[Diagnostic] = []
+    check_claims(alone, out)
+    return out
 
 
 def _inert_flags(facts: tuple[Any, ...]) -> list[bool] | None:
@@ -107,22 +167,22 @@ def _inert_flags(facts: tuple[Any, ...]) -> list[bool] | None:
 
 def _split(
     facts: tuple[Any, ...], inert: list[bool], changed: set[str]
-) -> tuple[tuple[list[Any], list[Any]], list[tuple[Any, ...]]]:
-    """((id entries kept, directive entries kept), id entries set aside)."""
+) -> tuple[tuple[list[Any], list[Any]], list[int]]:
+    """((id entries kept, directive entries kept), positions of the id entries set aside)."""
     kept_ids: list[Any] = []
     kept_directives: list[Any] = []
-    aside: list[tuple[Any, ...]] = []
+    aside: list[int] = []
     k = 0
     directives = facts[_DIRECTIVES]
-    for entry in facts[_IDS]:
+    for at, entry in enumerate(facts[_IDS]):
         if entry[2] is None:  # a heading
             if _named(entry) and _only_names(entry, changed):
-                aside.append(entry)
+                aside.append(at)
             else:
                 kept_ids.append(entry)
             continue
         if inert[k] and _all_changed(entry, changed):
-            aside.append(entry)
+            aside.append(at)
         else:
             kept_ids.append(entry)
             kept_directives.append(directives[k])

@@ -131,18 +131,25 @@ def splice_document_findings(doc: Document, key: Any) -> list[Diagnostic] | None
     recipe = doc._document_recipe
     if recipe is None:
         return None
-    base_key, base, reads_files, r0, r1, delta, relink, kinds = recipe
+    base_key, base, reads_files, r0, r1, delta, relink, directives = recipe
     if base_key != key or reads_files:
         return None
-    profiles = declared_profiles(doc.meta, key[0]) if relink is not None or kinds else set()
-    if kinds and not profile_allows(kinds, profiles):
+    profiles = (
+        declared_profiles(doc.meta, key[0])
+        if relink is not None or directives is not None
+        else set()
+    )
+    if directives is not None and not profile_allows(directives.kinds, profiles):
         return None  # a directive kind added or removed may be out of profile
     out: list[Diagnostic] = []
     for d in base:
         line = d.line
         if line is None or line <= r0:
             out.append(d)
-        elif line <= r1 or (delta and d.code in LINE_IN_MESSAGE):
+        elif line <= r1:
+            if directives is None or not directives.drops(d):
+                return None  # (a claim lost from the run takes its finding with it)
+        elif delta and d.code in LINE_IN_MESSAGE:
             return None
         elif not delta:
             out.append(d)
@@ -156,6 +163,8 @@ def splice_document_findings(doc: Document, key: Any) -> list[Diagnostic] | None
         if profiles & MEMORY_PROFILES:
             return None  # memory documents check where each wikilink points, too
         relink.apply(out)
+    if directives is not None:
+        out.extend(directives.findings)  # the claims the run gained (`validate` sorts)
     return out
 
 
