@@ -166,6 +166,26 @@ def test_a_new_note_mends_a_broken_link_and_removing_it_breaks_it(counted: Taken
     assert any("[[n-added]]" in m for m in found)
 
 
+@pytest.mark.parametrize(
+    ("block", "anchor"),
+    [
+        ('::note{aliases="no-owner"}\nAn alias without an id.\n::\n\n', ANCHOR),
+        ('## ??? {aliases="no-owner"}\n\nA heading with no slug.\n\n', "## Finding 3: "),
+    ],
+)
+def test_an_alias_of_a_block_without_an_id_resolves_nowhere(
+    counted: Taken, block: str, anchor: str
+) -> None:
+    """Such an alias is in no index (`ids.index` maps aliases to ids): a link to it stays
+    broken, so it is not a name gained (found by hand: the link's finding was dropped)."""
+    text = BIG.replace("## Finding 30: ", "See [[no-owner]] here.\n\n## Finding 30: ", 1)
+    new_text = _add(block, text, anchor)
+    spliced = _step(text, new_text)
+    found = [d.message for d in validate(spliced, today=TODAY) if d.code == "broken-reference"]
+    assert any("[[no-owner]]" in m for m in found)
+    assert counted["kept:linked-directives"] + counted["kept:linked-headings"] == 0
+
+
 # -- the findings are recomputed ------------------------------------------------------------
 
 

@@ -195,5 +195,9 @@ def _named(entry: tuple[Any, ...]) -> bool:
 
 
 def _all_changed(entry: tuple[Any, ...], changed: set[str]) -> bool:
+    """Did every name of ``entry`` change count? Aliases of a block without an id resolve
+    nowhere (`ids.index`): such a block is never set aside."""
     ident, aliases = entry[0], entry[1]
-    return (ident is None or ident in changed) and all(a in changed for a in aliases)
+    return (ident in changed if ident is not None else not aliases) and all(
+        a in changed for a in aliases
+    )

@@ -282,12 +282,13 @@ def _names(entries: list[tuple[Any, ...]]) -> Counter[str]:
 
 def _only_names(entry: tuple[Any, ...], changed: set[str]) -> bool:
     """Is ``entry`` (of `run_facts`' id list) a heading that contributes only names, all
-    of them in ``changed``?"""
+    of them in ``changed``? (Aliases of a heading without an id resolve nowhere, so they
+    are not names a wikilink could gain: such a heading is never set aside.)"""
     ident, aliases, name, attrs = entry
     return (
         name is None
         and all(key in _NAMING for key, _value in attrs)
-        and (ident is None or ident in changed)
+        and (ident in changed if ident is not None else not aliases)
         and all(a in changed for a in aliases)
     )
 
