@@ -553,13 +553,16 @@ def _validation_recipes(
     walk: the per-block rules re-run on the run (``_block_recipe``), the whole-document
     rules' findings move by the line delta when the run's facts are unchanged
     (``_document_recipe``, `validate.incremental_rules`)."""
-    from .validate.incremental_directives import DirectiveDelta, directive_changes
+    from .validate.incremental_directives import (
+        DirectiveDelta,
+        directive_changes,
+        targets_after,
+    )
     from .validate.incremental_rules import (
         KEPT,
         Relink,
         heading_changes,
         name_claims,
-        reference_targets_of,
         run_facts,
         sites_of,
         splice_sites,
@@ -610,11 +613,15 @@ def _validation_recipes(
             if new_sites is None:
                 return
             relink = Relink(gained, lost, new_sites)
-        what = "directives" if delta_of is not None else "headings"
+        if delta_of is not None:  # the run's changed text sites: their findings made
+            delta_of = delta_of.with_sites(run_scan, old, gained, lost)
+            if delta_of is None:
+                return
+        what = delta_of.label if delta_of is not None else "headings"
         KEPT[f"linked-{what}" if linked else f"new-{what}"] += 1
     key, found, reads_files = base_document
     new._document_recipe = (key, found, reads_files, r0, r1, delta, relink, delta_of)
-    new._ref_targets = reference_targets_of(old)  # the run's references are the same
+    new._ref_targets = targets_after(old, delta_of)  # the run's references are the same
     new._sites = new_sites
 
 

@@ -186,6 +186,106 @@ def test_an_alias_of_a_block_without_an_id_resolves_nowhere(
     assert counted["kept:linked-directives"] + counted["kept:linked-headings"] == 0
 
 
+# -- text sites: the run's are checked again on their own -----------------------------------
+
+
+def _broken(doc: Document) -> list[tuple[object, ...]]:
+    return [
+        (d.line, d.message, d.node_id)
+        for d in validate(doc, today=TODAY)
+        if d.code == "broken-reference"
+    ]
+
+
+def _kept(counted: Taken) -> int:
+    return sum(
+        counted[f"kept:{k}-{what}"] for k in ("new", "linked") for what in ("directives", "sites")
+    )
+
+
+@pytest.mark.parametrize(
+    ("block", "broken"),
+    [
+        ('::note{id="n-x"}\nSee [[claim-3]] and [[ risk-0 ]].\n::\n\n', []),
+        ('::note{id="n-x"}\nSee [[nowhere]], [[claim-3|ok]].\n::\n\n', ["nowhere"]),
+        ('::note{id="n-x"}\nSee `[[nowhere]]` in code.\n::\n\n', []),
+        ('::note{id="n-x"}\nSee [[n-x]] (itself).\n::\n\n', []),
+        ("::note\nSee [[memo]] (a frontmatter alias), [[gone]].\n::\n\n", ["gone"]),
+        ("Plain text: [[nowhere]] and\n[[also-nowhere]].\n\n", ["nowhere", "also-nowhere"]),
+    ],
+)
+def test_a_new_site_is_checked_on_its_own(counted: Taken, block: str, broken: list[str]) -> None:
+    new_text = _add(block)
+    spliced = _step(BIG, new_text)
+    assert _kept(counted) >= 1
+    found = _broken(spliced)
+    for name in broken:
+        assert any(f"[[{name}]]" in str(m) for _line, m, _owner in found), name
+    first = _kept(counted)
+    back = _step(new_text, BIG)  # removed again: the run's findings go with it
+    assert _kept(counted) > first
+    assert _broken(back) == _broken(parse(BIG))
+
+
+def test_a_link_in_the_run_to_a_name_the_run_lost_is_broken(counted: Taken) -> None:
+    text = _add('::note{id="n-x"}\nHello.\n::\n\n')
+    new_text = text.replace('::note{id="n-x"}\nHello.', '::note{id="n-y"}\nSee [[n-x]].', 1)
+    spliced = _step(text, new_text)
+    assert _kept(counted) >= 1
+    assert [owner for _line, m, owner in _broken(spliced) if "n-x" in str(m)] == ["n-y"]
+
+
+def test_a_link_in_a_new_note_names_its_owner(counted: Taken) -> None:
+    new_text = _add('::note{id="n-x"}\nSee [[nowhere]].\n::\n\n')
+    spliced = _step(BIG, new_text)
+    assert [owner for _line, m, owner in _broken(spliced) if "nowhere" in str(m)] == ["n-x"]
+
+
+def test_a_link_added_then_its_target_retitled_breaks(counted: Taken) -> None:
+    """The next version's reference targets hold the new link: a later retitle of what it
+    names re-checks it (else the reuse would keep a link that no longer resolves)."""
+    m = re.search(r"^## (Finding 39: .*)$", BIG, re.M)
+    assert m is not None
+    slug = "finding-39-" + m.group(1).split(": ", 1)[1].lower().replace(" ", "-")
+    text = _add(f"Now see [[{slug}]].\n\n")
+    doc = check_step(_validated(BIG), BIG, text)
+    assert counted["kept:new-sites"] >= 1
+    retitled = text.replace(m.group(0), "## Finding 39: Renamed", 1)
+    spliced = check_step(doc, text, retitled)
+    assert counted["kept:linked-headings"] >= 1
+    assert any(slug in str(msg) for _line, msg, _owner in _broken(spliced))
+
+
+def test_a_link_to_an_alias_on_an_unindexed_version_takes_the_full_path(
+    counted: Taken,
+) -> None:
+    """Without the index, an alias's owner may carry no id (then it resolves nowhere):
+    the reuse is declined, and the result is still a full validation's."""
+    base = _validated(BIG)
+    first = _add(NOTE)
+    mid = try_reparse(base, BIG, first)
+    assert mid is not None and mid._index is None
+    validate(mid, today=TODAY)
+    new_text = _add("See [[memo]] here.\n\n", first, "## Finding 30: ")
+    spliced = try_reparse(mid, first, new_text)
+    assert spliced is not None
+    assert counted["kept:new-sites"] == 0
+    assert _findings(spliced) == _findings(parse(new_text))
+
+
+def test_a_memory_document_checks_changed_sites_afresh(counted: Taken) -> None:
+    text = (
+        "---\nprofile: memory\n---\n\n# Memories\n\n## Topic\n\nplain\n\n"
+        '::memory{id="m1" type="user"}\nA fact.\n::\n\nmore\n\n'
+        '::memory{id="m2" type="user"}\nAnother.\n::\n'
+    )
+    new_text = text.replace("more\n", "See [[topic]] and [[m1]].\n")
+    spliced = _step(text, new_text)  # a link to a heading is a memory-rule finding
+    assert counted["kept:new-sites"] >= 1, "the splice offers the reuse ..."
+    codes = {d.code for d in validate(spliced, today=TODAY)}
+    assert "memory-wikilink-non-memory-target" in codes, "... validate declines it"
+
+
 # -- the findings are recomputed ------------------------------------------------------------
 
 
@@ -202,7 +302,6 @@ def test_an_alias_of_a_block_without_an_id_resolves_nowhere(
         ('::note{id="n-x" noverify}\nQuiet.\n::\n\n', "noverify"),
         ('::note{id="n-x" parent="claim-3"}\nx\n::\n\n', "a reference attribute"),
         ('::note{id="n-x" target="claim-3"}\nx\n::\n\n', "a target key (read on any kind)"),
-        ('::note{id="n-x"}\nSee [[claim-3]].\n::\n\n', "its body is a new text site"),
         ('::control{id="k" type="number" default=1}\n::\n\n', "a formula may read it"),
         ('::dataset{id="ds"}\n```csv\na,b\n1,2\n```\n::\n\n', "plots read datasets"),
         ('::citation{id="cit" url="x" accessed="2000-01-01"}\n::\n\n', "a stale citation"),
@@ -497,5 +596,5 @@ def test_directive_edits_splice_equal_to_a_full_validation(which: int) -> None:
             text = new_text
 
     run("directives", prop, which)
-    for path in ("kept:new-directives", "kept:linked-directives"):
+    for path in ("kept:new-directives", "kept:linked-directives", "kept:new-sites"):
         assert TRIED.get(path, 0) > before.get(path, 0), f"{path} was never taken"

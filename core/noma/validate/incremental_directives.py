@@ -29,8 +29,14 @@ module extends that to directives, rule by rule:
   force are only known when `validate` runs (``--profile`` overrides the frontmatter), so
   the kinds travel with the recipe and `profiles.profile_allows` is asked there.
 - ``malformed-attribute`` reads the run's untidy attribute groups: they must be equal.
-- Text sites (paragraphs that hold ``[[``) must be equal, in text: a directive whose body
-  links somewhere takes the full path. Their owners may differ (see `heading_changes`).
+- Text sites (text that holds ``[[``: a directive's body, a paragraph, a title) are read
+  by the wikilink check only (and, under a memory profile, by the memory link check:
+  then any changed site takes the full path). When the run's sites changed, the old
+  run's wikilink findings go and the new run's sites are checked on their own
+  (`DirectiveDelta.with_sites`): a target resolves when it is a name gained, or neither
+  lost nor unknown to the base version (its index, or its id list and alias counts).
+  The next version's `ReferenceTargets` gain the new links (`targets_after`). Sites'
+  owners may differ (see `heading_changes`). This holds for a paragraph edited alone too.
 - ``::section`` is how a document spells an explicit section: kept out, to be safe.
 
 Everything else (notes, tips, callouts, risks, assumptions, figures, todos, comments
@@ -40,39 +46,141 @@ their own findings come from the per-block rules, which a splice re-runs on the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..diagnostics import Diagnostic
-from ..ids import IdIndex
+from ..ids import IdIndex, id_names_of, name_counts_of
 from ..nodes import Directive, Document, Node
-from .incremental_rules import _NAMING, ALL_ATTR_FACTS, _names, _only_names
+from .incremental_rules import (
+    _NAMING,
+    ALL_ATTR_FACTS,
+    ReferenceTargets,
+    _names,
+    _only_names,
+    reference_targets_of,
+)
+from .profiles import profile_allows
+from .reference_rules import MEMORY_PROFILES
+from .references import WIKILINK, _blank_code_spans, _report_wikilinks
 from .research import EVIDENCE, check_claims
 from .scan import Scan
 
 # Directive kinds a whole-document rule reads beyond their names (see the module
 # docstring, rule by rule): any other kind, carrying only names, is inert.
 DOCUMENT_KINDS = ALL_ATTR_FACTS | {*EVIDENCE, "section"}
-# Inert kinds that have a whole-document finding of their own, made from their names.
-SELF_REPORTING = frozenset({"claim"})
 _CLAIM_CODE = "claim-without-evidence"
 
 
 @dataclass(slots=True, frozen=True)
 class DirectiveDelta:
     """What a spliced version's whole-document findings owe to the inert directives its
-    run gained or lost: their ``kinds`` (the declared profiles must allow them: asked when
-    `validate` runs, `profiles.profile_allows`), the ids of the claims lost (their
-    ``claim-without-evidence`` findings, inside the old run, go) and the ``findings`` of
-    the claims gained."""
+    run gained or lost and to its changed text sites: the ``kinds`` (the declared
+    profiles must allow them: asked when `validate` runs), the ids of the claims lost
+    (their ``claim-without-evidence`` findings, inside the old run, go), whether the run's
+    text sites changed (``sites``: the old run's wikilink findings go, the new run's are
+    made), the ``findings`` of the claims gained and of the new run's sites, and the link
+    targets of those sites (``links``, for the next version's `ReferenceTargets`)."""
 
     kinds: frozenset[str]
     dropped: frozenset[str]
     findings: tuple[Diagnostic, ...]
+    sites: bool = False
+    links: frozenset[str] = frozenset()
+
+    @property
+    def label(self) -> str:
+        """How `KEPT` counts it: "directives", or "sites" when only text sites changed."""
+        return "directives" if self.kinds else "sites"
+
+    def allowed(self, profiles: set[str]) -> bool:
+        """May the findings be kept under the declared ``profiles``? Not when one counts a
+        kind added out of profile, nor when a memory profile checks where each wikilink
+        of a changed site points."""
+        if self.sites and profiles & MEMORY_PROFILES:
+            return False
+        return profile_allows(self.kinds, profiles)
 
     def drops(self, d: Diagnostic) -> bool:
-        """Is ``d``, a base finding inside the old run, one of a claim lost?"""
+        """Is ``d``, a base finding inside the old run, one that goes with the run: a lost
+        claim's, or a wikilink's when the run's text sites changed?"""
+        if d.code == "broken-reference":
+            return self.sites and d.message.startswith("Wikilink [[")
         return d.code == _CLAIM_CODE and d.node_id in self.dropped
+
+    def with_sites(
+        self, run: Scan, old: Document, gained: frozenset[str], lost: frozenset[str]
+    ) -> DirectiveDelta | None:
+        """This delta with the findings of the new run's text sites when they changed:
+        a link is broken when its target is a name lost, or neither gained nor known to
+        ``old``. None when ``old`` cannot say without a walk (an alias whose owner may
+        carry no id)."""
+        if not self.sites:
+            return self
+        resolves = _resolver(old)
+        if resolves is None:
+            return None
+        texts = [_blank_code_spans(t) if "`" in t else t for t in run.site_texts]
+        raw = set(WIKILINK.findall("\n".join(texts)))
+        missing: set[str] = set()
+        for target in {t.strip() for t in raw}:
+            if not target or target in gained:
+                continue
+            known = False if target in lost else resolves(target)
+            if known is None:
+                return None
+            if not known:
+                missing.add(target)
+        out: list[Diagnostic] = []
+        if missing:
+            for text, line, owner in zip(texts, run.site_lines, run.site_owners, strict=True):
+                _report_wikilinks(text, line, owner, missing, out)
+        return replace(self, findings=(*self.findings, *out), links=frozenset(map(str.strip, raw)))
+
+
+def _resolver(old: Document) -> Callable[[str], bool | None] | None:
+    """Does a name resolve in ``old`` (True, False, None: cannot tell)? From its index when
+    built, else from its id list and alias counts (never a walk)."""
+    idx = old._index
+    if isinstance(idx, IdIndex):
+        return lambda name: name in idx.first or name in idx.alias_owner
+    counts = name_counts_of(old)
+    if counts is None:
+        return None
+    ids = id_names_of(old)
+    aliases = counts.aliases
+
+    def resolves(name: str) -> bool | None:
+        if name in ids:
+            return True
+        return None if aliases[name] else False
+
+    return resolves
+
+
+class _Widened(ReferenceTargets):
+    """A version's reference targets known up front: its base's, plus the link targets of
+    the text sites its run gained (a superset stays safe: a name it holds only makes a
+    later reuse check the sites that link to it, or decline)."""
+
+    __slots__ = ()
+
+    def __init__(self, names: tuple[frozenset[str], frozenset[str]]) -> None:
+        self._scan = None
+        self._names = names
+
+
+def targets_after(old: Document, delta: DirectiveDelta | None) -> ReferenceTargets | None:
+    """The new version's `ReferenceTargets`: the base version's, widened by the links of
+    the run's new text sites (the run's reference attributes are the same)."""
+    targets = reference_targets_of(old)
+    if targets is None or delta is None or not delta.links:
+        return targets
+    attrs, links = targets.names()
+    if delta.links <= links:
+        return targets
+    return _Widened((attrs, links | delta.links))
 
 
 # Positions in `run_facts`: ids, directives, site texts, site owners, untidy groups,
@@ -92,8 +200,9 @@ def directive_changes(
     ``old_ids`` and ``new_ids``) is inert directives (and headings carrying only changed
     names, as `heading_changes` sets them aside); None otherwise, or when no directive
     differs at all (nothing for this path). ``doc``: the new version."""
-    if old[_TEXTS] != new[_TEXTS] or old[_PROBLEMS] != new[_PROBLEMS] or old[_REFS] != new[_REFS]:
+    if old[_PROBLEMS] != new[_PROBLEMS] or old[_REFS] != new[_REFS]:
         return None
+    sites = old[_TEXTS] != new[_TEXTS]
     old_inert = _inert_flags(old)
     new_inert = _inert_flags(new)
     if old_inert is None or new_inert is None:
@@ -106,15 +215,13 @@ def directive_changes(
     # every name did. What is left must be equal, in order.
     kept_old, aside_old = _split(old, old_inert, changed)
     kept_new, aside_new = _split(new, new_inert, changed)
-    if not aside_old and not aside_new:
-        return None
-    if kept_old != kept_new:
+    if (not aside_old and not aside_new and not sites) or kept_old != kept_new:
         return None
     kinds = frozenset(old[_IDS][k][2] for k in aside_old) | frozenset(
         new[_IDS][k][2] for k in aside_new
     )
     kinds -= {None}
-    if not kinds:
+    if not kinds and not sites:
         return None  # only headings differ: `heading_changes`' case, not this one
     checked_old = {k: v for k, v in old[_CHECKED].items() if k not in kinds}
     checked_new = {k: v for k, v in new[_CHECKED].items() if k not in kinds}
@@ -126,6 +233,7 @@ def directive_changes(
         kinds,
         frozenset(n.id for n in lost if n.id is not None),
         tuple(_claim_findings(doc, gained)),
+        sites,
     )
 
 

@@ -51,7 +51,7 @@ from ..diagnostics import Diagnostic
 from ..ids import IdIndex, id_names_of, name_counts_of
 from ..nodes import Directive, Document, Node, Section
 from .computed import COMPUTED_BLOCKS, DEPENDENCY_TARGETS
-from .profiles import declared_profiles, profile_allows
+from .profiles import declared_profiles
 from .reference_rules import MEMORY_PROFILES
 from .references import WIKILINK, _blank_code_spans, _report_wikilinks
 from .research import EVIDENCE
@@ -139,8 +139,8 @@ def splice_document_findings(doc: Document, key: Any) -> list[Diagnostic] | None
         if relink is not None or directives is not None
         else set()
     )
-    if directives is not None and not profile_allows(directives.kinds, profiles):
-        return None  # a directive kind added or removed may be out of profile
+    if directives is not None and not directives.allowed(profiles):
+        return None  # a kind added out of profile, a memory profile's links
     out: list[Diagnostic] = []
     for d in base:
         line = d.line
