@@ -27,6 +27,9 @@ from bench.generate import generate
 from core.noma.incremental import try_reparse
 from core.noma.nodes import Document, Section
 from core.noma.parser import parse
+from core.noma.patch.engine import apply_list
+from core.noma.patch.guard import check_structure, outline
+from core.noma.slug import slugify
 from core.noma.validate import validate
 from core.noma.validate.incremental_directives import DOCUMENT_KINDS
 from core.noma.validate.profiles import PROFILES
@@ -145,6 +148,27 @@ def test_a_chain_of_note_edits_on_unread_versions_stays_lazy(counted: Taken) -> 
         doc, text = spliced, new_text
     assert counted["kept:new-directives"] == 4
     assert _diags(found) == _diags(validate(parse(text), today=TODAY))
+
+
+def test_the_guard_passes_an_add_block_without_making_the_moved_blocks(counted: Taken) -> None:
+    """An agent's add_block: the structure guard reads the spliced outline's entries only;
+    the blocks it names in a refusal are made only for a refusal."""
+    m = re.search(r"^## (Finding 3: .*)$", BIG, re.M)
+    assert m is not None
+    op = {"op": "add_block", "parent": slugify(m.group(1)), "position": 0, "content": NOTE}
+    base = _validated(BIG)
+    outline(base)  # a warm engine's pre-state has it: the splice passes its entries on
+    (step,) = apply_list(BIG, [op], base)
+    spliced = try_reparse(base, BIG, step.after, step.lines)
+    assert spliced is not None
+    assert check_structure(op, base, spliced) is None
+    line = BIG[: m.start()].count("\n") + 1
+    assert _sections_unread_after(spliced, line + 40), "the guard made no moved block"
+    validate(spliced, today=TODAY)
+    assert _sections_unread_after(spliced, line + 40), "nor did validation"
+    assert counted["kept:new-directives"] == 1
+    wrong = {**op, "content": NOTE + "\n" + NOTE.replace("n-added", "n-other")}
+    assert check_structure(wrong, base, spliced) is not None  # one block, not two
 
 
 # -- only wikilinks name it: the base findings stand, the linking sites are checked again --
