@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_incremental_headings import Taken, _insert_before, _moved_sections_unread, _validated
 from test_incremental_properties import TODAY, _diags, check_step, line_edit, start_text
-from test_trust_properties import SEEDS, TRIED, run
+from test_trust_properties import SEEDS, TRIED, corpus, run
 
 from bench.generate import generate
 from core.noma.incremental import try_reparse
@@ -29,6 +29,7 @@ from core.noma.nodes import Document, Section
 from core.noma.parser import parse
 from core.noma.patch.engine import apply_list
 from core.noma.patch.guard import check_structure, outline
+from core.noma.patch.state import OpState
 from core.noma.slug import slugify
 from core.noma.validate import validate
 from core.noma.validate.incremental_directives import DOCUMENT_KINDS
@@ -169,6 +170,35 @@ def test_the_guard_passes_an_add_block_without_making_the_moved_blocks(counted: 
     assert counted["kept:new-directives"] == 1
     wrong = {**op, "content": NOTE + "\n" + NOTE.replace("n-added", "n-other")}
     assert check_structure(wrong, base, spliced) is not None  # one block, not two
+
+
+@pytest.mark.parametrize("which", ["generated", "corpus"])
+def test_an_ops_parent_lookup_equals_the_walks(which: str) -> None:
+    """`OpState.parent_of` finds a block's holder by line without a walk: for every node
+    of generated and corpus documents, the same parent as the walk's."""
+    texts = (
+        [generate(12, seed=s) for s in range(3)]
+        if which == "generated"
+        else [b.decode("utf-8", "surrogateescape") for b in corpus()]
+    )
+    for text in texts:
+        doc = parse(text)
+        expected = [(node, parent) for node, parent in doc.walk()]
+        state = OpState(text, doc)
+        for node, parent in expected:
+            assert state.parent_of(node) is parent, (node.line, type(node).__name__)
+
+
+def test_delete_block_on_a_spliced_version_makes_no_moved_block(counted: Taken) -> None:
+    base = _validated(BIG)
+    outline(base)  # a warm engine's pre-state has it: the splice passes its entries on
+    first = _add(NOTE)
+    mid = try_reparse(base, BIG, first)
+    assert mid is not None
+    (step,) = apply_list(first, [{"op": "delete_block", "id": "n-added"}], mid)
+    assert step.after == BIG
+    line = first[: first.index("n-added")].count("\n") + 1
+    assert _sections_unread_after(mid, line + 40), "finding the parent walked the tree"
 
 
 # -- only wikilinks name it: the base findings stand, the linking sites are checked again --
