@@ -27,8 +27,10 @@ link to a changed name are then made again from the new version's sites (`Relink
 sites are spliced with each version, `splice_sites`), unless a memory profile is in force
 (its rule checks where each wikilink points). The owners of the run's text sites may
 differ too (a finding at a site in the old run makes the findings be computed afresh).
-A heading with ``noverify`` or a reference attribute, a changed text site, or anything
-else takes the full path.
+A heading with ``noverify`` or a reference attribute takes the full path. Directives
+that no rule reads beyond their names, and changed text sites, are handled the same way
+by `incremental_directives` (its `DirectiveDelta` travels with the recipe); anything else
+takes the full path.
 
 Reusing findings holds only when no finding sat inside the old run (its lines inside the
 run may have moved differently), none names a line in its message (``duplicate-id``
