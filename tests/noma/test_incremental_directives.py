@@ -289,6 +289,19 @@ def test_a_link_in_the_run_to_a_name_the_run_lost_is_broken(counted: Taken) -> N
     assert [owner for _line, m, owner in _broken(spliced) if "n-x" in str(m)] == ["n-y"]
 
 
+def test_a_name_lost_linked_from_the_run_and_elsewhere_is_reported_once_per_link(
+    counted: Taken,
+) -> None:
+    """Both checks see the run's site (the relink: it links to a changed name; the run's
+    own check: it changed): its finding must be made once."""
+    text = BIG.replace("## Finding 30: ", "Elsewhere [[n-x]].\n\n## Finding 30: ", 1)
+    text = _add('::note{id="n-x"}\nHello.\n::\n\n', text)
+    new_text = text.replace('::note{id="n-x"}\nHello.', '::note{id="n-y"}\nSee [[n-x]].', 1)
+    spliced = _step(text, new_text)
+    assert counted["kept:linked-sites"] + counted["kept:linked-directives"] >= 1
+    assert len([m for _line, m, _owner in _broken(spliced) if "[[n-x]]" in str(m)]) == 2
+
+
 def test_a_link_in_a_new_note_names_its_owner(counted: Taken) -> None:
     new_text = _add('::note{id="n-x"}\nSee [[nowhere]].\n::\n\n')
     spliced = _step(BIG, new_text)
@@ -554,7 +567,13 @@ IDS = [
     "c1",
 ]
 ATTRS = ["", "", "", ' aliases="al-one, al-two"', " noverify", ' for="claim-1"', ' owner="x"']
-BODIES = ["Added by another editor.", "See [[linked-note]] too.", "", "formula: a + b"]
+BODIES = [
+    "Added by another editor.",
+    "See [[linked-note]] too.",
+    "See [[fresh-note]] and [[claim-1]].",
+    "",
+    "formula: a + b",
+]
 # Lines that name the ids above, so new directives get referrers.
 DIRECTIVE_REFERRERS = [
     "See [[fresh-note]] and [[linked-note]] or [[ other-fresh ]].",
@@ -577,15 +596,31 @@ def _remove_directive(lines: list[str], k: int) -> bool:
     return False
 
 
+def _block(draw: st.DrawFn, ident: str | None) -> list[str]:
+    """A directive of a random kind, attributes and body, as lines."""
+    name = draw(st.sampled_from(KINDS))
+    attrs = (f'id="{ident}"' if ident else "") + draw(st.sampled_from(ATTRS))
+    opener = f"::{name}" + (f"{{{attrs.strip()}}}" if attrs.strip() else "")
+    body = draw(st.sampled_from(BODIES))
+    return [opener, *([body] if body else []), "::"]
+
+
 @st.composite
 def directive_edit(draw: st.DrawFn, text: str) -> str:
-    """Insert, remove or re-id a directive, or add a line naming a directive's id."""
+    """Insert, remove, replace or re-id a directive, or add a line naming a directive."""
     lines = text.split("\n")
     openers = [k for k, line in enumerate(lines) if _OPENER.match(line)]
-    kind = draw(st.sampled_from(["insert", "insert", "insert", "remove", "re-id", "refer"]))
+    kind = draw(st.sampled_from(["insert", "insert", "insert", "remove", "replace", "re-id"]))
+    kind = draw(st.sampled_from([kind, kind, kind, "refer", "link-lost"]))
     ident = draw(st.sampled_from(IDS))
-    if kind == "remove" and openers:
-        _remove_directive(lines, draw(st.sampled_from(openers)))
+    if kind in ("remove", "replace", "link-lost") and openers:
+        k = draw(st.sampled_from(openers))
+        was = re.search(r'id="([^"]*)"', lines[k])
+        if _remove_directive(lines, k) and kind == "replace":  # one edit: kind, id, body
+            lines[k:k] = _block(draw, ident)
+        elif kind == "link-lost":  # the run loses a name and links to it in one edit
+            lost = was.group(1) if was else "nothing"
+            lines[k:k] = [f'::note{{id="{ident or "n-new"}"}}', f"See [[{lost}]].", "::"]
     elif kind == "re-id" and openers:
         k = draw(st.sampled_from(openers))
         line = re.sub(r' ?id="[^"]*"', "", lines[k])
@@ -600,11 +635,7 @@ def directive_edit(draw: st.DrawFn, text: str) -> str:
         pos = draw(st.integers(0, len(lines)))
         lines[pos:pos] = ["", draw(st.sampled_from(DIRECTIVE_REFERRERS)), ""]
     else:
-        name = draw(st.sampled_from(KINDS))
-        attrs = (f'id="{ident}"' if ident else "") + draw(st.sampled_from(ATTRS))
-        opener = f"::{name}" + (f"{{{attrs.strip()}}}" if attrs.strip() else "")
-        body = draw(st.sampled_from(BODIES))
-        block = [opener, *([body] if body else []), "::", ""]
+        block = [*_block(draw, ident), ""]
         # Mostly before an existing directive or heading (where an editor adds a block).
         anchors = openers + [k for k, line in enumerate(lines) if line.startswith("#")]
         pos = draw(st.sampled_from(anchors)) if anchors and draw(st.booleans()) else None

@@ -161,12 +161,14 @@ def splice_document_findings(doc: Document, key: Any) -> list[Diagnostic] | None
                     d.severity, d.code, d.message, line + delta, d.column, d.node_id, d.phase
                 )
             )
+    if directives is not None:
+        # The claims the run gained, its changed sites' links (`validate` sorts); before
+        # the relink, which makes a site's findings again when it links to a changed name.
+        out.extend(directives.findings)
     if relink is not None:
         if profiles & MEMORY_PROFILES:
             return None  # memory documents check where each wikilink points, too
         relink.apply(out)
-    if directives is not None:
-        out.extend(directives.findings)  # the claims the run gained (`validate` sorts)
     return out
 
 
