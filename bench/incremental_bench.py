@@ -207,7 +207,7 @@ DIRECTIVES = {
 }
 
 
-def directive_edits(n: int, repeat: int) -> dict[str, tuple[float, float]]:
+def directive_edits(n: int, repeat: int) -> dict[str, tuple[float, float | None]]:
     """Medians of (insert, removal) through `pipeline.analyse` with the previous state,
     plus (add_block in memory, -)."""
     import hashlib
@@ -217,7 +217,7 @@ def directive_edits(n: int, repeat: int) -> dict[str, tuple[float, float]]:
 
     text = generate(n)
     anchor = '::risk{id="risk-0"'
-    out: dict[str, tuple[float, float]] = {}
+    out: dict[str, tuple[float, float | None]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         for name, block in DIRECTIVES.items():
@@ -240,7 +240,7 @@ def directive_edits(n: int, repeat: int) -> dict[str, tuple[float, float]]:
         assert found is not None
         out["add_block note (apply)"] = (
             add_block_in_memory(path, slugify(found.group(1)), repeat),
-            float("nan"),
+            None,
         )
     return out
 
@@ -299,8 +299,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{n:>8} {name:>24} {forth:>7} / {back}", flush=True)
     print("outside directive edits, analyse with the previous state (medians, ms: edit / back)")
     for n in (int(s) for s in args.sizes.split(",")):
-        for name, (forth, back) in directive_edits(n, args.repeat).items():
-            print(f"{n:>8} {name:>24} {forth:>7} / {back}", flush=True)
+        for name, (forth, maybe) in directive_edits(n, args.repeat).items():
+            tail = "" if maybe is None else f" / {maybe}"
+            print(f"{n:>8} {name:>24} {forth:>7}{tail}", flush=True)
     return 0
 
 
