@@ -15,6 +15,12 @@
   again, the last finding retitled (a new slug nothing names) and back, and a finding
   that a later one links to retitled and back (the link breaks and mends: the linking
   sites are checked again).
+- directive edits (third table): the same for a directive inserted before the first risk
+  and removed again: a note (no whole-document rule reads it beyond its id), a claim
+  (its own ``claim-without-evidence`` is made from its names), a note whose body links to
+  a claim (its text site is checked on its own), a paragraph with a broken link; and an
+  agent's ``add_block`` of a note in memory (``patch_file(write=False)``, warm cache, a
+  different note each run).
 
 Medians over ``--repeat`` runs. Run: ``./dev bench incremental``.
 """
@@ -193,6 +199,71 @@ def heading_edits(n: int, repeat: int) -> dict[str, tuple[float, float]]:
     return out
 
 
+DIRECTIVES = {
+    "note added/removed": '::note{id="n-added"}\nAdded outside.\n::\n\n',
+    "claim added/removed": '::claim{id="claim-new"}\nAdded outside.\n::\n\n',
+    "linking note": '::note{id="n-linked"}\nSee [[claim-3]].\n::\n\n',
+    "paragraph, broken link": "See [[nowhere]] for more.\n\n",
+}
+
+
+def directive_edits(n: int, repeat: int) -> dict[str, tuple[float, float | None]]:
+    """Medians of (insert, removal) through `pipeline.analyse` with the previous state,
+    plus (add_block in memory, -)."""
+    import hashlib
+
+    from core.noma.patch.pipeline import analyse
+    from core.noma.slug import slugify
+
+    text = generate(n)
+    anchor = '::risk{id="risk-0"'
+    out: dict[str, tuple[float, float | None]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        for name, block in DIRECTIVES.items():
+            edited = text.replace(anchor, block + anchor, 1)
+            state = analyse(text, base, hashlib.sha256(text.encode()).hexdigest())
+            forth: list[float] = []
+            back: list[float] = []
+            for _ in range(repeat):
+                for target, samples in ((edited, forth), (text, back)):
+                    sha = hashlib.sha256(target.encode()).hexdigest()
+                    start = time.perf_counter()
+                    state = analyse(target, base, sha, previous=state)
+                    samples.append((time.perf_counter() - start) * 1000)
+            out[name] = (_median(forth), _median(back))
+        path = base / "bench.noma"
+        path.write_text(text)
+        import re
+
+        found = re.search(r"^## (Finding 3: .*)$", text, re.M)
+        assert found is not None
+        out["add_block note (apply)"] = (
+            add_block_in_memory(path, slugify(found.group(1)), repeat),
+            None,
+        )
+    return out
+
+
+def add_block_in_memory(path: Path, parent: str, repeat: int) -> float:
+    """An agent's add_block of a note in memory on a warm engine: a different note each
+    run (an identical one would take the post-state the previous dry run prepared)."""
+    cache = DocumentCache()
+
+    def op(k: int) -> dict[str, Any]:
+        content = f'::note{{id="n-agent-{k}"}}\nAdded by an agent.\n::'
+        return {"op": "add_block", "parent": parent, "position": 0, "content": content}
+
+    patch_file(path, PatchRequest(ops=[op(-1)], actor=ACTOR), write=False, cache=cache)
+    samples = []
+    for k in range(repeat):
+        start = time.perf_counter()
+        outcome = patch_file(path, PatchRequest(ops=[op(k)], actor=ACTOR), write=False, cache=cache)
+        samples.append((time.perf_counter() - start) * 1000)
+        assert outcome.ok, outcome.error
+    return _median(samples)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bench incremental")
     parser.add_argument("--repeat", type=int, default=15)
@@ -226,6 +297,11 @@ def main(argv: list[str] | None = None) -> int:
     for n in (int(s) for s in args.sizes.split(",")):
         for name, (forth, back) in heading_edits(n, args.repeat).items():
             print(f"{n:>8} {name:>24} {forth:>7} / {back}", flush=True)
+    print("outside directive edits, analyse with the previous state (medians, ms: edit / back)")
+    for n in (int(s) for s in args.sizes.split(",")):
+        for name, (forth, maybe) in directive_edits(n, args.repeat).items():
+            tail = "" if maybe is None else f" / {maybe}"
+            print(f"{n:>8} {name:>24} {forth:>7}{tail}", flush=True)
     return 0
 
 

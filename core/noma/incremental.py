@@ -553,12 +553,16 @@ def _validation_recipes(
     walk: the per-block rules re-run on the run (``_block_recipe``), the whole-document
     rules' findings move by the line delta when the run's facts are unchanged
     (``_document_recipe``, `validate.incremental_rules`)."""
+    from .validate.incremental_directives import (
+        DirectiveDelta,
+        directive_changes,
+        targets_after,
+    )
     from .validate.incremental_rules import (
         KEPT,
         Relink,
         heading_changes,
         name_claims,
-        reference_targets_of,
         run_facts,
         sites_of,
         splice_sites,
@@ -587,11 +591,21 @@ def _validation_recipes(
     old_sites = sites_of(old)
     new_sites = splice_sites(old_sites, run_scan, r0, r1, delta) if old_sites else None
     relink: Relink | None = None
+    delta_of: DirectiveDelta | None = None  # what inert directives added or removed owe
     if old_facts == new_facts:
         KEPT["same-facts"] += 1
     else:
         changed = heading_changes(old_facts, new_facts)
-        claims = name_claims(changed, old, old_ids, run_ids) if changed else None
+        if changed is None:  # directives no rule reads beyond their names?
+            directives = directive_changes(old_facts, new_facts, old_ids, run_ids, new)
+            if directives is None:
+                return
+            changed, delta_of = directives
+        claims = (
+            name_claims(changed, old, old_ids, run_ids)
+            if changed
+            else (False, frozenset(), frozenset())
+        )
         if claims is None:
             return
         linked, gained, lost = claims
@@ -599,10 +613,15 @@ def _validation_recipes(
             if new_sites is None:
                 return
             relink = Relink(gained, lost, new_sites)
-        KEPT["linked-headings" if linked else "new-headings"] += 1
+        if delta_of is not None:  # the run's changed text sites: their findings made
+            delta_of = delta_of.with_sites(run_scan, old, gained, lost)
+            if delta_of is None:
+                return
+        what = delta_of.label if delta_of is not None else "headings"
+        KEPT[f"linked-{what}" if linked else f"new-{what}"] += 1
     key, found, reads_files = base_document
-    new._document_recipe = (key, found, reads_files, r0, r1, delta, relink)
-    new._ref_targets = reference_targets_of(old)  # the run's references are the same
+    new._document_recipe = (key, found, reads_files, r0, r1, delta, relink, delta_of)
+    new._ref_targets = targets_after(old, delta_of)  # the run's references are the same
     new._sites = new_sites
 
 

@@ -179,16 +179,21 @@ def check_structure(op: dict[str, Any], before: Document, after: Document) -> Pa
     if not pre_mid and not post_mid:
         return None
     name = op.get("op")
-    a_nodes = outline(before)[1]
-    b_nodes = outline(after)[1]
-    first_pre = a_nodes[i] if pre_mid else None
-    first_post = b_nodes[i] if post_mid else None
     if name == "rename_id":
-        return _check_rename(op, pre_mid, post_mid, a_nodes[i:], b_nodes[i:])
+        return _check_rename(op, pre_mid, post_mid, outline(before)[1][i:], outline(after)[1][i:])
     if name == "move_block":
         if Counter(e[:2] for e in pre_mid) == Counter(e[:2] for e in post_mid):
             return None
         return _refuse("the moved blocks would not be the same blocks after the move")
+    removed, added = (0, 0) if name in IN_PLACE else _allowance(op, before)
+    if name not in IN_PLACE and (
+        len(pre_mid) <= removed and len(post_mid) <= added and len(b) - len(a) == added - removed
+    ):
+        return None
+    # The first differing blocks, read only to name them in a refusal: on the way to a
+    # None no block is made (a spliced version's moved blocks stay `shifted` copies).
+    first_pre = outline(before)[1][i] if pre_mid else None
+    first_post = outline(after)[1][i] if post_mid else None
     if name in IN_PLACE:
         if pre_mid and post_mid:
             return _refuse(
@@ -198,9 +203,6 @@ def check_structure(op: dict[str, Any], before: Document, after: Document) -> Pa
         if post_mid:
             return _refuse(f"a new {_describe(post_mid[0], first_post)} would appear")
         return _refuse(f"{_describe(pre_mid[0], first_pre)} would disappear")
-    removed, added = _allowance(op, before)
-    if len(pre_mid) <= removed and len(post_mid) <= added and len(b) - len(a) == added - removed:
-        return None
     if len(b) - len(a) > added - removed and post_mid:
         return _refuse(
             f"{len(b) - len(a) - (added - removed)} block(s) beyond its content would appear, "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterator
 
 from ..ids import IdIndex, find_block, index
@@ -29,7 +30,14 @@ class OpState:
         return self._idx
 
     def parent_of(self, node: Node) -> Node | None:
+        """The block that holds ``node`` (the document for a top-level block). Found by
+        walking down the blocks whose lines hold it (children are in line order), so a
+        spliced version's moved blocks stay unmade; the parent map of a whole walk when
+        that finds nothing (a list item: its parent is the list)."""
         if self._parents is None:
+            found = _holder(self.doc, node)
+            if found is not None:
+                return found
             self._parents = {}
             for child, parent in self.doc.walk():
                 if parent is not None:
@@ -110,3 +118,26 @@ class OpState:
         if ignore and ident in ignore:
             return False
         return ident in self.idx.first or ident in self.idx.alias_owner
+
+
+def _holder(doc: Document, node: Node) -> Node | None:
+    """The document, section or directive whose ``children`` hold ``node``, found by line
+    (at most one child per container starts on a line); None when not found that way."""
+    line = node.line
+    container: Node = doc
+    while isinstance(container, (Document, Section, Directive)):
+        kids = container.children
+        k = bisect_right(kids, line, key=_line) - 1
+        if k < 0:
+            return None
+        child = kids[k]
+        if child is node:
+            return container
+        if child.end_line < line:
+            return None
+        container = child
+    return None
+
+
+def _line(node: Node) -> int:
+    return node.line

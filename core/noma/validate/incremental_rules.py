@@ -27,8 +27,10 @@ link to a changed name are then made again from the new version's sites (`Relink
 sites are spliced with each version, `splice_sites`), unless a memory profile is in force
 (its rule checks where each wikilink points). The owners of the run's text sites may
 differ too (a finding at a site in the old run makes the findings be computed afresh).
-A heading with ``noverify`` or a reference attribute, a changed text site, or anything
-else takes the full path.
+A heading with ``noverify`` or a reference attribute takes the full path. Directives
+that no rule reads beyond their names, and changed text sites, are handled the same way
+by `incremental_directives` (its `DirectiveDelta` travels with the recipe); anything else
+takes the full path.
 
 Reusing findings holds only when no finding sat inside the old run (its lines inside the
 run may have moved differently), none names a line in its message (``duplicate-id``
@@ -75,7 +77,9 @@ LINE_IN_MESSAGE = frozenset({"duplicate-id", "computed-chain-too-deep"})
 _NAMING = frozenset({"id", "aliases"})
 # How often a spliced version kept its base's whole-document findings: "same-facts",
 # "new-headings" (facts differ only by unclaimed heading names) or "linked-headings"
-# (... that wikilinks name: their sites are checked again). Read by the tests.
+# (... that wikilinks name: their sites are checked again), "new-directives" and
+# "linked-directives" (the same for directives no rule reads beyond their names,
+# `incremental_directives`). Read by the tests.
 KEPT: Counter[str] = Counter()
 _OWNERS = 3  # where `run_facts` puts the owners of the text sites
 
@@ -129,15 +133,25 @@ def splice_document_findings(doc: Document, key: Any) -> list[Diagnostic] | None
     recipe = doc._document_recipe
     if recipe is None:
         return None
-    base_key, base, reads_files, r0, r1, delta, relink = recipe
+    base_key, base, reads_files, r0, r1, delta, relink, directives = recipe
     if base_key != key or reads_files:
         return None
+    profiles = (
+        declared_profiles(doc.meta, key[0])
+        if relink is not None or directives is not None
+        else set()
+    )
+    if directives is not None and not directives.allowed(profiles):
+        return None  # a kind added out of profile, a memory profile's links
     out: list[Diagnostic] = []
     for d in base:
         line = d.line
         if line is None or line <= r0:
             out.append(d)
-        elif line <= r1 or (delta and d.code in LINE_IN_MESSAGE):
+        elif line <= r1:
+            if directives is None or not directives.drops(d):
+                return None  # (a claim lost from the run takes its finding with it)
+        elif delta and d.code in LINE_IN_MESSAGE:
             return None
         elif not delta:
             out.append(d)
@@ -147,8 +161,12 @@ def splice_document_findings(doc: Document, key: Any) -> list[Diagnostic] | None
                     d.severity, d.code, d.message, line + delta, d.column, d.node_id, d.phase
                 )
             )
+    if directives is not None:
+        # The claims the run gained, its changed sites' links (`validate` sorts); before
+        # the relink, which makes a site's findings again when it links to a changed name.
+        out.extend(directives.findings)
     if relink is not None:
-        if declared_profiles(doc.meta, key[0]) & MEMORY_PROFILES:
+        if profiles & MEMORY_PROFILES:
             return None  # memory documents check where each wikilink points, too
         relink.apply(out)
     return out
@@ -268,12 +286,13 @@ def _names(entries: list[tuple[Any, ...]]) -> Counter[str]:
 
 def _only_names(entry: tuple[Any, ...], changed: set[str]) -> bool:
     """Is ``entry`` (of `run_facts`' id list) a heading that contributes only names, all
-    of them in ``changed``?"""
+    of them in ``changed``? (Aliases of a heading without an id resolve nowhere, so they
+    are not names a wikilink could gain: such a heading is never set aside.)"""
     ident, aliases, name, attrs = entry
     return (
         name is None
         and all(key in _NAMING for key, _value in attrs)
-        and (ident is None or ident in changed)
+        and (ident in changed if ident is not None else not aliases)
         and all(a in changed for a in aliases)
     )
 

@@ -159,3 +159,16 @@ def check_profiles(scan: Scan, profile: str | None, out: list[Diagnostic]) -> No
                         d,
                     )
                 )
+
+
+def profile_allows(kinds: frozenset[str], profiles: set[str]) -> bool:
+    """Do the declared ``profiles`` allow every directive kind in ``kinds``? With no known
+    profile declared everything is allowed (`check_profiles`). What a spliced version
+    asks before keeping its base's findings across directives added (`incremental_rules`)."""
+    known = [PROFILES[name] for name in profiles if name in PROFILES]
+    if not known:
+        return True
+    allowed = set(ALWAYS_ALLOWED)
+    for allow in known:
+        allowed |= allow
+    return kinds <= allowed
