@@ -18,6 +18,7 @@ from .catalog import TARGET_FIELD, check_op
 from .errors import SHA_MISMATCH, PatchError
 from .registry import OPS
 from .state import OpState
+from .text import SourceLines
 
 
 @dataclass(slots=True)
@@ -31,6 +32,9 @@ class OpStep:
     # ``after``'s lines as `split_lines` reads them (`SourceLines.as_split`): the splice of
     # the next version reads them instead of splitting 2 MB again
     lines: list[str] | None = None
+    # ``after`` as the op left it in `SourceLines` (never mutated again): the next edit of
+    # this version copies it rather than splitting the text (`DocumentState.source_lines`)
+    source_lines: SourceLines | None = None
 
     @property
     def changed(self) -> bool:
@@ -93,28 +97,39 @@ def apply_one(text: str, op: Any, doc: Document | None = None) -> str:
 
 
 def _apply(
-    text: str, op: Any, doc: Document | None, base_hash: str | None = None
-) -> tuple[str, Document, list[str]]:
+    text: str,
+    op: Any,
+    doc: Document | None,
+    base_hash: str | None = None,
+    lines: SourceLines | None = None,
+) -> tuple[str, Document, SourceLines]:
     name = check_op(op)
-    state = OpState(text, doc)
+    state = OpState(text, doc, lines)
     _check_base_hash(state, name, op, op.get("baseHash"))
     _check_base_hash(state, name, op, base_hash)
     before_doc = state.doc
     OPS[name](state, op)
-    return state.lines.text(), before_doc, state.lines.as_split()
+    return state.lines.text(), before_doc, state.lines
 
 
 def apply_list(
-    text: str, ops: list[Any], doc: Document | None = None, *, base_hash: str | None = None
+    text: str,
+    ops: list[Any],
+    doc: Document | None = None,
+    *,
+    base_hash: str | None = None,
+    lines: SourceLines | None = None,
 ) -> list[OpStep]:
     """Apply every op in order; raises `ListFailure` at the first that fails.
 
     ``base_hash`` (a request's top-level precondition, Annex B.6) is checked against the
-    first op's target block, in addition to that op's own ``baseHash``.
+    first op's target block, in addition to that op's own ``baseHash``. ``lines``: the
+    text already split (`SourceLines` of ``text``; copied, never mutated).
     """
     steps: list[OpStep] = []
     current = text
     current_doc = doc
+    current_lines = lines
     for i, op in enumerate(ops):
         if current_doc is None and steps:
             # The next op sees the splice of the last one's change (`core.noma.incremental`).
@@ -122,12 +137,17 @@ def apply_list(
             if last.doc is not None:
                 current_doc = reparse(last.doc, last.before, last.after, last.lines)
         try:
-            after, before_doc, lines = _apply(
-                current, op, current_doc, base_hash if i == 0 else None
+            after, before_doc, source = _apply(
+                current,
+                op,
+                current_doc,
+                base_hash if i == 0 else None,
+                current_lines.copy() if current_lines is not None else None,
             )
         except PatchError as exc:
             raise ListFailure(i, exc, steps) from exc
-        steps.append(OpStep(op, current, after, before_doc, lines))
+        steps.append(OpStep(op, current, after, before_doc, source.as_split(), source))
+        current_lines = source
         if after != current:
             current_doc = None
         current = after

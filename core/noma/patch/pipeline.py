@@ -49,6 +49,7 @@ from .errors import (
 )
 from .guard import check_structure
 from .limits import check_request_size
+from .text import SourceLines
 
 ActorKind = Literal["human", "agent", "tool"]
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z")
@@ -134,7 +135,7 @@ class DocumentState:
     made (``stale-citation`` depends on the date).
     """
 
-    __slots__ = ("day", "diagnostics", "doc", "sha256", "text")
+    __slots__ = ("_lines", "day", "diagnostics", "doc", "sha256", "text")
 
     def __init__(
         self,
@@ -149,6 +150,20 @@ class DocumentState:
         self.diagnostics = diagnostics
         self.text = text
         self.day = day if day is not None else date.today()
+        self._lines: SourceLines | None = None
+
+    def source_lines(self) -> SourceLines | None:
+        """``text`` split into lines once (None without the text): each edit of this
+        version copies them (`SourceLines.copy`) instead of splitting 2 MB again. Never
+        mutate the result."""
+        if self._lines is None and self.text is not None:
+            self._lines = SourceLines(self.text)
+        return self._lines
+
+    def keep_lines(self, lines: SourceLines | None) -> None:
+        """Hand over ``text``'s lines as an op left them (an `OpStep`'s, never mutated)."""
+        if lines is not None and self._lines is None:
+            self._lines = lines
 
 
 class DocumentCache:
@@ -368,7 +383,13 @@ def _patch_locked(
         return ctx.finish(outcome, record and write)
 
     try:
-        steps = apply_list(source.text, ops, state.doc, base_hash=request.base_hash)
+        steps = apply_list(
+            source.text,
+            ops,
+            state.doc,
+            base_hash=request.base_hash,
+            lines=state.source_lines() if state.text is not None else None,
+        )
     except ListFailure as failure:
         outcome = ctx.rejected_list(ops, failure, state)
         return ctx.finish(outcome, record and write)
@@ -387,6 +408,7 @@ def _patch_locked(
             if last.doc is not None:
                 post_doc = reparse(last.doc, last.before, final_text, last.lines)
             post_state = analyse(final_text, base_dir, post_sha256, doc=post_doc)
+            post_state.keep_lines(last.source_lines)
             if cache is not None and not write:
                 cache.prepare(doc_path, post_state)
         refused = _guard(steps, state.doc, post_state.doc)

@@ -15,8 +15,11 @@ from .text import SourceLines
 class OpState:
     """Holds one document version for one op; ops mutate ``lines`` in place."""
 
-    def __init__(self, text: str, doc: Document | None = None) -> None:
-        self.lines = SourceLines(text)
+    def __init__(
+        self, text: str, doc: Document | None = None, lines: SourceLines | None = None
+    ) -> None:
+        # ``lines``: the text's lines, already split (owned by this state from now on)
+        self.lines = lines if lines is not None else SourceLines(text)
         self.doc = doc if doc is not None else parse(text)
         self._idx: IdIndex | None = None
         self._parents: dict[int, Node] | None = None
