@@ -170,10 +170,6 @@ def _retitle(text: str, number: int, title: str) -> str:
 
 def heading_edits(n: int, repeat: int) -> dict[str, tuple[float, float]]:
     """Medians of (edit, reverse edit) through `pipeline.analyse` with the previous state."""
-    import hashlib
-
-    from core.noma.patch.pipeline import analyse
-
     text = generate(n)
     edits = {
         "insert/remove section": text.replace(
@@ -182,21 +178,28 @@ def heading_edits(n: int, repeat: int) -> dict[str, tuple[float, float]]:
         "retitle last finding": _retitle(text, n - 1, "Retitled by another editor"),
         "retitle linked finding": _retitle(text, 7, "Retitled by another editor"),
     }
-    out: dict[str, tuple[float, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
-        for name, edited in edits.items():
-            state = analyse(text, base, hashlib.sha256(text.encode()).hexdigest())
-            forth: list[float] = []
-            back: list[float] = []
-            for _ in range(repeat):
-                for target, samples in ((edited, forth), (text, back)):
-                    sha = hashlib.sha256(target.encode()).hexdigest()
-                    start = time.perf_counter()
-                    state = analyse(target, base, sha, previous=state)
-                    samples.append((time.perf_counter() - start) * 1000)
-            out[name] = (_median(forth), _median(back))
-    return out
+        return {name: _forth_and_back(text, edited, base, repeat) for name, edited in edits.items()}
+
+
+def _forth_and_back(text: str, edited: str, base: Path, repeat: int) -> tuple[float, float]:
+    """Medians of (``text`` -> ``edited``, and back) through `pipeline.analyse` with the
+    previous version's state, as a chain of versions."""
+    import hashlib
+
+    from core.noma.patch.pipeline import analyse
+
+    state = analyse(text, base, hashlib.sha256(text.encode()).hexdigest())
+    forth: list[float] = []
+    back: list[float] = []
+    for _ in range(repeat):
+        for target, samples in ((edited, forth), (text, back)):
+            sha = hashlib.sha256(target.encode()).hexdigest()
+            start = time.perf_counter()
+            state = analyse(target, base, sha, previous=state)
+            samples.append((time.perf_counter() - start) * 1000)
+    return _median(forth), _median(back)
 
 
 DIRECTIVES = {
@@ -210,9 +213,8 @@ DIRECTIVES = {
 def directive_edits(n: int, repeat: int) -> dict[str, tuple[float, float | None]]:
     """Medians of (insert, removal) through `pipeline.analyse` with the previous state,
     plus (add_block in memory, -)."""
-    import hashlib
+    import re
 
-    from core.noma.patch.pipeline import analyse
     from core.noma.slug import slugify
 
     text = generate(n)
@@ -222,20 +224,9 @@ def directive_edits(n: int, repeat: int) -> dict[str, tuple[float, float | None]
         base = Path(tmp)
         for name, block in DIRECTIVES.items():
             edited = text.replace(anchor, block + anchor, 1)
-            state = analyse(text, base, hashlib.sha256(text.encode()).hexdigest())
-            forth: list[float] = []
-            back: list[float] = []
-            for _ in range(repeat):
-                for target, samples in ((edited, forth), (text, back)):
-                    sha = hashlib.sha256(target.encode()).hexdigest()
-                    start = time.perf_counter()
-                    state = analyse(target, base, sha, previous=state)
-                    samples.append((time.perf_counter() - start) * 1000)
-            out[name] = (_median(forth), _median(back))
+            out[name] = _forth_and_back(text, edited, base, repeat)
         path = base / "bench.noma"
         path.write_text(text)
-        import re
-
         found = re.search(r"^## (Finding 3: .*)$", text, re.M)
         assert found is not None
         out["add_block note (apply)"] = (

@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 from bench.generate import generate
+from core.noma.nodes import Document, unread
 from noma_tui.demo import DEMO_SOURCE
 
 EDITS = [
@@ -42,3 +43,17 @@ def sample_texts() -> list[str]:
     texts = [generate(40, seed=3)]
     texts += [p.read_text("utf-8") for p in sorted(Path(DEMO_SOURCE).glob("*.noma"))]
     return texts
+
+
+def unread_count(doc: Document) -> int:
+    """Moved copies whose children were never made (`nodes.unread`), reachable without
+    making any: what an O(change) reader of a spliced version leaves unread."""
+    count = 0
+    stack = list(doc.children)
+    while stack:
+        node = stack.pop()
+        if unread(node):
+            count += 1
+        elif hasattr(node, "children"):
+            stack.extend(node.children)
+    return count

@@ -7,11 +7,11 @@ from __future__ import annotations
 import random
 
 import pytest
-from edit_testlib import random_edit, sample_texts
+from edit_testlib import random_edit, sample_texts, unread_count
 
 from bench.generate import generate
 from core.noma.incremental import reparse
-from core.noma.nodes import Document, origin, unread
+from core.noma.nodes import Document, origin
 from core.noma.parser import parse
 from noma_tui.arrangement import Arrangement, Region, arrange, splice
 
@@ -41,19 +41,6 @@ def _region_holds(old: Arrangement, new: Arrangement, region: Region) -> None:
         assert now is was or origin(now) is origin(was)
         deltas.add(now.line - was.line)
     assert len(deltas) <= 1
-
-
-def _unread_count(doc: Document) -> int:
-    """Moved copies whose children are not made yet, reachable without making any."""
-    count = 0
-    stack = list(doc.children)
-    while stack:
-        node = stack.pop()
-        if unread(node):
-            count += 1
-        elif hasattr(node, "children"):
-            stack.extend(node.children)
-    return count
 
 
 @pytest.mark.parametrize("case", range(4))
@@ -94,13 +81,13 @@ def test_a_chain_of_spliced_arrangements_reads_no_moved_block(case: int) -> None
         for _ in range(25):
             new_text = random_edit(rng, text)
             new_doc = reparse(doc, text, new_text)
-            before = _unread_count(new_doc)
+            before = unread_count(new_doc)
             spliced = splice(arranged, doc, new_doc)
             if spliced is None:
                 arranged = arrange(new_doc)
             else:
                 arranged = spliced[0]
-                assert _unread_count(new_doc) == before, "the splice read a moved block"
+                assert unread_count(new_doc) == before, "the splice read a moved block"
                 kept += before > 0
             versions.append((new_doc, arranged))
             text, doc = new_text, new_doc
@@ -120,11 +107,11 @@ def test_a_line_added_at_the_top_moves_every_later_block_unread() -> None:
     body = "The effect may not hold for larger tenants.\n"
     new_text = text.replace(body, body + "A second line.\n", 1)
     new_doc = reparse(doc, text, new_text)
-    before = _unread_count(new_doc)
+    before = unread_count(new_doc)
     assert before > 300
     got, region = splice(arranged, doc, new_doc) or (None, None)
     assert got is not None and region is not None
-    assert _unread_count(new_doc) == before
+    assert unread_count(new_doc) == before
     assert region.d == 0 and region.x1 - region.x0 <= 8
     first_moved = region.x1
     assert got.starts[first_moved] == arranged.starts[first_moved] + 1

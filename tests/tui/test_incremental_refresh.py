@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from edit_testlib import random_edit
+from edit_testlib import random_edit, unread_count
 from textual.widgets import Input, TextArea
 from tui_helpers import MEMO, TERMINAL, make_app, ready, records, select, until
 
@@ -41,6 +43,18 @@ RISK_OWNED = '::risk{id="risk-stale-prices" severity="high" owner="ops"}'
 
 def sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@asynccontextmanager
+async def _big(tmp_path: Path, path: Path) -> AsyncIterator[Any]:
+    """The app on a generated 300-section memo at ``path``, loaded, its tree filled."""
+    path.write_text(generate(300), encoding="utf-8")
+    async with make_app(tmp_path, document=path, single_file=True).run_test(size=TERMINAL) as pilot:
+        app = pilot.app
+        assert isinstance(app, WorkbenchApp)
+        await until(pilot, lambda: app.loaded is not None, "loaded")
+        await until(pilot, lambda: not app.main.doc_tree.filling, "the tree filled")
+        yield pilot
 
 
 async def write_outside(pilot: Any, path: Path, text: str) -> None:
@@ -145,13 +159,10 @@ async def test_outside_edit_that_adds_a_section_replaces_only_that_run_of_rows(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "big.noma"
-    path.write_text(generate(300), encoding="utf-8")
-    async with make_app(tmp_path, document=path, single_file=True).run_test(size=TERMINAL) as pilot:
+    async with _big(tmp_path, path) as pilot:
         app = pilot.app
         assert isinstance(app, WorkbenchApp)
-        await until(pilot, lambda: app.loaded is not None, "loaded")
         tree = app.main.doc_tree
-        await until(pilot, lambda: not tree.filling, "the tree filled")
         await select(pilot, "claim-40")
         loaded = app.loaded
         assert loaded is not None
@@ -353,21 +364,6 @@ async def test_random_outside_edits_leave_the_tree_as_a_rebuild_would(
         assert tree.rows_relabelled and tree.splices, "relabel and row splice both ran"
 
 
-def _unread(doc: Any) -> int:
-    """Moved copies whose children were never made, reachable without making any."""
-    from core.noma.nodes import unread
-
-    count = 0
-    stack = list(doc.children)
-    while stack:
-        node = stack.pop()
-        if unread(node):
-            count += 1
-        elif hasattr(node, "children"):
-            stack.extend(node.children)
-    return count
-
-
 async def test_an_outside_edit_that_moves_every_later_block_reads_only_what_is_shown(
     tmp_path: Path,
 ) -> None:
@@ -376,13 +372,9 @@ async def test_an_outside_edit_that_moves_every_later_block_reads_only_what_is_s
     copies below the moved blocks: only blocks a pane draws are read (issue 14: a refresh
     costs the size of the change). Everything shown is still right."""
     path = tmp_path / "big.noma"
-    path.write_text(generate(300), encoding="utf-8")
-    async with make_app(tmp_path, document=path, single_file=True).run_test(size=TERMINAL) as pilot:
+    async with _big(tmp_path, path) as pilot:
         app = pilot.app
         assert isinstance(app, WorkbenchApp)
-        await until(pilot, lambda: app.loaded is not None, "loaded")
-        tree = app.main.doc_tree
-        await until(pilot, lambda: not tree.filling, "the tree filled")
         await select(pilot, "risk-0")
         text = path.read_text("utf-8")
         body = "The effect may not hold for larger tenants.\n"
@@ -390,7 +382,7 @@ async def test_an_outside_edit_that_moves_every_later_block_reads_only_what_is_s
         await pilot.pause()
         now = app.loaded
         assert now is not None
-        assert _unread(now.doc) > 250, "the refresh read the blocks below the moved ones"
+        assert unread_count(now.doc) > 250, "the refresh read the blocks below the moved ones"
         # What is shown is the new version: a later block, read now, has moved by a line.
         claim = now.block_of_id("claim-200")
         assert claim is not None
