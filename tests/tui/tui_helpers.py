@@ -95,10 +95,15 @@ async def select(pilot: Pilot[Any], ident: str) -> int:
 
 
 def records(path: Path) -> list[dict[str, Any]]:
+    """The transcript's complete records. Polled while the app may be appending one: a
+    read can see part of a write in flight (one ``write`` of a record that crosses a page
+    is not atomic for a reader), so a final line without its newline is not read yet."""
     transcript = Path(str(path) + ".patches")
     if not transcript.exists():
         return []
-    return [json.loads(line) for line in transcript.read_text("utf-8").splitlines()]
+    text = transcript.read_text("utf-8")
+    complete = text[: text.rfind("\n") + 1]
+    return [json.loads(line) for line in complete.splitlines()]
 
 
 def burst(app: WorkbenchApp, keys: str | list[str]) -> None:
