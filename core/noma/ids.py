@@ -270,7 +270,7 @@ def id_nodes_of(doc: Document) -> list[Node]:
     from its tree the first time it is asked for."""
     nodes = doc._id_nodes
     if nodes is None:
-        with gc_paused():  # see `Document.walk`
+        with gc_paused(promote=True):  # see `Document.walk`
             nodes = blocks_in(doc.children)
         doc._id_nodes = nodes
     return nodes
@@ -355,7 +355,7 @@ def index(doc: Document) -> IdIndex:
         return cached
     idx = IdIndex()
     nodes = id_nodes_of(doc)
-    with gc_paused():  # one tuple per block: no cycles, and GC passes would cost ~3x
+    with gc_paused(promote=True):  # one tuple per block: no cycles, and GC passes would cost ~3x
         entries = idx.entries = [(node.id, node) for node in nodes if node.id is not None]
         first = dict(entries)
         if len(first) == len(entries):

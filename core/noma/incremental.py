@@ -62,9 +62,10 @@ from .nodes import (
     Node,
     Section,
     ThematicBreak,
+    gc_paused,
     shifted,
 )
-from .parser import _Parser, gc_paused, parse
+from .parser import _Parser, parse
 from .slug import slugify
 from .source import BOM, from_text, split_lines
 from .text_ends import common_prefix, common_suffix

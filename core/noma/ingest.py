@@ -35,7 +35,8 @@ from .attrs import split_trailing_group
 from .export.common import code_segments
 from .frontmatter import load_frontmatter
 from .ids import IdIndex, index
-from .parser import BULLET, CLOSER, FENCE, HEADING, OPENER, ORDERED, THEMATIC, gc_paused, parse
+from .nodes import gc_paused
+from .parser import BULLET, CLOSER, FENCE, HEADING, OPENER, ORDERED, THEMATIC, parse
 from .slug import slugify
 from .validate.references import WIKILINK
 

@@ -9,13 +9,10 @@ malformed input is recovered (Tier 2, §6.2) and every recovery is written to
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import hashlib
 import importlib
 import os
 import re
-from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
@@ -36,7 +33,7 @@ from .nodes import (
     Section,
     Table,
     ThematicBreak,
-    promote_fresh,
+    gc_paused,
 )
 from .source import Source, decode, from_text, split_lines
 
@@ -71,36 +68,6 @@ def parse(text: str | bytes, *, chapter: str | None = None) -> Document:
     """
     source = decode(text) if isinstance(text, bytes) else from_text(text)
     return parse_source(source, chapter=chapter)
-
-
-@contextlib.contextmanager
-def gc_paused(*, promote: bool = False) -> Iterator[None]:
-    """The AST has no reference cycles, so cyclic GC passes during the build are pure cost.
-
-    With ``promote``, the objects built meanwhile go straight to the oldest generation when
-    the block ends. Without it, the first allocation after re-enabling sweeps the ~10^5
-    fresh nodes as generation 0, later passes sweep them again as generation 1 (in
-    `validate`, typically: ~40 ms of a 5k-section parse + validate), and only then do they
-    rest in generation 2. Those young passes can never free anything here (the tree is
-    acyclic: reference counting frees it), so skipping them is the generational scheme's
-    own end state, reached without the scans. Full collections still scan the tree, as they
-    scan every long-lived object: that cost is paid on CPython's normal schedule, not hidden.
-
-    The promotion (`nodes.promote_fresh`: ``gc.freeze()`` then ``gc.unfreeze()``, two list
-    splices, O(1)) moves every tracked object of the process, not just the tree: a cycle
-    some other code made just before is then found by the next full collection rather than
-    a young one, which delays, never loses, its collection. When someone froze objects on
-    purpose it never unfreezes them (see there).
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if promote:
-            promote_fresh()
-        if enabled:
-            gc.enable()
 
 
 def parse_source(source: Source, *, chapter: str | None = None) -> Document:

@@ -15,7 +15,8 @@ import re
 import pytest
 
 from core.noma import parse
-from core.noma.parser import _Parser, gc_paused
+from core.noma.nodes import gc_paused
+from core.noma.parser import _Parser
 from core.noma.source import split_lines
 
 COLON_TEXT = (

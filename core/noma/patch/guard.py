@@ -25,8 +25,8 @@ from collections import Counter
 from typing import Any
 
 from ..ids import id_nodes_of
-from ..nodes import Directive, Document, Node, Section
-from ..parser import gc_paused, parse
+from ..nodes import Directive, Document, Node, Section, gc_paused
+from ..parser import parse
 from .blocks import content_lines
 from .errors import INVALID_CONTENT, PatchError
 
