@@ -25,8 +25,7 @@ from pathlib import Path
 from core.noma.diagnostics import SEVERITY_RANK, Diagnostic
 from core.noma.files import read_source
 from core.noma.ids import index
-from core.noma.nodes import Directive, Document, Section
-from core.noma.parser import gc_paused
+from core.noma.nodes import Directive, Document, Section, gc_paused
 from core.noma.patch.pipeline import DocumentCache, DocumentState, analyse
 from core.noma.patch.text import SourceLines
 from core.noma.source import Source, from_text
@@ -348,7 +347,8 @@ def from_state(
         name=name,
         source=source,
         doc=doc,
-        lines=SourceLines(source.text),
+        # The engine's split of this version when it has one (shared: never mutated).
+        lines=state.source_lines() or SourceLines(source.text),
         blocks=arranged.blocks,
         parents=arranged.parents,
         children=arranged.children,
