@@ -41,3 +41,22 @@ def conformance_dir() -> Path:
 @pytest.fixture
 def schemas_dir() -> Path:
     return shared_dir("schemas")
+
+
+@pytest.fixture(autouse=True)
+def _user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test gets its own user config, state, data and runtime dirs.
+
+    What the product trusts lives there (trusted folders, the key that authenticates pending
+    records, the demo copy), so a test never reads or writes the real user's, and no test sees
+    what another one trusted. Subprocesses inherit these through the environment.
+    """
+    home = tmp_path_factory.mktemp("user")
+    for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME"):
+        path = home / name.split("_")[1].lower()
+        path.mkdir()
+        monkeypatch.setenv(name, str(path))
+    runtime = home / "runtime"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    return home
