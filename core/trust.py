@@ -48,6 +48,7 @@ COVERED = ("gates", "policy", "hub", "store", "secrets", "skills")
 # never read from a folder at all: they live in the user's state dir).
 SHIPPED_STATE = ("actor.key", "hub.sqlite3", "runs.sqlite3", "secrets.toml", "created-skills")
 TRUST_COMMAND = "noma trust"
+MAX_TRUST_FILE_BYTES = 16 * 1024 * 1024
 
 # Problem codes: the trust store itself could not be used (everything reads as untrusted).
 TRUST_STORE_UNSAFE = "trust_store_unsafe"
@@ -254,6 +255,10 @@ def summary(root: Path, config: Mapping[str, Any], status: TrustStatus) -> list[
 # ------------------------------------------------------------------ the trust store
 
 
+# trust file path -> (its (dev, inode, mtime_ns, size), the entries parsed from it)
+_PARSED: dict[str, tuple[tuple[int, int, int, int], dict[str, TrustEntry]]] = {}
+
+
 def _now() -> str:
     return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
@@ -293,6 +298,7 @@ class TrustStore:
         try:
             fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except FileNotFoundError:
+            _PARSED.pop(str(self.path), None)
             return []
         except OSError as exc:  # ELOOP: a symlink in its place
             raise TrustStoreError(
@@ -305,7 +311,25 @@ class TrustStore:
                     TRUST_STORE_UNSAFE,
                     f"{self.path}: must be a regular file owned by you, not writable by others",
                 )
-            data = fh.read(16 * 1024 * 1024)
+            if st.st_size > MAX_TRUST_FILE_BYTES:
+                raise TrustStoreError(TRUST_STORE_CORRUPT, f"{self.path}: too large")
+            # Every Workspace.open asks (a hub: every request): parse a version once.
+            version = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
+            cached = _PARSED.get(str(self.path))
+            if cached is not None and cached[0] == version:
+                return list(cached[1].values())
+            data = fh.read()
+        entries = self._parse(data)
+        _PARSED[str(self.path)] = (version, {e.path: e for e in entries})
+        return entries
+
+    def entry(self, root: Path) -> TrustEntry | None:
+        """The entry for ``root`` (resolved), if trusted; raises like `entries`."""
+        self.entries()
+        cached = _PARSED.get(str(self.path))
+        return None if cached is None else cached[1].get(str(root))
+
+    def _parse(self, data: bytes) -> list[TrustEntry]:
         try:
             raw = json.loads(data.decode("utf-8"))
             if not isinstance(raw, dict) or raw.get("format") != FORMAT:
@@ -320,10 +344,9 @@ class TrustStore:
     def status(self, root: Path, config: Mapping[str, Any]) -> TrustStatus:
         """Whether ``root`` (a resolved folder) with ``config`` is trusted now."""
         try:
-            entries = self.entries()
+            entry = self.entry(root)
         except TrustStoreError as exc:
             return TrustStatus(TrustState.UNTRUSTED, str(exc), problem=exc.code)
-        entry = next((e for e in entries if e.path == str(root)), None)
         if entry is None:
             return TrustStatus.untrusted(f"not trusted: run `{TRUST_COMMAND} {root}`")
         try:

@@ -214,3 +214,11 @@ def test_an_edited_demo_copy_is_not_trusted_again_by_the_product(tmp_path: Path)
     ensure_demo_copy(demo)  # the next start of the app
     ws = Workspace.open(demo)
     assert ws.trust.state is TrustState.CHANGED and ws.section("hub") == {}
+
+
+def test_a_deleted_trust_file_trusts_nothing_even_after_it_was_read(tmp_path: Path) -> None:
+    root = folder(tmp_path)
+    trust(root)
+    assert Workspace.open(root).trusted  # read (and remembered) once
+    (config_home() / "trusted-folders.json").unlink()
+    assert not Workspace.open(root).trusted

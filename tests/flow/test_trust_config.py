@@ -443,3 +443,24 @@ def test_read_only_commands_on_an_untrusted_clone_write_nothing_anywhere(
     capsys.readouterr()
     assert [_tree(root), *(_tree(d) for d in user_dirs)] == before
     assert http_listener.connections == 0 and pg_listener.connections == 0
+
+
+def test_reading_an_untrusted_clone_writes_no_scratch_file_outside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The empty store an untouched folder reads from lives in memory, not in a temp dir."""
+    import tempfile
+
+    from core.flow import list_runs
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    root = fresh_clone(tmp_path, "[gates]\nrun_writes_enabled = true\n")
+    ctx = FlowContext.open(Workspace.open(root), lazy=True)
+    try:
+        assert list_runs(ctx, {})["runs"] == []
+        assert list(scratch.iterdir()) == []
+        assert _tree(root) == ["flows", "noma-workbench.toml"]
+    finally:
+        ctx.close()
