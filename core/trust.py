@@ -46,7 +46,13 @@ FORMAT = 1
 COVERED = ("gates", "policy", "hub", "store", "secrets", "skills")
 # State a folder may ship that is never used from it while it is untrusted (hub tokens are
 # never read from a folder at all: they live in the user's state dir).
-SHIPPED_STATE = ("actor.key", "hub.sqlite3", "runs.sqlite3", "secrets.toml", "created-skills")
+SHIPPED_STATE_NOTES = {
+    "actor.key": "not used while untrusted (trusting uses it: if it came with the folder, "
+    "whoever made it can recompute your actor hashes)",
+    "hub.sqlite3": "never used (hub tokens live in your state dir, never in a folder)",
+    "secrets.toml": "not read",
+    "created-skills": "not loaded or run",
+}
 TRUST_COMMAND = "noma trust"
 MAX_TRUST_FILE_BYTES = 16 * 1024 * 1024
 
@@ -222,10 +228,9 @@ def restrictions(root: Path, config: Mapping[str, Any]) -> list[str]:
     if (root / "skills").is_dir():
         lines.append("skills/: the folder's own skills are not loaded or run")
     state = root / ".noma-workbench"
-    for name in SHIPPED_STATE:
-        if (state / name).exists() and name != "runs.sqlite3":
-            what = "never used" if name == "hub.sqlite3" else "not used"
-            lines.append(f".noma-workbench/{name}: {what} from this folder")
+    for name, what in SHIPPED_STATE_NOTES.items():
+        if (state / name).exists() or (state / name).is_symlink():
+            lines.append(f".noma-workbench/{name}: {what}")
     return lines
 
 

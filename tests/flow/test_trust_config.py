@@ -464,3 +464,12 @@ def test_reading_an_untrusted_clone_writes_no_scratch_file_outside_it(
         assert _tree(root) == ["flows", "noma-workbench.toml"]
     finally:
         ctx.close()
+
+
+def test_an_agent_refused_by_an_untrusted_gate_is_told_why(tmp_path: Path) -> None:
+    from core.mcp.flow_tool import call
+
+    root = clone(tmp_path, "[gates]\nrun_writes_enabled = true\n")
+    out = call(root, "start", {"flow_id": "flow_weekly_review", "flow_version": "1.0.0"})
+    assert out["ok"] is False and out["code"] == "FLOW_RUN_WRITES_DISABLED"
+    assert any("noma trust" in p["message"] for p in out["problems"])
