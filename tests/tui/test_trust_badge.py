@@ -7,11 +7,13 @@ import shutil
 import socket
 from pathlib import Path
 
+import pytest
 from tui_helpers import MEMO, TERMINAL, copy_demo, make_app, ready, until
 
 from core.trust import TrustStore
 from core.workspace import Workspace
 from noma_tui.keys import BY_ID
+from noma_tui.panes.flow import LOADING
 from noma_tui.screens.help import help_table
 from noma_tui.screens.trust import TrustScreen
 
@@ -114,3 +116,50 @@ def test_the_trust_action_is_in_the_key_registry_and_help() -> None:
     assert spec.action == "workspace_trust" and spec.key == "T"
     ids = [str(cell) for cell in help_table({}).columns[2]._cells]
     assert "app.trust" in ids  # F1 lists it (and the palette lists every registry action)
+
+
+def _tree(path: Path) -> list[str]:
+    return sorted(p.relative_to(path).as_posix() for p in path.rglob("*"))
+
+
+async def test_opening_an_untrusted_clone_writes_nothing_outside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No file in the user's dirs or the temp dir; no connection to the folder's hub."""
+    import os
+    import tempfile
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    sock, port = _listening_port()
+    root = _hostile_copy(tmp_path, port)
+    user = [Path(os.environ[v]) for v in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME")]
+    before = [_tree(d) for d in (*user, scratch)]
+    app = make_app(root)
+    async with app.run_test(size=TERMINAL) as pilot:
+        await ready(pilot, MEMO)
+        pane = app.main.query_one("#flow-pane")
+        await until(
+            pilot,
+            lambda: pane.busy == 0 and LOADING not in str(pane.query_one("#flow-status").render()),
+            "the flow pane listed its runs (from the local store, not the hub)",
+        )
+    assert [_tree(d) for d in (*user, scratch)] == before
+    assert _nothing_connected(sock)
+    sock.close()
+
+
+async def test_changed_settings_are_named_on_the_trust_screen(tmp_path: Path) -> None:
+    root = copy_demo(tmp_path)  # trusted by the product
+    with (root / "noma-workbench.toml").open("a", encoding="utf-8") as fh:
+        fh.write('\n[store]\nurl = "postgresql://u:pw@db.example/x"\n')  # then a pull adds this
+    app = make_app(root)
+    async with app.run_test(size=TERMINAL) as pilot:
+        await ready(pilot, MEMO)
+        assert app.main.status.restricted
+        await pilot.press("T")
+        await until(pilot, lambda: isinstance(app.screen, TrustScreen), "the trust screen")
+        body = str(app.screen.query_one("#trust-body").render())
+        assert "settings changed since you trusted it (store.url)" in body
+        assert "pw@" not in body and "db.example" in body
