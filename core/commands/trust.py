@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ..trust import TrustStore
     from ..workspace import Workspace
 
 WORKSPACE_UNTRUSTED = "workspace_untrusted"
@@ -123,11 +124,10 @@ def cmd_trust(args: argparse.Namespace) -> int:
     return 0
 
 
-def _list(store: object) -> int:
-    from ..trust import TrustStore, TrustStoreError
+def _list(store: TrustStore) -> int:
+    from ..trust import TrustStoreError
     from ..workspace import Workspace, WorkspaceError
 
-    assert isinstance(store, TrustStore)
     try:
         entries = store.entries()
     except TrustStoreError as exc:

@@ -138,16 +138,12 @@ def pg_listener() -> Iterator[Listener]:
     listener.close()
 
 
-def clone(tmp_path: Path, config: str, *, flows: bool = True) -> Path:
-    """A folder as a stranger ships it: flows, a config, and whatever else the test adds."""
-    root = tmp_path / "clone"
-    if flows:
-        make_workspace(root)  # (this trusts it with its first config, as a user would...)
-        Workspace.open(root)
-    else:
-        root.mkdir()
+def clone(tmp_path: Path, config: str) -> Path:
+    """A folder the user trusted once (flows and their own config), whose config a later
+    pull replaced with the attacker's: `changed`, so untrusted again."""
+    root = make_workspace(tmp_path / "clone")  # trusted with its first config
     (root / "noma-workbench.toml").write_text(config, encoding="utf-8")
-    return root  # (...and the attacker's config then replaces it: untrusted again)
+    return root
 
 
 def fresh_clone(tmp_path: Path, config: str) -> Path:
