@@ -1,0 +1,200 @@
+"""Every line on the MCP stdin gets an answer, even one the ``mcp`` SDK cannot read.
+
+The SDK's stdio transport decodes stdin with ``errors="replace"`` and parses each line with
+pydantic's JSON reader; a line that reader refuses (an escaped lone surrogate such as
+``"a\\ud800b"``, nesting deeper than it allows, text that is not JSON) becomes an exception
+on the session's read stream, which the server logs at debug level and drops: the client
+waits forever for a reply to its id. A line of bytes that is not UTF-8 is silently mangled
+into U+FFFD instead of being refused.
+
+So the server reads stdin itself, line by line, before the SDK sees it. A line that is not
+UTF-8, not JSON, too deep, or holds a string that is not Unicode text (a lone surrogate, in
+a value or a key) is answered here with the JSON-RPC error the spec gives it (-32700 parse
+error with ``id: null`` when no id can be read, -32600 invalid request with the request's
+id otherwise) and never reaches a tool. A notification (no id) cannot be answered on the
+wire (JSON-RPC 2.0 §4.1), so it is reported on stderr. Every other line goes to the SDK
+unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import suppress
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+MAX_DEPTH = 64  # far beyond any real MCP message, far below the parsers' recursion limits
+MAX_LINE_BYTES = 64 * 1024 * 1024
+
+Reply = Callable[[Any, int, str], Awaitable[None]]
+
+
+class BadLine(ValueError):
+    """A stdin line the server refuses: its JSON-RPC code and a fixed message."""
+
+    def __init__(
+        self, code: int, message: str, request_id: Any = None, *, notification: bool = False
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.request_id = request_id
+        self.notification = notification
+
+
+def _depth_ok(value: Any, limit: int) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return False
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return True
+
+
+def _is_text(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _all_text(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if not _is_text(item):
+                return False
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return True
+
+
+def _answerable_id(message: Any) -> Any:
+    """The request's id, if it is one the reply may echo (a clean string or an integer)."""
+    if not isinstance(message, dict) or "id" not in message:
+        return None
+    ident = message["id"]
+    if isinstance(ident, bool) or not isinstance(ident, int | str):
+        return None
+    if isinstance(ident, str) and not _is_text(ident):
+        return None
+    return ident
+
+
+def check_line(raw: bytes) -> str:
+    """The line as text for the SDK, or `BadLine` naming why it is refused."""
+    if len(raw) > MAX_LINE_BYTES:
+        raise BadLine(PARSE_ERROR, "Parse error: the message is too large")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadLine(PARSE_ERROR, "Parse error: the message is not UTF-8") from None
+    try:
+        message = json.loads(text)
+    except RecursionError:
+        raise BadLine(PARSE_ERROR, "Parse error: the message nests too deeply") from None
+    except ValueError:
+        raise BadLine(PARSE_ERROR, "Parse error: the message is not JSON") from None
+    ident = _answerable_id(message)
+    quiet = isinstance(message, dict) and "id" not in message  # a notification
+    if not _depth_ok(message, MAX_DEPTH):
+        raise BadLine(
+            INVALID_REQUEST, "Invalid Request: the message nests too deeply", ident,
+            notification=quiet,
+        )  # fmt: skip
+    if not _all_text(message):
+        raise BadLine(
+            INVALID_REQUEST,
+            "Invalid Request: a string holds a lone surrogate (not Unicode text)",
+            ident,
+            notification=quiet,
+        )
+    return text
+
+
+class GuardedStdin:
+    """The async line source the SDK's stdio transport iterates (``async for line``)."""
+
+    def __init__(self, source: Any) -> None:
+        self._source = source
+        self._reply: Reply | None = None
+        self._ready = anyio.Event()
+
+    def answer_with(self, reply: Reply) -> None:
+        self._reply = reply
+        self._ready.set()
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._lines()
+
+    async def _lines(self) -> AsyncIterator[str]:
+        while True:
+            raw: bytes = await self._source.readline()
+            if not raw:
+                return
+            if not raw.strip():
+                continue
+            try:
+                yield check_line(raw.rstrip(b"\r\n"))
+            except BadLine as bad:
+                await self._refuse(raw, bad)
+
+    async def _refuse(self, raw: bytes, bad: BadLine) -> None:
+        if bad.notification:  # no id to answer: say so where the operator can see it
+            print(f"noma mcp: refused a notification: {bad.message}", file=sys.stderr)
+            return
+        await self._ready.wait()
+        assert self._reply is not None
+        await self._reply(bad.request_id, bad.code, bad.message)
+
+
+def _claim_stdin() -> tuple[Any, Callable[[], None]]:
+    """The wire's stdin as a private descriptor, fd 0 pointed at the null device (so a child
+    process never reads the wire), as the SDK does for the streams it claims itself."""
+    private = os.dup(0)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+
+    def restore() -> None:
+        with suppress(OSError):
+            os.dup2(private, 0)
+
+    return os.fdopen(private, "rb", closefd=True), restore
+
+
+async def run_stdio(server: Any) -> None:
+    """`MCPServer.run_stdio_async` with the guarded stdin in front of the SDK's reader."""
+    source, restore = _claim_stdin()
+    stdin = GuardedStdin(anyio.wrap_file(source))
+    try:
+        async with stdio_server(stdin=stdin) as (read_stream, write_stream):  # type: ignore[arg-type]
+
+            async def reply(request_id: Any, code: int, message: str) -> None:
+                error = types.JSONRPCError(
+                    jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message)
+                )
+                await write_stream.send(SessionMessage(error))
+
+            stdin.answer_with(reply)
+            lowlevel = server._lowlevel_server  # the SDK's own run_stdio_async does this
+            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+    finally:
+        restore()
