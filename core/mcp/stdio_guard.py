@@ -18,7 +18,6 @@ unchanged.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -30,9 +29,10 @@ import mcp_types as types
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
+from .. import strict_json
+
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
-MAX_DEPTH = 64  # far beyond any real MCP message, far below the parsers' recursion limits
 MAX_LINE_BYTES = 64 * 1024 * 1024
 
 Reply = Callable[[Any, int, str], Awaitable[None]]
@@ -51,41 +51,6 @@ class BadLine(ValueError):
         self.notification = notification
 
 
-def _depth_ok(value: Any, limit: int) -> bool:
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict | list):
-            if depth > limit:
-                return False
-            children = item.values() if isinstance(item, dict) else item
-            stack.extend((child, depth + 1) for child in children)
-    return True
-
-
-def _is_text(value: str) -> bool:
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _all_text(value: Any) -> bool:
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            if not _is_text(item):
-                return False
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return True
-
-
 def _answerable_id(message: Any) -> Any:
     """The request's id, if it is one the reply may echo (a clean string or an integer)."""
     if not isinstance(message, dict) or "id" not in message:
@@ -93,7 +58,7 @@ def _answerable_id(message: Any) -> Any:
     ident = message["id"]
     if isinstance(ident, bool) or not isinstance(ident, int | str):
         return None
-    if isinstance(ident, str) and not _is_text(ident):
+    if isinstance(ident, str) and not strict_json.is_text(ident):
         return None
     return ident
 
@@ -103,30 +68,18 @@ def check_line(raw: bytes) -> str:
     if len(raw) > MAX_LINE_BYTES:
         raise BadLine(PARSE_ERROR, "Parse error: the message is too large")
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise BadLine(PARSE_ERROR, "Parse error: the message is not UTF-8") from None
-    try:
-        message = json.loads(text)
-    except RecursionError:
-        raise BadLine(PARSE_ERROR, "Parse error: the message nests too deeply") from None
-    except ValueError:
-        raise BadLine(PARSE_ERROR, "Parse error: the message is not JSON") from None
-    ident = _answerable_id(message)
-    quiet = isinstance(message, dict) and "id" not in message  # a notification
-    if not _depth_ok(message, MAX_DEPTH):
-        raise BadLine(
-            INVALID_REQUEST, "Invalid Request: the message nests too deeply", ident,
-            notification=quiet,
-        )  # fmt: skip
-    if not _all_text(message):
+        strict_json.loads(raw)
+    except strict_json.NotJsonText as exc:
+        if not exc.parsed:
+            raise BadLine(PARSE_ERROR, f"Parse error: {exc}") from None
+        message = exc.value
         raise BadLine(
             INVALID_REQUEST,
-            "Invalid Request: a string holds a lone surrogate (not Unicode text)",
-            ident,
-            notification=quiet,
-        )
-    return text
+            f"Invalid Request: {exc}",
+            _answerable_id(message),
+            notification=isinstance(message, dict) and "id" not in message,
+        ) from None
+    return raw.decode("utf-8")
 
 
 class GuardedStdin:

@@ -506,3 +506,22 @@ def test_tokenless_callers_must_be_loopback_json_callers(client: TestClient, hub
         WR, content=body, headers={"Authorization": f"Bearer {token}", "Host": "hub.example"}
     )
     assert ok.status_code == 201
+
+
+HOSTILE_BODIES = [
+    pytest.param(b'{"intent": "a\\ud800b"}', id="lone-surrogate"),
+    pytest.param(b'{"intent": "a\xff\xfeb"}', id="not-utf8"),
+    pytest.param(b'\xff\xfe{\x00"\x00i\x00"\x00:\x001\x00}\x00', id="utf16"),
+    pytest.param(b'{"intent": ' + b"[" * 100 + b"]" * 100 + b"}", id="deep"),
+    pytest.param(b'{"intent": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", id="deeper-than-python"),
+]
+
+
+@pytest.mark.parametrize("body", HOSTILE_BODIES)
+def test_a_body_that_is_not_json_text_is_a_coded_refusal(client: TestClient, body: bytes) -> None:
+    """Issue 29: every request gets its coded answer (a lone surrogate used to reach the
+    handler; a body nested past Python's recursion limit was a 500)."""
+    rid = start(client)["run_id"]
+    r = client.post(f"{WR}/{rid}/submit-review", content=body, headers=JSON)
+    assert (r.status_code, r.json()["code"]) == (400, "BAD_REQUEST"), r.text
+    assert client.get(f"{WR}/{rid}").status_code == 200  # and the hub still serves
