@@ -20,9 +20,9 @@ MAX_DEPTH = 64  # far beyond any real request, far below the parsers' recursion 
 Reason = Literal["not_utf8", "not_json", "too_deep", "lone_surrogate"]
 
 MESSAGES: dict[str, str] = {
-    "not_utf8": "the message is not UTF-8",
-    "not_json": "the message is not JSON",
-    "too_deep": f"the message nests more than {MAX_DEPTH} levels deep",
+    "not_utf8": "not UTF-8 text",
+    "not_json": "not JSON",
+    "too_deep": f"nested more than {MAX_DEPTH} levels deep",
     "lone_surrogate": "a string holds a lone surrogate (not Unicode text)",
 }
 
