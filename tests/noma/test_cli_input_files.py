@@ -136,6 +136,9 @@ NO_FILE_INPUT = {
     "serve": "a server (its bodies: tests/flow/test_hub.py)",
     "skills serve": "a server (its bodies: tests/skills/test_skills_jsonrpc.py)",
     "skills tools": "prints tool schemas",
+    "skills blobs list": "reads the workspace's blob store (tests/skills/test_blob_crashes.py)",
+    "skills blobs gc": "reads the workspace's blob store (tests/skills/test_blob_crashes.py)",
+    "skills blobs delete": "reads the workspace's blob store (tests/skills/test_blob_crashes.py)",
     **{
         name: "reads the workspace, not a named file (its config: the trust checks)"
         for name in (
