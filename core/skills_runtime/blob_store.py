@@ -30,6 +30,7 @@ import json
 import os
 import re
 import secrets
+import stat
 import tempfile
 import threading
 import time
@@ -274,6 +275,15 @@ class BlobStore:
             return self._read_ledger() + self._reserved
 
     def _reserve(self, size: int) -> None:
+        try:
+            self._try_reserve(size)
+        except BlobQuotaExceeded:
+            # What dead processes left may be what fills the quota (a long-running server
+            # otherwise only sweeps when it starts): sweep, then decide again.
+            self.sweep()
+            self._try_reserve(size)
+
+    def _try_reserve(self, size: int) -> None:
         with self._locked():
             used = self._read_ledger() + self._reserved
             if used + size > self.quota_bytes:
@@ -363,13 +373,14 @@ class BlobStore:
         with self._locked():
             report.ledger_before = self._read_ledger()
             names = os.listdir(self.root)
+            names = [n for n in names if not _is_dir(self.root / n)]  # never ours
             for name in sorted(names):
                 path = self.root / name
                 if name.startswith(PENDING_PREFIX) and not _held(path):
                     report.pending_files.append(name)
                     report.freed_bytes += _size(path)
                     if not dry_run:
-                        path.unlink(missing_ok=True)
+                        _remove(path)
             dead = self._dead_runs()
             report.dead_runs = sorted(dead)
             hexes = {n for n in names if len(n) == 32 and BLOB_ID.match("blob:" + n)}
@@ -384,28 +395,30 @@ class BlobStore:
                     report.unowned_blobs.append("blob:" + hex_id)
                     report.freed_bytes += _size(self.root / hex_id)
                     if not dry_run:
-                        (self.root / f"{hex_id}.json").unlink(missing_ok=True)
-                        (self.root / hex_id).unlink(missing_ok=True)
+                        _remove(self.root / f"{hex_id}.json")
+                        _remove(self.root / hex_id)
             for hex_id in sorted(hexes ^ sidecars):  # half a blob: a crash mid-publish
                 name = hex_id if hex_id in hexes else f"{hex_id}.json"
                 report.orphan_files.append(name)
                 report.freed_bytes += _size(self.root / name)
                 if not dry_run:
-                    (self.root / name).unlink(missing_ok=True)
+                    _remove(self.root / name)
             if not dry_run:
                 for run_id in dead:
-                    (self.root / RUNS_DIR / run_id).unlink(missing_ok=True)
+                    _remove(self.root / RUNS_DIR / run_id)
                 self._write_ledger(self.disk_usage())
             report.ledger_after = self._read_ledger()
         return report
 
     def _dead_runs(self) -> set[str]:
         runs = self.root / RUNS_DIR
-        try:
-            names = os.listdir(runs)
-        except FileNotFoundError:
-            return set()
-        return {n for n in names if RUN_ID.match(n) and not _held(runs / n)}
+        if not _is_dir(runs):
+            return set()  # none yet, or something planted in its place: no journals
+        return {
+            n
+            for n in os.listdir(runs)
+            if RUN_ID.match(n) and not _is_dir(runs / n) and not _held(runs / n)
+        }
 
     def _open_journal(self, run_id: str) -> int:
         runs = self.root / RUNS_DIR
@@ -472,6 +485,19 @@ class BlobStore:
                 yield decoder.decode(b"", final=True)
 
         return chunks()
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(path.lstat().st_mode)
+    except OSError:
+        return False
+
+
+def _remove(path: Path) -> None:
+    """Unlink a file (a symlink itself, never its target); a failure leaves it for later."""
+    with contextlib.suppress(OSError):
+        path.unlink()
 
 
 def _size(path: Path) -> int:

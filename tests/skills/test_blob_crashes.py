@@ -285,3 +285,42 @@ def _swallow(fn: Any, *args: Any) -> None:
         fn(*args)
     except Exception:  # the server is killed under the request: no answer is expected
         return
+
+
+def test_a_planted_store_never_stops_the_sweep_or_reaches_outside(tmp_path: Path) -> None:
+    """The blob folder is in the workspace (untrusted): what someone planted there is
+    swept or skipped, never followed, and never stops the store from opening."""
+    root = tmp_path / "blobs"
+    root.mkdir()
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not yours")
+    (root / f"{PENDING_PREFIX}link").symlink_to(outside)
+    (root / f"{PENDING_PREFIX}dir").mkdir()
+    os.mkfifo(root / f"{PENDING_PREFIX}fifo")
+    (root / ("b" * 32)).mkdir()  # a directory with a blob's name
+    (root / (("c" * 32) + ".json")).write_text("[1, 2]")  # a sidecar that is not an object
+    (root / ".runs").write_text("not a folder")
+    store = BlobStore(root)
+    try:
+        assert outside.read_text() == "not yours"
+        assert not (root / f"{PENDING_PREFIX}link").is_symlink()
+        assert (root / f"{PENDING_PREFIX}dir").is_dir()  # not ours: left alone
+        assert store.blobs() == [] and ledger(root) == store.disk_usage() == 0
+        assert store.create("ok", "text/plain").size_bytes == 2
+    finally:
+        store.close()
+
+
+def test_a_full_quota_sweeps_before_it_refuses(tmp_path: Path) -> None:
+    """A long-running server whose quota was filled by another process's crashed run
+    reclaims those blobs when a write would not fit, instead of refusing for good."""
+    root = tmp_path / "blobs"
+    server = BlobStore(root, quota_bytes=400_000)
+    try:
+        kill(spawn(RUNNER, root))  # another process: 300 kB committed by a run, then killed
+        assert len(sidecars(root)) == 3
+        info = server.create("z" * 200_000, "text/plain")  # fits only once they are gone
+        assert sidecars(root) == {info.blob_id}
+        assert ledger(root) == server.disk_usage() == 200_000
+    finally:
+        server.close()
