@@ -190,12 +190,14 @@ class BlobWriter:
         try:
             self._file.flush()
             os.fsync(self._file.fileno())
-            self._file.close()
+            # Still open (and so still locked) while it is renamed: closing first would let
+            # a sweep take it for a dead writer's file in between.
             blob_id = self._store._publish(self._tmp, self._kind, self._size, self._owner)
         except BaseException:
             self.abort()
             raise
         self._done = True
+        self._file.close()
         return blob_id
 
     def abort(self) -> None:
