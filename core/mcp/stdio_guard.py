@@ -99,15 +99,34 @@ class GuardedStdin:
 
     async def _lines(self) -> AsyncIterator[str]:
         while True:
-            raw: bytes = await self._source.readline()
-            if not raw:
+            raw = await self._read_line()
+            if raw is None:
                 return
+            if len(raw) > MAX_LINE_BYTES:  # read no further into it than the bound
+                await self._refuse(
+                    raw, BadLine(PARSE_ERROR, "Parse error: the message is too large")
+                )
+                continue
             if not raw.strip():
                 continue
             try:
                 yield check_line(raw.rstrip(b"\r\n"))
             except BadLine as bad:
                 await self._refuse(raw, bad)
+
+    async def _read_line(self) -> bytes | None:
+        """One line (None at end of input); a line over the bound is read to its end in
+        bounded pieces and returned as just its first ``MAX_LINE_BYTES + 1`` bytes."""
+        read = self._source.readline
+        raw: bytes = await anyio.to_thread.run_sync(read, MAX_LINE_BYTES + 1)
+        if not raw:
+            return None
+        if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+            while True:  # drop the rest of this line
+                rest: bytes = await anyio.to_thread.run_sync(read, MAX_LINE_BYTES)
+                if not rest or rest.endswith(b"\n"):
+                    break
+        return raw
 
     async def _refuse(self, raw: bytes, bad: BadLine) -> None:
         if bad.notification:  # no id to answer: say so where the operator can see it
@@ -136,7 +155,7 @@ def _claim_stdin() -> tuple[Any, Callable[[], None]]:
 async def run_stdio(server: Any) -> None:
     """`MCPServer.run_stdio_async` with the guarded stdin in front of the SDK's reader."""
     source, restore = _claim_stdin()
-    stdin = GuardedStdin(anyio.wrap_file(source))
+    stdin = GuardedStdin(source)
     try:
         async with stdio_server(stdin=stdin) as (read_stream, write_stream):  # type: ignore[arg-type]
 

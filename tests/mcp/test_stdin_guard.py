@@ -136,3 +136,26 @@ def test_clean_lines_pass_unchanged() -> None:
     assert check_line(line.encode()) == line
     with pytest.raises(BadLine):
         check_line(b'{"t":"\\ud83d"}')
+
+
+async def test_an_oversized_line_is_refused_without_reading_it_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import io
+
+    from core.mcp import stdio_guard
+
+    monkeypatch.setattr(stdio_guard, "MAX_LINE_BYTES", 1000)
+    huge = b'{"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":"' + b"a" * 5000 + b'"}}\n'
+    ping = b'{"jsonrpc":"2.0","id":4,"method":"ping"}\n'
+    source = io.BufferedReader(io.BytesIO(huge + ping))  # type: ignore[arg-type]
+    stdin = stdio_guard.GuardedStdin(source)
+    replies: list[tuple[Any, int, str]] = []
+
+    async def reply(request_id: Any, code: int, message: str) -> None:
+        replies.append((request_id, code, message))
+
+    stdin.answer_with(reply)
+    passed = [line async for line in stdin]
+    assert replies == [(None, -32700, "Parse error: the message is too large")]
+    assert passed == [ping.decode().rstrip("\n")]
