@@ -132,6 +132,8 @@ FILE_INPUTS: dict[str, list[Case]] = {
 
 NO_FILE_INPUT = {
     "schema": "prints a bundled schema",
+    "trust": "takes a folder; reads the user's trust store (the workspace-trust checks)",
+    "untrust": "takes a folder; reads the user's trust store (the workspace-trust checks)",
     "mcp": "a server (its stdin: tests/mcp/test_stdin_guard.py)",
     "serve": "a server (its bodies: tests/flow/test_hub.py)",
     "skills serve": "a server (its bodies: tests/skills/test_skills_jsonrpc.py)",
