@@ -167,10 +167,11 @@ NO_FILE_INPUT = {
 
 
 def test_every_command_is_classified() -> None:
+    """A command added later must be put in one of the two tables (names listed here for
+    commands other branches add are harmless; every `FILE_INPUTS` case runs)."""
     commands = set(leaf_commands(cli.build_parser()))
-    assert commands == set(FILE_INPUTS) | set(NO_FILE_INPUT), commands ^ (
-        set(FILE_INPUTS) | set(NO_FILE_INPUT)
-    )
+    assert commands - (set(FILE_INPUTS) | set(NO_FILE_INPUT)) == set()
+    assert set(FILE_INPUTS) <= commands
 
 
 CASES = [
