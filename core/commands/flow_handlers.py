@@ -135,17 +135,25 @@ def cmd_get(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    """The file must be UTF-8 (and, for ``.json``, strict JSON text) or the command exits 2
+    naming it; what it holds is then the import handler's to accept or refuse (exit 1)."""
     from ..flow.bundle import MAX_BUNDLE_BYTES
+    from .inputs import InputError, read_json, read_text
 
     try:
         if Path(args.file).stat().st_size > MAX_BUNDLE_BYTES:
             error(f"{args.file}: larger than {MAX_BUNDLE_BYTES} bytes; not a flow bundle")
             return 2
-        text = Path(args.file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        error(f"{args.file}: {exc}")
+        text = read_text(args.file)
+        fmt = "json" if args.file.endswith(".json") else "yaml"
+        if fmt == "json":
+            read_json(text, args.file)
+    except OSError as exc:
+        error(f"{args.file}: {exc.strerror or exc}")
         return 2
-    fmt = "json" if args.file.endswith(".json") else "yaml"
+    except InputError as exc:
+        error(str(exc))
+        return 2
     return _respond(args, lambda ctx: import_flow(ctx, text, fmt), _human_proposal)
 
 

@@ -8,7 +8,6 @@ handlers that use it: ``noma check`` never pays for it.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,13 +45,12 @@ def add_request_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _load_ops(args: argparse.Namespace) -> list[Any]:
+    from .inputs import read_bytes, read_json
+
     if args.op is not None:
-        text = args.op
-    elif args.ops == "-":
-        text = sys.stdin.read()
+        payload = read_json(args.op, "--op")
     else:
-        text = Path(args.ops).read_text(encoding="utf-8")
-    payload = json.loads(text)
+        payload = read_json(read_bytes(args.ops), "stdin" if args.ops == "-" else args.ops)
     if isinstance(payload, dict) and "ops" in payload and "op" not in payload:
         payload = payload["ops"]
     return payload if isinstance(payload, list) else [payload]
@@ -80,11 +78,12 @@ def _actor(args: argparse.Namespace) -> Actor:
 def _request(args: argparse.Namespace) -> PatchRequest | None:
     from ..noma.patch.errors import PatchError
     from ..noma.patch.pipeline import PatchRequest
+    from .inputs import InputError
 
     try:
         ops = _load_ops(args)
         actor = _actor(args)
-    except (OSError, json.JSONDecodeError) as exc:
+    except InputError as exc:
         error(f"cannot read the ops: {exc}")
         return None
     except PatchError as exc:
@@ -186,7 +185,7 @@ def cmd_proof(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from ..noma.replay import ReplayError, replay
+    from ..noma.replay import ReplayError, UnreadableTranscript, replay
     from ..noma.storage import atomic_write
 
     try:
@@ -194,6 +193,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
         result = replay(Path(args.transcript), base)
     except OSError as exc:
         error(f"{exc.filename}: {exc.strerror}")
+        return 2
+    except UnreadableTranscript as exc:  # not a record at all: an unusable input
+        error(str(exc))
         return 2
     except ReplayError as exc:
         error(str(exc))

@@ -15,7 +15,6 @@ see, and one that belongs to another flow than the path names are the same 404.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +27,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from .. import strict_json
 from ..flow import FlowContext, FlowRefusal, FlowResult, to_json
 from ..flow.actions import run_action
 from ..flow.definitions import get_flow, list_flows
@@ -146,9 +146,9 @@ async def read_body(request: Request) -> dict[str, Any] | FlowRefusal:
     if not data.strip():
         return {}
     try:
-        value = json.loads(bytes(data))
-    except (ValueError, UnicodeDecodeError):
-        return _refusal("BAD_REQUEST", "", "the body is not JSON")
+        value = strict_json.loads(bytes(data))
+    except strict_json.NotJsonText as exc:  # not UTF-8, not JSON, too deep, lone surrogate
+        return _refusal("BAD_REQUEST", "", f"the body is not JSON text: {exc}")
     if not isinstance(value, dict):
         return _refusal("BAD_REQUEST", "", "the request must be an object")
     return value

@@ -64,6 +64,7 @@ from ..flow_hub import (
     open_flow_context,
     pinned_bundle,
     record_evidence,
+    run_executions,
     start_fields,
     start_run,
     submit_review,
@@ -218,6 +219,8 @@ class FlowFrontierPane(Vertical):
         self.run: FlowRun | None = None
         self.bundle: FlowBundle | None = None
         self.bundles: dict[str, FlowBundle | None] = {}
+        # the executions of live runs (an interrupted one is shown on its step)
+        self.executions: dict[str, list[dict[str, Any]]] = {}
         self.consents: dict[str, str] = {}
         self.last_status = ""
         self.last_detail = ""
@@ -361,17 +364,18 @@ class FlowFrontierPane(Vertical):
     def reload(self, select: str | None = None, *, first: bool = False) -> None:
         keep = select or (self.run.run_id if self.run else None)
 
-        def load(
-            ctx: FlowContext | HubContext,
-        ) -> tuple[list[FlowRun], dict[str, FlowBundle | None]]:
+        Loaded = tuple[list[FlowRun], dict[str, FlowBundle | None], dict[str, list[dict[str, Any]]]]
+
+        def load(ctx: FlowContext | HubContext) -> Loaded:
             result = list_runs(ctx, {"limit": 200})
             records = result["runs"] if isinstance(result, dict) else []
             runs = [r for r in (_typed_run(x) for x in records) if r is not None]
             bundles = {r.run_id: pinned_bundle(ctx, r.run_id) for r in runs}
-            return runs, bundles
+            live = [r.run_id for r in runs if r.status in ("in_progress", "blocked")]
+            return runs, bundles, {rid: run_executions(ctx, rid) for rid in live}
 
-        def loaded(result: tuple[list[FlowRun], dict[str, FlowBundle | None]]) -> None:
-            self.runs, self.bundles = result
+        def loaded(result: Loaded) -> None:
+            self.runs, self.bundles, self.executions = result
             self._fill_runs(keep)
             if first and self.last_status == LOADING:
                 self.say("No runs yet: press n to start one." if not self.runs else "")
@@ -457,12 +461,27 @@ class FlowFrontierPane(Vertical):
             text.append(" (evidence required)", style="dim")
         if state.evidence_ref:
             text.append(f"\nevidence: {state.evidence_ref}")
+        interrupted = self._interrupted(state.step_id)
+        if interrupted is not None:
+            text.append(
+                f"\nlast execution interrupted (its process died; lease expired): "
+                f"{interrupted['execution_id']}, {interrupted['cost_units']} units charged",
+                style="bold",
+            )
         reasons = declared_skip_reasons(step)
         text.append("\nskip: " + (", ".join(reasons) if reasons else "not skippable"), style="dim")
         rule = when_not_to_run(step)
         if rule:
             text.append(f"\nwhen not to run: {rule}", style="dim")
         detail.update(text)
+
+    def _interrupted(self, step_id: str) -> dict[str, Any] | None:
+        """The step's last execution, if a crash ended it (settled as ``interrupted``)."""
+        if self.run is None:
+            return None
+        mine = [e for e in self.executions.get(self.run.run_id, []) if e["step_id"] == step_id]
+        last = mine[-1] if mine else None
+        return last if last is not None and last.get("failure") == "interrupted" else None
 
     def say(self, text: str, *, refused: bool = False, ok: bool = False, detail: str = "") -> None:
         """One line in the pane; the whole text (and any detail) behind ``o``."""
