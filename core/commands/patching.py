@@ -212,11 +212,17 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_transcript_verify(args: argparse.Namespace) -> int:
     """Settle an interrupted write of the document, check every record and the chain, then
-    compare the document with the chain tip (a change outside the log is its own finding)."""
+    compare the document with the chain tip (a change outside the log is its own finding).
+
+    Settling is what any patch would do first, so it runs whether or not the transcript
+    exists yet: a document's first edit killed right after the rename has a pending record
+    and no ``.patches`` file, and verify completes it. ``--json`` always prints a body (a
+    fault is ``{ok: false, code, error}``) and says what recovery did."""
     import hashlib
 
+    from ..noma.boundary import BoundaryError, place
     from ..noma.commit import touch
-    from ..noma.transcript import audit, compare_document
+    from ..noma.transcript import AuditReport, audit, compare_document
 
     transcript = Path(args.transcript)
     document = (
@@ -224,17 +230,38 @@ def cmd_transcript_verify(args: argparse.Namespace) -> int:
     )
     recovery = None
     try:
-        if document is not None and transcript.exists():
+        if document is not None:
             recovery = touch(document)
-        report = audit(transcript)
+        if transcript.exists() or transcript.is_symlink():
+            with place(transcript) as where:
+                where.folder.check_file(where.name)
+            report = audit(transcript)
+        elif recovery is not None or (document is not None and document.exists()):
+            report = AuditReport()  # no records yet: an empty log
+        else:
+            raise FileNotFoundError(2, "No such file or directory", str(transcript))
         if document is not None:
             try:
-                doc_sha: str | None = hashlib.sha256(document.read_bytes()).hexdigest()
+                with place(document) as where:
+                    data = where.folder.read_bytes(where.name)
+                doc_sha = hashlib.sha256(data).hexdigest() if data is not None else None
             except FileNotFoundError:
                 doc_sha = None
             compare_document(report, doc_sha)
     except OSError as exc:
-        error(f"{args.transcript}: {exc.strerror}")
+        code = exc.code if isinstance(exc, BoundaryError) else "io_error"
+        message = exc.message if isinstance(exc, BoundaryError) else (exc.strerror or str(exc))
+        error(f"{args.transcript}: {code}: {message}")
+        if args.json:
+            write_json(
+                {
+                    "ok": False,
+                    "code": code,
+                    "error": f"{args.transcript}: {message}",
+                    "recovery": recovery.to_json() if recovery is not None else None,
+                    "recovered": recovery.describe() if recovery is not None else None,
+                }
+            )
         return 2
     if recovery is not None:
         error(f"{document}: {recovery.describe()}")
@@ -242,10 +269,12 @@ def cmd_transcript_verify(args: argparse.Namespace) -> int:
         for number, warning in report.warnings:
             error(f"warning: {args.transcript}:{number}: {warning}")
     chain_ok = not report.problems
+    untrusted = recovery is not None and recovery.untrusted is not None
+    ok = report.ok and not untrusted
     if args.json:
         write_json(
             {
-                "ok": report.ok,
+                "ok": ok,
                 "lines": report.lines,
                 "first_broken_line": report.first_broken_line,
                 "problems": [{"line": n, "problem": p} for n, p in report.problems],
@@ -254,9 +283,10 @@ def cmd_transcript_verify(args: argparse.Namespace) -> int:
                 "document_matches_chain": report.outside_change is None,
                 "outside_change": report.outside_change,
                 "recovered": recovery.describe() if recovery is not None else None,
+                "recovery": recovery.to_json() if recovery is not None else None,
             }
         )
-        return 0 if report.ok else 1
+        return 0 if ok else 1
     out: list[str] = []
     if chain_ok:
         out.append(f"{args.transcript}: {report.lines} record(s), hash chain intact")
@@ -265,8 +295,10 @@ def cmd_transcript_verify(args: argparse.Namespace) -> int:
         out.append(f"first broken line: {report.first_broken_line}")
     if report.outside_change is not None:
         out.append(f"{document}: CHANGED OUTSIDE THE LOG: {report.outside_change}")
+    if untrusted:
+        out.append(f"{document}: UNTRUSTED PENDING RECORD LEFT ALONE")
     write("\n".join(out) + "\n")
-    return 0 if report.ok else 1
+    return 0 if ok else 1
 
 
 def cmd_capabilities(args: argparse.Namespace) -> int:
