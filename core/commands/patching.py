@@ -123,11 +123,13 @@ def _system_fault(exc: Exception) -> int:
     """A missing file or a book manifest: said in one line, exit 2 (not a rejection)."""
     from ..noma.patch.errors import PatchError
 
+    # A BoundaryError prints as "code: message" by itself.
     error(f"{exc.code}: {exc}" if isinstance(exc, PatchError) else str(exc))
     return 2
 
 
 def cmd_patch(args: argparse.Namespace) -> int:
+    from ..noma.boundary import BoundaryError
     from ..noma.files import DocumentIOError
     from ..noma.patch.errors import PatchError
     from ..noma.patch.pipeline import patch_file
@@ -139,8 +141,10 @@ def cmd_patch(args: argparse.Namespace) -> int:
     in_place = args.inplace or args.out is not None
     try:
         outcome = patch_file(args.file, request, out_path=args.out, write=in_place, record=in_place)
-    except (DocumentIOError, PatchError) as exc:
+    except (DocumentIOError, PatchError, BoundaryError) as exc:
         return _system_fault(exc)
+    if outcome.recovery is not None:
+        error(f"{args.file}: {outcome.recovery.describe()}")
     if outcome.transcript_error:
         error(f"warning: {outcome.transcript_error}")
     for note in outcome.advisories:
@@ -167,6 +171,7 @@ def cmd_patch(args: argparse.Namespace) -> int:
 
 
 def cmd_proof(args: argparse.Namespace) -> int:
+    from ..noma.boundary import BoundaryError
     from ..noma.files import DocumentIOError
     from ..noma.patch.errors import PatchError
     from ..noma.proof import build_proof
@@ -176,7 +181,7 @@ def cmd_proof(args: argparse.Namespace) -> int:
         return 2
     try:
         proof = build_proof(args.file, request)
-    except (DocumentIOError, PatchError) as exc:
+    except (DocumentIOError, PatchError, BoundaryError) as exc:
         return _system_fault(exc)
     if args.json:
         write_json(proof.to_json())
@@ -199,7 +204,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
         error(str(exc))
         return 1
     if args.out:
-        atomic_write(args.out, result.data)
+        try:
+            atomic_write(args.out, result.data)
+        except OSError as exc:  # a BoundaryError says "code: message" itself
+            error(f"{args.out}: {exc}")
+            return 2
     for warning in result.warnings:
         error(f"warning: {warning}")
     status = "matches" if result.matches else f"DOES NOT match {result.expected_sha256}"

@@ -113,11 +113,19 @@ class Folder:
         try:
             fd = os.open(name, _NOFOLLOW_DIR, dir_fd=self.fd)
         except OSError as exc:
+            if exc.errno == errno.ENOTDIR and self._is_link(name):
+                exc = OSError(errno.ELOOP, "symbolic link")  # Linux says ENOTDIR first
             refused = _refusal(exc, str(where))
             raise (refused or exc) from exc
         finally:
             self.close()
         return Folder(fd, where)
+
+    def _is_link(self, name: str) -> bool:
+        try:
+            return stat.S_ISLNK(os.stat(name, dir_fd=self.fd, follow_symlinks=False).st_mode)
+        except OSError:
+            return False
 
     def close(self) -> None:
         if self.fd >= 0:

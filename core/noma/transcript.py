@@ -168,7 +168,10 @@ class AuditReport:
 
 
 def read_lines(path: Path) -> list[TranscriptLine]:
-    data = path.read_bytes()
+    return parse_lines(path.read_bytes())
+
+
+def parse_lines(data: bytes) -> list[TranscriptLine]:
     out = []
     for number, raw in enumerate(data.splitlines(keepends=True), 1):
         if not raw.strip():

@@ -210,10 +210,12 @@ class DocumentCache:
             return None
         return state
 
-    def load(self, path: Path) -> tuple[Source, DocumentState]:
+    def load(self, path: Path, source: Source | None = None) -> tuple[Source, DocumentState]:
         """One read and one hash; an unchanged file is not parsed again, a changed one is
-        spliced from the last version kept."""
-        source = read_source(path)
+        spliced from the last version kept. ``source`` is the file's content when the
+        caller has read it already (through the boundary)."""
+        if source is None:
+            source = read_source(path)
         sha256 = source.sha256
         state = self.get(path, sha256)
         if state is None:
