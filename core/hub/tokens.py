@@ -91,7 +91,9 @@ class TokenStore:
 
     @classmethod
     def open(cls, state_dir: Path) -> TokenStore:
-        return cls(state_dir / DB_NAME)
+        from ..workspace import state_store_file
+
+        return cls(state_store_file(state_dir / DB_NAME))
 
     def _conn(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)

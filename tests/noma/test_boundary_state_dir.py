@@ -1,0 +1,124 @@
+"""Attack: a cloned ``.noma-workbench/`` that is a symlink (or holds symlinks) makes the CLI
+and the servers write ``actor.key``, ``hub.sqlite3``, ``runs.sqlite3`` and blobs wherever it
+points. Now a state folder must be a real directory owned by the user, and the stores in it
+must be regular files; anything else is refused (``state_dir_refused``) before a byte is
+written.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from trust_testlib import run_noma
+
+from core.workspace import STATE_DIR, StateDirError, Workspace
+
+CONFIG = "[workbench]\nactor = 'me'\n"
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    folder = tmp_path / "elsewhere"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    root = tmp_path / "clone"
+    root.mkdir()
+    (root / "noma-workbench.toml").write_text(CONFIG)
+    (root / "flows").mkdir()
+    return root
+
+
+def test_a_symlinked_state_dir_is_refused_by_the_workspace(work: Path, outside: Path) -> None:
+    (work / STATE_DIR).symlink_to(outside)
+    with pytest.raises(StateDirError) as caught:
+        _ = Workspace.open(work).state_dir
+    assert caught.value.code == "state_dir_refused"
+    assert list(outside.iterdir()) == []
+
+
+def test_flow_context_writes_no_key_or_store_through_a_symlinked_state_dir(
+    work: Path, outside: Path
+) -> None:
+    from core.flow.context import FlowContext
+
+    (work / STATE_DIR).symlink_to(outside)
+    with pytest.raises(StateDirError):
+        FlowContext.open(Workspace.open(work))
+    assert list(outside.iterdir()) == []
+
+
+def test_hub_token_create_writes_nothing_through_a_symlinked_state_dir(
+    work: Path, outside: Path
+) -> None:
+    (work / STATE_DIR).symlink_to(outside)
+    result = run_noma("hub", "token", "create", "--name", "me", "--workspace", str(work), cwd=work)
+    assert result.returncode == 2 and "state_dir_refused" in result.stderr
+    assert list(outside.iterdir()) == []
+
+
+def test_skills_runtime_writes_no_blobs_through_a_symlinked_state_dir(
+    work: Path, outside: Path
+) -> None:
+    from core.skills_runtime.service import SkillsRuntime
+
+    (work / STATE_DIR).symlink_to(outside)
+    with pytest.raises(StateDirError):
+        SkillsRuntime(work)
+    assert list(outside.iterdir()) == []
+
+
+def test_a_symlinked_blobs_folder_is_refused(work: Path, outside: Path) -> None:
+    from core.skills_runtime.service import SkillsRuntime
+
+    (work / STATE_DIR).mkdir()
+    (work / STATE_DIR / "blobs").symlink_to(outside)
+    with pytest.raises(StateDirError):
+        SkillsRuntime(work)
+    assert list(outside.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["runs.sqlite3", "runs.sqlite3-wal", "hub.sqlite3"])
+def test_a_planted_store_symlink_is_refused(work: Path, outside: Path, name: str) -> None:
+    from core.flow.store import RunStore
+    from core.hub.tokens import TokenStore
+
+    victim = outside / "victim"
+    victim.write_bytes(b"precious")
+    state = work / STATE_DIR
+    state.mkdir()
+    (state / name).symlink_to(victim)
+    opener = TokenStore.open if name.startswith("hub") else RunStore.open
+    with pytest.raises(StateDirError):
+        opener(state)
+    assert victim.read_bytes() == b"precious"
+
+
+def test_a_state_path_that_is_a_file_is_refused(work: Path) -> None:
+    (work / STATE_DIR).write_text("not a folder")
+    with pytest.raises(StateDirError) as caught:
+        _ = Workspace.open(work).state_dir
+    assert "not a directory" in caught.value.message
+
+
+def test_a_state_dir_owned_by_someone_else_is_refused(
+    work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (work / STATE_DIR).mkdir()
+    real = os.geteuid()
+    # Seen from another user: the folder is not theirs (a shared drive, a planted clone).
+    monkeypatch.setattr(os, "geteuid", lambda: real + 1)
+    with pytest.raises(StateDirError) as caught:
+        _ = Workspace.open(work).state_dir
+    assert "owned by uid" in caught.value.message
+
+
+def test_a_real_state_dir_is_made_private(work: Path) -> None:
+    path = Workspace.open(work).state_dir
+    assert path.is_dir() and not path.is_symlink()
+    assert path.stat().st_mode & 0o777 == 0o700
