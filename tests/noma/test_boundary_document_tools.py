@@ -175,3 +175,17 @@ def test_cli_patch_out_refuses_a_planted_symlink(work: Path, outside: Path) -> N
     )
     assert result.returncode == 2 and "symlink_refused" in result.stderr
     assert victim.read_text() == "mine\n"
+
+
+def test_a_capabilities_sidecar_symlink_is_not_read(work: Path, outside: Path) -> None:
+    """The sidecar's problems echo its keys: a sidecar planted as a symlink to a YAML file
+    elsewhere (a cluster config) would hand them to the agent."""
+    from core.mcp.v11_tools import describe_capabilities
+
+    secret = outside / "config.yml"
+    secret.write_text("apiVersion: v1\nclusters-token-abc123: {}\n")
+    (work / "notes.noma.capabilities.yml").symlink_to(secret)
+    body = describe_capabilities(ToolContext(work), "notes.noma")
+    text = json.dumps(body)
+    assert "clusters-token-abc123" not in text and "apiVersion" not in text
+    assert "symlink_refused" in text
