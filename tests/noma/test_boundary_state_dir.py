@@ -122,3 +122,23 @@ def test_a_real_state_dir_is_made_private(work: Path) -> None:
     path = Workspace.open(work).state_dir
     assert path.is_dir() and not path.is_symlink()
     assert path.stat().st_mode & 0o777 == 0o700
+
+
+def test_the_blob_ledger_is_never_written_through_a_planted_symlink(
+    work: Path, outside: Path
+) -> None:
+    """A cloned state folder with ``blobs/.usage.tmp -> ~/.bashrc``: the quota ledger's
+    temp file used to be written by name, truncating the target."""
+    from core.skills_runtime.blob_store import BlobStore
+
+    victim = outside / "victim"
+    victim.write_bytes(b"precious")
+    blobs = work / STATE_DIR / "blobs"
+    blobs.mkdir(parents=True)
+    (blobs / ".usage.tmp").symlink_to(victim)
+    (blobs / ".usage").symlink_to(victim)
+    store = BlobStore(blobs)
+    store.create("hello", "text")
+    store.close()
+    assert victim.read_bytes() == b"precious"
+    assert not (blobs / ".usage").is_symlink()
