@@ -205,4 +205,6 @@ def patch_block(
     }
     if outcome.advisories:
         result["advisories"] = outcome.advisories
+    if outcome.recovery is not None:  # an interrupted earlier write was settled first
+        result["recovery"] = outcome.recovery.to_json()
     return result

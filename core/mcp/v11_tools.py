@@ -73,6 +73,8 @@ def patch_block_list(
     }
     if outcome.advisories:
         result["advisories"] = outcome.advisories
+    if outcome.recovery is not None:  # an interrupted earlier write was settled first
+        result["recovery"] = outcome.recovery.to_json()
     return result
 
 

@@ -219,3 +219,14 @@ def test_touch_refuses_a_document_that_is_a_symlink_out_of_its_folder(tmp_path: 
     with pytest.raises(BoundaryError) as caught:
         touch(work / "notes.noma")
     assert caught.value.code == "symlink_refused"
+
+
+def test_mcp_patch_block_reports_an_untrusted_pending_record(planted: tuple[Path, Path]) -> None:
+    from core.mcp.tools import ToolContext, patch_block
+
+    doc, victim = planted
+    plant_pending(doc, "unsigned, truncate to 3")
+    body = patch_block(ToolContext(doc.parent), doc.name, OP)
+    assert body["ok"] is True
+    assert body["recovery"]["untrusted_pending"]
+    assert victim.read_bytes() == VICTIM
