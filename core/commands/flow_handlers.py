@@ -55,7 +55,11 @@ def _open(args: argparse.Namespace) -> FlowContext | None:
     if not looks_like_workspace(workspace):
         error(f"{workspace.root}: not a workspace (no noma-workbench.toml and no flows/)")
         return None
-    return FlowContext.open(workspace)
+    try:
+        return FlowContext.open(workspace)
+    except WorkspaceError as exc:  # a refused state folder (StateDirError) says why
+        error(str(exc))
+        return None
 
 
 def _finish(args: argparse.Namespace, result: FlowResult, human: Any) -> int:

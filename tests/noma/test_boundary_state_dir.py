@@ -142,3 +142,11 @@ def test_the_blob_ledger_is_never_written_through_a_planted_symlink(
     store.close()
     assert victim.read_bytes() == b"precious"
     assert not (blobs / ".usage").is_symlink()
+
+
+def test_noma_flow_reports_a_refused_state_dir_in_one_line(work: Path, outside: Path) -> None:
+    (work / STATE_DIR).symlink_to(outside)
+    result = run_noma("flow", "list", "--root", str(work), cwd=work)
+    assert result.returncode != 0
+    assert "state_dir_refused" in result.stderr and "Traceback" not in result.stderr
+    assert list(outside.iterdir()) == []
