@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import socket
 import statistics
 import tempfile
@@ -92,13 +93,24 @@ def _summary(samples: list[float]) -> dict[str, float]:
     }
 
 
-def _workspace(root: Path) -> None:
-    (root / "flows").mkdir()
+def _workspace(tmp: Path) -> Path:
+    """A benchmark workspace in ``tmp``, trusted (its gates apply) in user dirs beside it."""
+    root = tmp / "ws"
+    (root / "flows").mkdir(parents=True)
     (root / "flows" / "bench.flow.yaml").write_text(yaml.safe_dump(_bundle(), sort_keys=False))
     (root / "noma-workbench.toml").write_text(
         '[workbench]\nactor = "bench"\n[gates]\nrun_writes_enabled = true\n'
         "automatable_execution_enabled = true\n"
     )
+    # The gates apply in a trusted folder only (core.trust). Trusted, and its hub tokens
+    # kept, in user dirs of this run, so the user's own never collect temp dirs.
+    for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME"):
+        os.environ[name] = str(tmp / "user" / name.lower())
+    from core.trust import TrustStore
+
+    workspace = Workspace.open(root)
+    TrustStore().trust(workspace.root, workspace.config)
+    return root
 
 
 @contextmanager
@@ -132,8 +144,7 @@ def run_http(runs: int) -> dict[str, Any]:
     from core.hub.app import Hub, create_hub_app
 
     with tempfile.TemporaryDirectory(prefix="flow-bench-http-") as tmp:
-        root = Path(tmp)
-        _workspace(root)
+        root = _workspace(Path(tmp))
         hub = Hub.open(root, require_tokens=True, lanes={"cloud_premium": ProviderLane("x")})
         token, _ = hub.tokens.create("bench", human=True)
         start_ms: list[float] = []
@@ -182,8 +193,7 @@ def run_http(runs: int) -> dict[str, Any]:
 
 def run(runs: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="flow-bench-") as tmp:
-        root = Path(tmp)
-        _workspace(root)
+        root = _workspace(Path(tmp))
         lanes = {"cloud_premium": ProviderLane("cloud_premium")}
         ctx = FlowContext.open(Workspace.open(root), lanes=lanes)  # no execution here
         start_ms: list[float] = []

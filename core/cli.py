@@ -112,11 +112,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("id", nargs="?", help="a canonical id; omit for every block with an id")
     p.set_defaults(func=patching.cmd_ops)
 
-    from .commands import flow
+    from .commands import flow, trust
     from .hub import cli as hub_cli
     from .skills_runtime import cli as skills_cli
 
     flow.register(sub)
+    trust.register(sub)
     skills_cli.register(sub)
     hub_cli.register(sub)
 

@@ -4,6 +4,11 @@ and ``noma-workbench.toml``.
 Every surface opens the same `Workspace`, so the CLI, the app and the servers agree on where
 documents, flows, skills and run state live. Sections of the config are read by the parts
 that own them (``[gates]``/``[policy]`` by ``core.flow``); unknown keys are kept, not lost.
+
+The folder is untrusted input (`core.trust`): `section` is the one place the effective
+settings come from, and it answers an empty table for every section trust covers until the
+user has trusted the folder with exactly those settings. `raw_section` is what the folder
+says, for showing it (never for using it).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .noma.boundary import STATE_DIR_REFUSED, BoundaryError, owned_directory, state_file
+from .trust import COVERED, TrustStatus, TrustStore
 
 CONFIG_NAME = "noma-workbench.toml"
 STATE_DIR = ".noma-workbench"
@@ -61,6 +67,8 @@ def state_store_file(path: Path) -> Path:
 class Workspace:
     root: Path
     config: dict[str, Any] = field(default_factory=dict)
+    # Fail closed: a Workspace built by hand is untrusted; `open` asks the trust store.
+    trust: TrustStatus = field(default_factory=TrustStatus.untrusted)
 
     @classmethod
     def open(cls, root: str | Path) -> Workspace:
@@ -74,7 +82,7 @@ class Workspace:
                 config = tomllib.loads(config_path.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
                 raise WorkspaceError(f"{config_path}: {exc}") from exc
-        return cls(path, config)
+        return cls(path, config, TrustStore().status(path, config))
 
     @property
     def config_path(self) -> Path:
@@ -94,7 +102,18 @@ class Workspace:
     def skills_dir(self) -> Path:
         return self.root / "skills"
 
+    @property
+    def trusted(self) -> bool:
+        return self.trust.trusted
+
     def section(self, name: str) -> dict[str, Any]:
+        """The effective ``[name]`` table: empty for a covered section of an untrusted folder."""
+        if name in COVERED and not self.trust.trusted:
+            return {}
+        return self.raw_section(name)
+
+    def raw_section(self, name: str) -> dict[str, Any]:
+        """What the folder's config says, trusted or not: for display only."""
         value = self.config.get(name)
         return value if isinstance(value, dict) else {}
 

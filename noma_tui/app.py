@@ -44,7 +44,8 @@ from core.noma.patch.pipeline import (
 )
 from core.noma.proof import build_proof
 from core.noma.transcript import transcript_path
-from core.workspace import STATE_DIR, Workspace
+from core.trust import TrustStore
+from core.workspace import STATE_DIR, Workspace, WorkspaceError
 from themes import DEFAULT_THEME, STYLESHEET, THEME_CYCLE, THEMES, VARIABLE_DEFAULTS
 
 from .config import WorkbenchConfig
@@ -74,6 +75,7 @@ from .screens.edit_base import EditScreen
 from .screens.help import HelpScreen
 from .screens.main import MainScreen
 from .screens.proof import ProofScreen
+from .screens.trust import TrustScreen, is_restricted
 from .session import EditSession
 from .versions import Changes, diff_versions
 
@@ -111,7 +113,8 @@ class WorkbenchApp(App[None]):
         self.doc_path: Path | None = document.resolve() if document is not None else None
         if self.doc_path is None and self.config.open:
             candidate = (workspace.root / self.config.open).resolve()
-            if candidate.is_file():
+            # The folder's config names a document of the folder, never a file outside it.
+            if candidate.is_file() and candidate.is_relative_to(workspace.root):
                 self.doc_path = candidate
         self.cache = DocumentCache()
         self.loaded: LoadedDocument | None = None
@@ -167,6 +170,16 @@ class WorkbenchApp(App[None]):
         for problem in self.config.problems:
             self.notify(problem, title="noma-workbench.toml", severity="warning", timeout=10)
         self.main.status.message = f"workspace {self.workspace.root.name}"
+        self.show_trust()
+        if self.main.status.restricted:
+            self.notify(
+                f"{self.workspace.trust.reason}. What it asks for stays off: press "
+                f"{display_key(self.config.keymap.get('app.trust', 'T'))} to see it and trust "
+                "the folder.",
+                title="restricted: untrusted folder",
+                severity="warning",
+                timeout=10,
+            )
         self.refresh_files()
         if self.doc_path is not None:
             self.open_document(self.doc_path)
@@ -795,6 +808,32 @@ class WorkbenchApp(App[None]):
         self.revert(record, "redo")
 
     # -- app actions ---------------------------------------------------------------------------
+
+    def show_trust(self) -> None:
+        """The restricted badge follows the folder's trust (`core.trust`)."""
+        restricted = is_restricted(self.workspace)
+        self.main.status.restricted = restricted
+        self.title = f"{self.TITLE} · restricted" if restricted else self.TITLE
+
+    @guarded
+    def action_workspace_trust(self) -> None:
+        if isinstance(self.screen, TrustScreen):
+            return
+        self.push_screen(TrustScreen(self.workspace), self._trust_answered)
+
+    def _trust_answered(self, yes: bool | None) -> None:
+        if not yes:
+            return
+        try:
+            TrustStore().trust(self.workspace.root, self.workspace.config)
+            self.workspace = Workspace.open(self.workspace.root)
+        except (OSError, WorkspaceError) as exc:
+            code = getattr(exc, "code", "trust_store_unsafe")
+            self.notify(str(exc), title=code, severity="error", timeout=10)
+            return
+        self.show_trust()
+        self.main.reopen_flow_pane(self.workspace)
+        self.notify(f"{self.workspace.root.name}: its settings apply now.", title="trusted")
 
     @guarded
     def action_help(self) -> None:

@@ -155,6 +155,9 @@ FLOW_ACTIONS: tuple[ActionSpec, ...] = (
 APP_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("app.help", "help", "f1,question_mark", "Help", "Show keys and what they do",
                APP),
+    ActionSpec("app.trust", "workspace_trust", "T", "Trust", "Workspace trust: what this "
+               "folder's settings would turn on (hub, store, secrets, gates, its skills), and "
+               "trust it", APP, footer=False),
     ActionSpec("app.theme", "toggle_theme", "ctrl+t", "Theme", "Switch dark / light theme",
                APP, footer=False),
     ActionSpec("app.quit", "quit_app", "q", "Quit", "Quit the workbench", APP),

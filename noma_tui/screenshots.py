@@ -9,7 +9,7 @@ for its workers, and exports the screen. Files land in ``screenshots/`` at the r
 from __future__ import annotations
 
 import asyncio
-import shutil
+import os
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable
@@ -23,7 +23,7 @@ from core.workspace import Workspace
 
 from .app import WorkbenchApp
 from .config import WorkbenchConfig
-from .demo import DEMO_SOURCE, SKIP
+from .demo import ensure_demo_copy
 from .messages import DiskChanged
 from .screens.proof import ProofScreen
 from .screens.source_editor import SourceEditorScreen
@@ -170,19 +170,28 @@ SHOTS: dict[str, tuple[str, Steps]] = {
 
 
 async def render(name: str, theme: str, steps: Steps, out: Path) -> Path:
+    # The demo copy is trusted as the product trusts its own copy, in a config dir of this
+    # run only (the user's trusted folders never collect these temp dirs).
+    saved = os.environ.get("XDG_CONFIG_HOME")
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "demo"
-        shutil.copytree(DEMO_SOURCE, root, ignore=SKIP)
-        workspace = Workspace.open(root)
-        config = WorkbenchConfig.from_workspace(
-            workspace, theme=theme, watch=False, cursor_blink=False
-        )
-        app = WorkbenchApp(workspace, config=config)
-        async with app.run_test(size=SIZE) as pilot:
-            await steps(pilot, root)
-            await app.workers.wait_for_complete()
-            await pilot.pause()
-            svg = app.export_screenshot(title=f"Noma Workbench · {name}")
+        os.environ["XDG_CONFIG_HOME"] = str(Path(tmp) / "config")
+        try:
+            root = ensure_demo_copy(Path(tmp) / "demo")
+            workspace = Workspace.open(root)
+            config = WorkbenchConfig.from_workspace(
+                workspace, theme=theme, watch=False, cursor_blink=False
+            )
+            app = WorkbenchApp(workspace, config=config)
+            async with app.run_test(size=SIZE) as pilot:
+                await steps(pilot, root)
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+                svg = app.export_screenshot(title=f"Noma Workbench · {name}")
+        finally:
+            if saved is None:
+                os.environ.pop("XDG_CONFIG_HOME", None)
+            else:
+                os.environ["XDG_CONFIG_HOME"] = saved
     target = out / f"{name}.svg"
     target.write_text(svg, encoding="utf-8")
     return target

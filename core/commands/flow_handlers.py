@@ -16,6 +16,7 @@ from ..flow.definitions import export_flow, get_flow, list_flows, problem_lines
 from ..flow.importing import import_flow
 from ..workspace import Workspace, WorkspaceError
 from .output import error, write, write_json
+from .trust import untrusted_notice
 
 RUN_FIELDS = (
     "flow_id",
@@ -55,6 +56,9 @@ def _open(args: argparse.Namespace) -> FlowContext | None:
     if not looks_like_workspace(workspace):
         error(f"{workspace.root}: not a workspace (no noma-workbench.toml and no flows/)")
         return None
+    notice = untrusted_notice(workspace)
+    if notice is not None:  # go on with those settings off, and say how to turn them on
+        error(notice)
     try:
         return FlowContext.open(workspace)
     except WorkspaceError as exc:  # a refused state folder (StateDirError) says why

@@ -4,11 +4,17 @@ Surfaces build one `FlowContext` per workspace (`FlowContext.open`) and pass it 
 handler family; nothing else about a surface reaches the engine, which is why the CLI, the
 MCP tool and the pane produce the same records. A surface that only opens a folder (the
 app) opens it ``lazy``: nothing is written until a run is (`lazy_store`).
+
+An untrusted folder (`core.trust`) is opened with its covered settings off (no store URL, gates
+off, default policy) and without its ``actor.key``: a key that came with the folder is known
+to whoever shipped it, so actors are hashed with a key of this process only (nothing shipped
+reads as yours, and no key file is written). No run store is created in it either.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,7 +64,15 @@ class FlowContext:
         run store yet is left untouched: the store is a `LazyRunStore` and the actor is
         not keyed until `settled` swaps in the real context."""
         posture = Posture.from_workspace(workspace)
-        if lazy and not has_run_store(workspace):
+        if not workspace.trusted:
+            key = secrets.token_bytes(32)  # never the folder's own actor.key, never saved
+            store = (
+                open_run_store(workspace.state_dir, workspace.section("store").get("url"))
+                if has_run_store(workspace)
+                else cast(RunStore, LazyRunStore(workspace))
+            )
+            default_actor = workspace_actor(workspace, posture.policy, key)
+        elif lazy and not has_run_store(workspace):
             key = b""
             store = cast(RunStore, LazyRunStore(workspace))
             default_actor = Actor(UNKEYED, frozenset(posture.policy.scopes))

@@ -2,7 +2,8 @@
 opens a folder (the app), which must leave no state dir behind.
 
 `FlowContext.open(workspace, lazy=True)` puts a `LazyRunStore` in the context while the
-workspace has no run store yet: reads see an empty store in a private temp dir, and the
+workspace has no run store yet: reads see an empty store held in memory (no file is made
+anywhere: not in the folder, not in a temp dir), and the
 context's actor is not keyed (no key file is made; an empty store has nothing for it to
 see). `FlowContext.settled` swaps in the real context as soon as the database exists
 (another process made it) or a write the gates allow is about to happen. With the gates
@@ -11,7 +12,8 @@ off every write is refused before the store is touched, so nothing appears.
 
 from __future__ import annotations
 
-import tempfile
+import secrets
+import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -41,7 +43,8 @@ class LazyRunStore:
         self.workspace = workspace
         self._real: RunStore | None = None
         self._empty: RunStore | None = None
-        self._scratch: tempfile.TemporaryDirectory[str] | None = None
+        # Keeps the in-memory empty store alive while worker threads open and release theirs.
+        self._anchor: sqlite3.Connection | None = None
         self._lock = threading.Lock()
 
     @property
@@ -56,8 +59,9 @@ class LazyRunStore:
             if self._real is not None:
                 return self._real
             if self._empty is None:
-                self._scratch = tempfile.TemporaryDirectory(prefix="noma-no-runs-")
-                self._empty = RunStore.open(Path(self._scratch.name))
+                uri = f"file:noma-no-runs-{secrets.token_hex(8)}?mode=memory&cache=shared"
+                self._anchor = sqlite3.connect(uri, uri=True, check_same_thread=False)
+                self._empty = RunStore(Path(uri))
             return self._empty
 
     @contextmanager
@@ -76,6 +80,6 @@ class LazyRunStore:
                 if store is not None:
                     store.close()
             self._real = self._empty = None
-            if self._scratch is not None:
-                self._scratch.cleanup()
-                self._scratch = None
+            if self._anchor is not None:
+                self._anchor.close()
+                self._anchor = None

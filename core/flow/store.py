@@ -250,8 +250,13 @@ class RunStore:
     def connection(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            conn = sqlite3.connect(
-                self.path, timeout=60.0, isolation_level=None, check_same_thread=False
+            name = str(self.path)
+            conn = sqlite3.connect(  # a ``file:`` URI: the lazy store's empty in-memory store
+                name,
+                timeout=60.0,
+                isolation_level=None,
+                check_same_thread=False,
+                uri=name.startswith("file:"),
             )
             conn.row_factory = sqlite3.Row
             conn.execute("PRAGMA busy_timeout=60000")

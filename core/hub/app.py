@@ -69,7 +69,7 @@ class Hub:
     ) -> Hub:
         workspace = Workspace.open(root)
         base = FlowContext.open(workspace, lanes=lanes)
-        return cls(workspace.root, base, TokenStore.open(workspace.state_dir), require_tokens)
+        return cls(workspace.root, base, TokenStore.for_workspace(workspace.root), require_tokens)
 
     def close(self) -> None:
         self.base.close()

@@ -78,7 +78,7 @@ def _tokens(args: argparse.Namespace) -> object:
         raise WorkspaceError(
             f"{workspace.root}: not a workspace (no noma-workbench.toml and no flows/)"
         )
-    return TokenStore.open(workspace.state_dir)
+    return TokenStore.for_workspace(workspace.root)  # the user's state dir, never the folder
 
 
 def _token_create(args: argparse.Namespace) -> int:
@@ -149,6 +149,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
+    from core.commands.trust import untrusted_refusal
     from core.flow.context import looks_like_workspace
     from core.hub.app import Hub, create_hub_app
     from core.skills_runtime.app import create_app
@@ -165,6 +166,10 @@ def _serve(args: argparse.Namespace) -> int:
             f"noma serve: {workspace.root}: not a workspace (no noma-workbench.toml and no flows/)",
             file=sys.stderr,
         )
+        return 2
+    refusal = untrusted_refusal(workspace)
+    if refusal is not None:
+        print(f"noma serve: {refusal}", file=sys.stderr)
         return 2
     loopback = is_loopback(args.host)
     try:

@@ -7,8 +7,12 @@ anywhere. A lookup hashes what the caller presented and finds the row by that ha
 stolen database gives no usable token, and a revoked row answers exactly like an unknown
 one (the caller sees a bare 401 either way).
 
-The table lives in ``<state dir>/hub.sqlite3`` beside the run store: tokens belong to the
-hub that serves the workspace, not to a run store that several hubs may share.
+The table belongs to the hub that serves a workspace, not to a run store that several hubs
+may share, and never to the folder itself: a folder may have been written by someone else,
+and a ``.noma-workbench/hub.sqlite3`` shipped in it would hold the hash of a token its author
+knows. So the table lives in the user's state dir, keyed by the folder's real path
+(``$XDG_STATE_HOME/noma-workbench/hub-tokens/<sha256 of the path>.sqlite3``); one inside the
+folder is never opened (`shipped_token_store` finds it so the surfaces can say so).
 """
 
 from __future__ import annotations
@@ -26,7 +30,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
+from ..user_dirs import state_home
+
 DB_NAME = "hub.sqlite3"
+TOKENS_DIR = "hub-tokens"
 PREFIX = "nhub_"
 TOKEN_RE = re.compile(r"^nhub_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@+-]{0,127}$")
@@ -70,6 +77,21 @@ class HubToken:
         }
 
 
+def token_store_path(root: Path) -> Path:
+    """Where the tokens of the hub serving ``root`` live: the user's state dir, never
+    ``root``. The folder is made 0700 (the table says who holds tokens)."""
+    folder = state_home() / TOKENS_DIR
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    key = hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    return folder / f"{key}.sqlite3"
+
+
+def shipped_token_store(root: Path) -> Path | None:
+    """A token table inside the folder (the old place, or shipped with it): never used."""
+    path = root / ".noma-workbench" / DB_NAME
+    return path if path.exists() or path.is_symlink() else None
+
+
 def token_sha256(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
@@ -90,10 +112,9 @@ class TokenStore:
             conn.execute(SCHEMA)
 
     @classmethod
-    def open(cls, state_dir: Path) -> TokenStore:
-        from ..workspace import state_store_file
-
-        return cls(state_store_file(state_dir / DB_NAME))
+    def for_workspace(cls, root: Path) -> TokenStore:
+        """The token table of the hub serving ``root`` (a resolved folder)."""
+        return cls(token_store_path(root))
 
     def _conn(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)

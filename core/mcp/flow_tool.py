@@ -109,6 +109,29 @@ def call(root: Path | None, action: str, request: dict[str, Any]) -> dict[str, A
         raise ToolError(str(exc)) from exc
     ctx = opened.as_actor(opened.actor.as_agent())  # an agent: it may not approve reviews
     try:
-        return to_json(run_action(ctx, action, request, allowed=MCP_ACTIONS))
+        return _trust_hint(
+            workspace, to_json(run_action(ctx, action, request, allowed=MCP_ACTIONS))
+        )
     finally:
         ctx.close()
+
+
+GATE_CODES = frozenset({"FLOW_RUN_WRITES_DISABLED", "FLOW_AUTOMATABLE_EXECUTION_DISABLED"})
+
+
+def _trust_hint(workspace: Workspace, result: dict[str, Any]) -> dict[str, Any]:
+    """A gate refusal in a folder whose config turns the gate on but that the user has not
+    trusted says so, and names the command the user (not the agent) runs to trust it."""
+    if (
+        result.get("ok") is not False
+        or result.get("code") not in GATE_CODES
+        or workspace.trusted
+        or not any(v is True for v in workspace.raw_section("gates").values())
+    ):
+        return result
+    hint = {
+        "path": "gates",
+        "message": "on in noma-workbench.toml, but this folder is not trusted: its user "
+        f"can run `noma trust {workspace.root}`",
+    }
+    return {**result, "problems": [*result.get("problems", []), hint]}

@@ -19,19 +19,19 @@ import secrets
 import stat
 from pathlib import Path
 
+from ..user_dirs import state_home
 from .boundary import STATE_DIR_REFUSED, BoundaryError, Folder, owned_directory, read_all
 
 KEY_FILE = "pending.key"
 KEY_BYTES = 32
-APP_DIR = "noma-workbench"
 
 
 def user_state_dir() -> Path:
-    """``$XDG_STATE_HOME/noma-workbench`` (the user's, never a workspace's)."""
-    base = os.environ.get("XDG_STATE_HOME") or ""
-    root = Path(base) if os.path.isabs(base) else Path.home() / ".local" / "state"
-    root.mkdir(mode=0o700, parents=True, exist_ok=True)
-    return owned_directory(root / APP_DIR)
+    """``$XDG_STATE_HOME/noma-workbench`` (the user's, never a workspace's), made 0700 and
+    refused when it is a symlink or someone else's."""
+    home = state_home()
+    home.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return owned_directory(home)
 
 
 _cache: dict[Path, bytes] = {}

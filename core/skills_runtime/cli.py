@@ -30,18 +30,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def _serve(args: argparse.Namespace) -> int:
+    import sys
     from pathlib import Path
 
     import uvicorn
 
+    from core.commands.trust import untrusted_refusal
     from core.skills_runtime.app import create_app
     from core.skills_runtime.service import SkillsRuntime
+    from core.workspace import Workspace, WorkspaceError
 
     try:
-        runtime = SkillsRuntime(Path(args.workspace))
+        workspace = Workspace.open(Path(args.workspace))
+    except WorkspaceError as exc:
+        print(f"noma skills serve: {exc}", file=sys.stderr)
+        return 2
+    refusal = untrusted_refusal(workspace)
+    if refusal is not None:  # it would serve the folder's skills and hand them secrets
+        print(f"noma skills serve: {refusal}", file=sys.stderr)
+        return 2
+    try:
+        runtime = SkillsRuntime(workspace.root)
     except ValueError as exc:  # e.g. a blob quota that is not a number of bytes
-        import sys
-
         print(f"noma skills serve: {exc}", file=sys.stderr)
         return 2
     uvicorn.run(create_app(runtime), host=args.host, port=args.port, log_level=args.log_level)

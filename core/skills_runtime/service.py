@@ -42,6 +42,7 @@ from core.skills_runtime.skill_store import (
     SkillExists,
     SkillNotFound,
     SkillStore,
+    Source,
 )
 from core.skills_runtime.wire import (
     MAX_LIST_LIMIT,
@@ -130,14 +131,14 @@ class SkillsRuntime:
         state = state_directory(self.workspace)
         state_directory(self.workspace, CREATED_DIR, create=False)
         state_directory(self.workspace, "blobs", create=False)
-        self.store = SkillStore(
-            [
-                ("shipped", shipped_dir),
-                ("workspace", self.workspace / "skills"),
-                ("created", state / CREATED_DIR),
-            ],
-            writable_root=state / CREATED_DIR,
-        )
+        ws = self._config()
+        # An untrusted folder's skills (its skills/ and any created-skills it shipped) are
+        # neither listed nor run: only the product's own. They could shadow a shipped skill.
+        self.trusted = ws is not None and ws.trusted
+        roots: list[tuple[Source, Path]] = [("shipped", shipped_dir)]
+        if self.trusted:
+            roots += [("workspace", self.workspace / "skills"), ("created", state / CREATED_DIR)]
+        self.store = SkillStore(roots, writable_root=state / CREATED_DIR if self.trusted else None)
         quota = blob_quota_bytes if blob_quota_bytes is not None else self._config_quota()
         self.blobs = BlobStore(state / "blobs", quota_bytes=quota)
         self.sandbox = Sandbox(sandbox_config)
@@ -168,8 +169,8 @@ class SkillsRuntime:
 
     def _workspace_secrets(self) -> SecretStore:
         ws = self._config()
-        if ws is None:
-            return SecretStore.empty()  # an unreadable config grants nothing
+        if ws is None or not ws.trusted:
+            return SecretStore.empty()  # an unreadable or untrusted config grants nothing
         return SecretStore.from_config(self.workspace, ws.section("secrets"))
 
     def _config_quota(self) -> int:

@@ -49,6 +49,7 @@ from core.flow.enums import FINISHED_STEP, SKIP_REASON_LABELS
 from core.flow.evidence import EvidenceOffer, pointer_kind_for, transcript_offers
 from core.flow.models import FlowBundle, FlowStep
 from core.flow.records import FlowRun, StepState
+from core.trust import restrictions
 from core.workspace import Workspace
 
 # The handler names, local (a lazy store: `core.flow.lazy_store`) or on a remote hub
@@ -236,11 +237,22 @@ class FlowFrontierPane(Vertical):
         yield Static("", id="flow-status")
 
     def on_mount(self) -> None:
-        self.ctx = open_flow_context(self.workspace)
         runs = self.query_one("#flow-runs", DataTable)
         runs.add_columns("Flow", "Status", "Done", "Started")
         steps = self.query_one("#flow-steps", DataTable)
         steps.add_columns(" ", "#", "Step", "Status", "Proof")
+        self._open_context()
+
+    def reopen(self, workspace: Workspace) -> None:
+        """Open the workspace again (its trust changed): its settings as they apply now."""
+        old, self.ctx = self.ctx, None
+        if old is not None:
+            old.close()
+        self.workspace = workspace
+        self._open_context()
+
+    def _open_context(self) -> None:
+        self.ctx = open_flow_context(self.workspace)
         gates = self.ctx.posture.gates
         policy = self.ctx.posture.policy
         header = (
@@ -250,6 +262,8 @@ class FlowFrontierPane(Vertical):
         )
         if self.ctx.posture.problems:
             header += " · config problem: failing closed"
+        if not self.workspace.trusted and restrictions(self.workspace.root, self.workspace.config):
+            header += " · restricted: untrusted folder (T)"
         self.header_text = header
         self.query_one("#flow-header", Static).update(header)
         self.say(LOADING)

@@ -1,7 +1,9 @@
 """The status bar: the open document, its hash and counts, the open edit and its drift.
 
 ``base_sha_drift`` appears here (as a word, not only a colour) while an edit is open and
-the file on disk no longer matches the version the edit started from.
+the file on disk no longer matches the version the edit started from. ``[restricted]``
+appears while the folder is untrusted and asks for something trust keeps off (`core.trust`;
+the trust screen, ``T``, says what and why).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ class StatusBar(Themed, Static):
     drift: reactive[bool] = reactive(False)
     message: reactive[str] = reactive("")
     read_only: reactive[bool] = reactive(False)
+    restricted: reactive[bool] = reactive(False)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -35,6 +38,8 @@ class StatusBar(Themed, Static):
     def render(self) -> Text:
         p = self.palette
         text = Text(no_wrap=True, overflow="ellipsis")
+        if self.restricted:
+            text.append("[restricted] ", p.warning)
         if not self.doc_name:
             text.append(self.message or "No document open.")
             return text

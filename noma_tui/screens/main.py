@@ -53,6 +53,8 @@ from .source_editor import SourceEditorScreen
 from .table_grid import TableGridScreen
 
 if TYPE_CHECKING:
+    from core.workspace import Workspace
+
     from ..app import WorkbenchApp
 
 
@@ -171,6 +173,13 @@ class MainScreen(Screen[None]):
     @property
     def files(self) -> FileList:
         return self.query_one("#files", FileList)
+
+    def reopen_flow_pane(self, workspace: Workspace) -> None:
+        """The folder's trust changed: the flow pane reopens with its effective settings."""
+        pane = self.query_one("#flow-pane")
+        reopen = getattr(pane, "reopen", None)
+        if callable(reopen):
+            reopen(workspace)
 
     def tell_flow_pane(self, path: Path) -> None:
         """The flow pane offers the open document's transcript as evidence pointers."""

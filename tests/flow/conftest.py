@@ -23,6 +23,7 @@ import yaml
 from core.flow import FlowContext, ids
 from core.flow.lanes import LaneRequest, LaneResult, ProviderLane
 from core.workspace import Workspace
+from tests.workspace_trust import trust_folder
 
 # `tests/` is on sys.path under `.venv/bin/pytest`, and `tests/sandbox/` (no __init__.py)
 # would then shadow the real `sandbox` package as a namespace package, so the Skills
@@ -239,6 +240,7 @@ def write_config(
         else:
             lines.append(f"{key} = {value}")
     (root / "noma-workbench.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    trust_folder(root)  # the user trusts the folder with these gates (core.trust)
 
 
 def share_actor_key(root: Path, key: bytes = b"k" * 32) -> None:

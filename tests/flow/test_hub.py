@@ -21,7 +21,7 @@ from core.flow.errors import CODES
 from core.hub.app import Hub, create_hub_app
 from core.hub.cli import is_loopback
 from core.hub.routes import ROUTES
-from core.hub.tokens import TokenStore
+from core.hub.tokens import TokenStore, token_store_path
 from core.workspace import Workspace
 
 from .conftest import ACTOR, OTHER, FakeLane, bundle, make_workspace, starter_bundle, step
@@ -307,12 +307,13 @@ def test_tokens_are_stored_as_hashes_only(tmp_path: Path, root: Path, capsys) ->
     assert [t["token_id"] for t in listed] == [made["token_id"]]
     assert "token" not in listed[0] and token not in json.dumps(listed)
     assert cli.main(["hub", "token", "revoke", made["token_id"], "--workspace", str(root)]) == 0
-    assert TokenStore.open(state).verify(token) is None
+    assert TokenStore.for_workspace(Workspace.open(root).root).verify(token) is None
     assert cli.main(["hub", "token", "revoke", "deadbeef0000", "--workspace", str(root)]) == 2
     assert (
         cli.main(["hub", "token", "create", "--name", "bad name!", "--workspace", str(root)]) == 2
     )
-    assert (state / "hub.sqlite3").stat().st_mode & 0o077 == 0
+    table = token_store_path(Workspace.open(root).root)
+    assert table.stat().st_mode & 0o077 == 0 and not (state / "hub.sqlite3").exists()
     plain = tmp_path / "not-a-workspace"
     plain.mkdir()
     assert cli.main(["hub", "token", "list", "--workspace", str(plain)]) == 2
@@ -474,14 +475,15 @@ def test_sqlite_rows_hold_no_raw_actor(client: TestClient, hub: Hub, root: Path)
     token, _ = hub.tokens.create("grace@example.org", human=True)
     start(client, **bearer(token))
     state = Workspace.open(root).state_dir
-    for db in state.glob("*.sqlite3"):
+    tokens = token_store_path(Workspace.open(root).root)  # the user's state dir, not the folder
+    for db in [*state.glob("*.sqlite3"), tokens]:
         conn = sqlite3.connect(db)
         try:
             dump = "\n".join(conn.iterdump())
         finally:
             conn.close()
         assert token not in dump
-        if db.name != "hub.sqlite3":  # the token table names its actor; the run store never
+        if db != tokens:  # the token table names its actor; the run store never
             assert "grace" not in dump and ACTOR not in dump
 
 

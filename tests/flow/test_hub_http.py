@@ -28,6 +28,7 @@ from core.flow import FlowContext
 from core.flow.actions import run_action
 from core.flow.lanes import ProviderLane
 from core.hub.app import Hub, create_hub_app
+from core.hub.tokens import token_store_path
 from core.workspace import Workspace
 
 from .conftest import (
@@ -207,8 +208,7 @@ def test_security_tier_over_http(tmp_path: Path) -> None:
             assert s not in head
     for s in [*secrets_, GRACE, cid, "grace"]:
         assert s not in log_text, s
-    state = Workspace.open(root).state_dir
-    conn = sqlite3.connect(state / "hub.sqlite3")
+    conn = sqlite3.connect(token_store_path(Workspace.open(root).root))
     try:
         tokens_dump = "\n".join(conn.iterdump())
     finally:

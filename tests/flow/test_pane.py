@@ -281,12 +281,10 @@ async def test_pane_lists_problems_in_flows_folder(tmp_path, clock, pinned_ids):
 async def test_the_demo_workspace_runs_end_to_end_in_the_pane(tmp_path, clock, fake_lane):
     """Both shipped demo flows, by keyboard: the manual one with a skip reason and a human
     approval, the automatable one with its sheet_url given at start."""
-    import shutil
 
-    from noma_tui.demo import DEMO_SOURCE, SKIP
+    from noma_tui.demo import ensure_demo_copy
 
-    root = tmp_path / "demo"
-    shutil.copytree(DEMO_SOURCE, root, ignore=SKIP)
+    root = ensure_demo_copy(tmp_path / "demo")  # the product's own copy: trusted
     app = PaneApp(root, root / "research-memo.noma")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -16,6 +16,7 @@ from core.flow.lanes import ProviderLane
 from core.hub.app import Hub
 from core.workspace import Workspace
 from noma_tui.flow_hub import HubContext
+from tests.workspace_trust import trust_folder
 
 from .conftest import ACTOR, FakeLane, make_workspace, share_actor_key
 from .test_hub_http import serving
@@ -45,6 +46,7 @@ def fake_lane(monkeypatch: pytest.MonkeyPatch) -> FakeLane:
 def point_at_hub(root: Path, url: str) -> None:
     with (root / "noma-workbench.toml").open("a", encoding="utf-8") as fh:
         fh.write(f'\n[hub]\nurl = "{url}"\n')
+    trust_folder(root)  # the user trusts the folder with this hub (core.trust)
 
 
 def comparable(run: dict[str, Any]) -> dict[str, Any]:

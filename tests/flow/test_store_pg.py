@@ -22,6 +22,7 @@ from core.flow.store_pg import (
     store_url,
 )
 from core.workspace import Workspace
+from tests.workspace_trust import trust_folder
 
 from .conftest import make_workspace
 
@@ -66,6 +67,7 @@ def test_config_url_selects_postgresql(
     root = make_workspace(tmp_path / "ws")
     with (root / "noma-workbench.toml").open("a", encoding="utf-8") as fh:
         fh.write(f'\n[store]\nurl = "{url}"\n')
+    trust_folder(root)  # a store URL applies once the user trusts the folder with it
     ctx = FlowContext.open(Workspace.open(root))
     try:
         assert isinstance(ctx.store, PgRunStore)

@@ -14,6 +14,7 @@ import pytest
 from trust_testlib import run_noma
 
 from core.workspace import STATE_DIR, StateDirError, Workspace
+from tests.workspace_trust import trust_folder
 
 CONFIG = "[workbench]\nactor = 'me'\n"
 
@@ -27,10 +28,13 @@ def outside(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def work(tmp_path: Path) -> Path:
+    """A clone the user trusted (for its gates, say): trust covers settings, not the
+    files' shapes, so the boundary still applies to its state folder."""
     root = tmp_path / "clone"
     root.mkdir()
     (root / "noma-workbench.toml").write_text(CONFIG)
     (root / "flows").mkdir()
+    trust_folder(root)
     return root
 
 
@@ -53,12 +57,26 @@ def test_flow_context_writes_no_key_or_store_through_a_symlinked_state_dir(
     assert list(outside.iterdir()) == []
 
 
+def test_an_untrusted_clone_with_a_symlinked_state_dir_gets_nothing_written(
+    tmp_path: Path, outside: Path
+) -> None:
+    from core.flow.context import FlowContext
+
+    root = tmp_path / "untrusted"
+    root.mkdir()
+    (root / "noma-workbench.toml").write_text(CONFIG)
+    (root / STATE_DIR).symlink_to(outside)
+    FlowContext.open(Workspace.open(root)).close()
+    assert list(outside.iterdir()) == []
+
+
 def test_hub_token_create_writes_nothing_through_a_symlinked_state_dir(
     work: Path, outside: Path
 ) -> None:
+    """Hub tokens live in the user's state dir now (workspace trust), never the folder's:
+    a symlinked state folder receives nothing either way."""
     (work / STATE_DIR).symlink_to(outside)
-    result = run_noma("hub", "token", "create", "--name", "me", "--workspace", str(work), cwd=work)
-    assert result.returncode == 2 and "state_dir_refused" in result.stderr
+    run_noma("hub", "token", "create", "--name", "me", "--workspace", str(work), cwd=work)
     assert list(outside.iterdir()) == []
 
 
@@ -83,19 +101,17 @@ def test_a_symlinked_blobs_folder_is_refused(work: Path, outside: Path) -> None:
     assert list(outside.iterdir()) == []
 
 
-@pytest.mark.parametrize("name", ["runs.sqlite3", "runs.sqlite3-wal", "hub.sqlite3"])
+@pytest.mark.parametrize("name", ["runs.sqlite3", "runs.sqlite3-wal", "runs.sqlite3-journal"])
 def test_a_planted_store_symlink_is_refused(work: Path, outside: Path, name: str) -> None:
     from core.flow.store import RunStore
-    from core.hub.tokens import TokenStore
 
     victim = outside / "victim"
     victim.write_bytes(b"precious")
     state = work / STATE_DIR
     state.mkdir()
     (state / name).symlink_to(victim)
-    opener = TokenStore.open if name.startswith("hub") else RunStore.open
     with pytest.raises(StateDirError):
-        opener(state)
+        RunStore.open(state)
     assert victim.read_bytes() == b"precious"
 
 

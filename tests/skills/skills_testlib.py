@@ -186,9 +186,25 @@ class Server:
         assert run["output"] == {"echo": {"ping": 1}}
 
 
-def start_server(workspace: Path, extra_env: dict[str, str] | None = None) -> Server:
+def trust_in(workspace: Path, config_home: Path) -> None:
+    """Trust ``workspace`` in the trust store under ``config_home`` (an XDG config dir)."""
+    from core.trust import TrustStore
+    from core.workspace import Workspace
+
+    ws = Workspace.open(workspace)
+    TrustStore(config_home / "noma-workbench").trust(ws.root, ws.config)
+
+
+def start_server(
+    workspace: Path, extra_env: dict[str, str] | None = None, config_home: Path | None = None
+) -> Server:
+    """Serve ``workspace``, trusted as the user trusts it: in ``config_home`` (default the
+    test's own ``XDG_CONFIG_HOME``), which the server is given."""
     port = free_port()
     env = dict(os.environ)
+    home = config_home or Path(os.environ["XDG_CONFIG_HOME"])
+    trust_in(workspace, home)
+    env["XDG_CONFIG_HOME"] = str(home)
     env.update(
         {
             "NOMA_TEST_SERVER_SECRET": SERVER_SECRET,
@@ -278,7 +294,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         pytest.skip("needs root: the sandbox drops runs to per-slot uids (CI runs as root)")
     ws = tmp_path_factory.mktemp("skills-ws")
     build_workspace(ws)
-    srv = start_server(ws)
+    # Session-scoped: set up before any test's own XDG dirs, so it brings its own.
+    srv = start_server(ws, config_home=tmp_path_factory.mktemp("skills-user-config"))
     try:
         yield srv
     finally:

@@ -93,6 +93,9 @@ def test_spec_client_example_as_a_script_against_noma_skills_serve_on_8080(tmp_p
         pytest.skip("port 8080 is in use on this machine; the rerouted variant above still ran")
     script = tmp_path / "client_example.py"
     script.write_text(example_code())
+    from tests.workspace_trust import trust_folder
+
+    trust_folder(tmp_path)  # the user serves a folder they trust
     env = {k: v for k, v in os.environ.items() if not k.startswith("NOMA_SANDBOX_")}
     server = subprocess.Popen(
         [

@@ -224,8 +224,10 @@ async def test_create_blob_over_the_quota_is_a_clear_json_rpc_error(tmp_path: Pa
 
     from core.skills_runtime.jsonrpc import Dispatcher
     from core.skills_runtime.service import SkillsRuntime
+    from tests.workspace_trust import trust_folder
 
     (tmp_path / "noma-workbench.toml").write_text("[skills]\nblob_quota_bytes = 10\n")
+    trust_folder(tmp_path)
     runtime = SkillsRuntime(tmp_path)  # the sandbox is never started: no run happens here
     assert runtime.blobs.quota_bytes == 10
     dispatcher = Dispatcher(runtime.methods)

@@ -6,7 +6,6 @@ A module of its own (not ``conftest``) so test files can import it by a unique n
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from textual.pilot import Pilot
 from core.workspace import Workspace
 from noma_tui.app import WorkbenchApp
 from noma_tui.config import WorkbenchConfig
-from noma_tui.demo import DEMO_SOURCE, SKIP
+from noma_tui.demo import ensure_demo_copy
 
 TERMINAL = (120, 34)
 MEMO = "research-memo.noma"
@@ -25,10 +24,9 @@ SPEC = "pricing-spec.noma"
 
 
 def copy_demo(tmp_path: Path) -> Path:
-    """A writable copy of the shipped demo workspace (same bytes every time)."""
-    root = tmp_path / "workspace"
-    shutil.copytree(DEMO_SOURCE, root, ignore=SKIP)
-    return root
+    """A writable copy of the shipped demo workspace (same bytes every time), made and
+    trusted the way the product makes its own demo copy."""
+    return ensure_demo_copy(tmp_path / "workspace")
 
 
 def make_app(
