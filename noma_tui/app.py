@@ -214,9 +214,10 @@ class WorkbenchApp(App[None]):
             # Opening a document settles an edit a crash interrupted (write-ahead commit):
             # the new document gets its record, or the old one stays with none.
             try:
-                recovery = touch(path)
-            except OSError:
+                recovery = touch(path, self.workspace.root)
+            except OSError as exc:  # a refused path (BoundaryError) says why
                 recovery = None
+                self.call_from_thread(self.notify, f"{path.name}: {exc}", severity="error")
             if recovery is not None:
                 self.call_from_thread(self.notify, f"{path.name}: {recovery.describe()}")
         shown = self._shown(path) if reason != "open" else None
@@ -537,7 +538,9 @@ class WorkbenchApp(App[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="apply")
     def start_apply(self, pending: Pending) -> None:
-        outcome = patch_file(pending.path, self._request(pending), cache=self.cache)
+        outcome = patch_file(
+            pending.path, self._request(pending), cache=self.cache, root=self.workspace.root
+        )
         loaded, changes = (None, None)
         if outcome.ok:
             # Built here, not in another worker after the editor closed: the main screen

@@ -59,7 +59,11 @@ def _open(args: argparse.Namespace) -> FlowContext | None:
     notice = untrusted_notice(workspace)
     if notice is not None:  # go on with those settings off, and say how to turn them on
         error(notice)
-    return FlowContext.open(workspace)
+    try:
+        return FlowContext.open(workspace)
+    except WorkspaceError as exc:  # a refused state folder (StateDirError) says why
+        error(str(exc))
+        return None
 
 
 def _finish(args: argparse.Namespace, result: FlowResult, human: Any) -> int:

@@ -243,7 +243,9 @@ class RunStore:
 
     @classmethod
     def open(cls, state_dir: Path) -> RunStore:
-        return cls(state_dir / DB_NAME)
+        from ..workspace import state_store_file
+
+        return cls(state_store_file(state_dir / DB_NAME))
 
     # ---------------------------------------------------------------- connections
 

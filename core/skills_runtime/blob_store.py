@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import errno
 import fcntl
 import json
 import os
@@ -39,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from core.noma.boundary import STATE_DIR_REFUSED, BoundaryError
 from sandbox.bridge import BlobQuotaError
 
 BLOB_ID = re.compile(r"blob:([0-9a-f]{32})\Z")
@@ -227,7 +229,17 @@ class BlobStore:
         root.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._reserved = 0
-        self._lock_fd = os.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        # O_NOFOLLOW: a cloned state folder may hold a planted ``.lock`` symlink.
+        try:
+            self._lock_fd = os.open(
+                root / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600
+            )
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                raise
+            raise BoundaryError(
+                STATE_DIR_REFUSED, f"{root / LOCK_NAME}: is a symbolic link"
+            ) from exc
         # What crashed processes left goes before any new write (``sweep=False``: the
         # operator's ``noma skills blobs`` decides itself, e.g. for a dry run).
         self.last_sweep = self.sweep() if sweep else None
@@ -253,13 +265,24 @@ class BlobStore:
 
     def _read_ledger(self) -> int:
         try:
-            return int((self.root / LEDGER_NAME).read_text())
-        except (OSError, ValueError):
+            fd = os.open(self.root / LEDGER_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            try:
+                return int(os.read(fd, 64))
+            finally:
+                os.close(fd)
+        except (OSError, ValueError):  # a planted symlink is not followed: recounted
             return self.disk_usage()
 
     def _write_ledger(self, total: int) -> None:
         tmp = self.root / f"{LEDGER_NAME}.tmp"
-        tmp.write_text(str(max(0, total)))
+        # A name planted there (a symlink out of the folder) is removed, never written
+        # through: the temp is created fresh (O_EXCL | O_NOFOLLOW).
+        tmp.unlink(missing_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        try:
+            os.write(fd, str(max(0, total)).encode("ascii"))
+        finally:
+            os.close(fd)
         os.replace(tmp, self.root / LEDGER_NAME)
 
     def disk_usage(self) -> int:
