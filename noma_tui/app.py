@@ -829,7 +829,7 @@ class WorkbenchApp(App[None]):
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         for spec in ALL_ACTIONS:
-            detail = f"{display_key(self.config.keymap.get(spec.id, spec.key))}"
+            detail = plain(display_key(self.config.keymap.get(spec.id, spec.key)))
             if spec.op:
                 detail += f" · patch op {spec.op}"
             flow = spec in FLOW_ACTIONS

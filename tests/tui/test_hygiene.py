@@ -7,6 +7,7 @@ checked: no character a terminal acts on, and Rich/Textual markup shown literall
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -277,3 +278,15 @@ async def test_flow_pane_picker_and_detail_show_bundle_text_literally(
         await until(pilot, lambda: isinstance(app.screen, MessageScreen), "the message")
         text = clean(app, "message screen")
         assert "line 1 [/]" in text and "[bold red]x[/] [link=https://attacker" in text
+
+
+def test_help_table_shows_a_hostile_keymap_literally() -> None:
+    """A keymap may come from the workspace's config: its keys are text, not markup."""
+    from rich.console import Console
+
+    from noma_tui.screens.help import help_table
+
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(help_table({"edit.body": "[/]" + PAYLOADS["osc0-title"]}))
+    text = console.export_text()
+    assert dangerous(text) == [] and "[/]⟨U+001B⟩" in text  # (the key column is narrow)
