@@ -18,7 +18,8 @@ import pytest
 from hygiene_testlib import ESC, PAYLOADS, dangerous, evil_document
 
 from core.cli import main
-from core.commands.docs import check_payload, ids_payload
+from core.commands.docs import _human, check_payload, ids_payload
+from core.noma.diagnostics import Diagnostic
 from core.noma.files import read_document
 from core.noma.validate import validate
 
@@ -55,13 +56,13 @@ def test_check_text_output_shows_escapes_and_emits_none(evil: Path) -> None:
     assert "[ev⟨U+009B⟩31m]" in out  # C1 CSI in an id
 
 
-def test_check_text_output_cannot_forge_a_line(tmp_path: Path) -> None:
-    # A value holding a newline would print a fake "0 error(s)" verdict on a line of its own.
-    path = tmp_path / "forge.noma"
-    fake = "x\nforge.noma: 0 error(s), 0 warning(s), 0 info\n"
-    path.write_text('::evidence{id="e1" for="' + fake + '"}\nx\n::\n', encoding="utf-8")
-    out = noma("check", str(path)).stdout.decode("utf-8")
-    assert all(not line.startswith("forge.noma: 0 error") for line in out.splitlines())
+def test_check_text_line_cannot_be_forged_by_a_newline_in_a_field() -> None:
+    # Each diagnostic is one line: a newline in a quoted value or an id would otherwise
+    # print a fake verdict ("0 error(s)") on a line of its own.
+    fake = "x\nforge.noma: 0 error(s), 0 warning(s), 0 info"
+    d = Diagnostic("error", "broken-reference", f'for="{fake}"', 3, 1, node_id=fake)
+    line = _human("forge.noma", d, "")
+    assert "\n" not in line and line.count("⟨U+000A⟩") == 2
 
 
 def test_check_json_bytes_are_exact(evil: Path) -> None:
@@ -183,3 +184,20 @@ def test_render_shows_escapes_on_a_terminal_and_keeps_bytes_in_a_pipe(
     assert PAYLOADS["osc52-clipboard"].encode() in outputs[False]  # exact into a pipe
     shown = outputs[True].decode("utf-8")
     assert dangerous(shown) == [] and "⟨U+001B⟩]52;c;" in shown
+
+
+def test_hub_token_list_shows_a_tampered_name_with_markers(tmp_path: Path) -> None:
+    # The token store lives in the workspace's state dir: anyone with the folder can edit it.
+    import sqlite3
+
+    from core.hub.tokens import DB_NAME
+
+    (tmp_path / "flows").mkdir()
+    created = noma("hub", "token", "create", "--name", "ana", "--workspace", str(tmp_path))
+    assert created.returncode == 0
+    (db,) = tmp_path.rglob(DB_NAME)
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE hub_tokens SET name = ?", ("ana" + PAYLOADS["osc52-clipboard"],))
+    listed = noma("hub", "token", "list", "--workspace", str(tmp_path))
+    out = text_of(listed)
+    assert dangerous(out) == [] and "ana⟨U+001B⟩]52;c;cHduZWQ=⟨U+0007⟩" in out
