@@ -20,6 +20,7 @@ marker's letters.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -208,6 +209,7 @@ class FormScreen(EditScreen):
 
 
 Check = Callable[[dict[str, str]], str | None]
+_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 
 class InputFormScreen(ModalScreen[dict[str, str] | None]):
@@ -229,6 +231,12 @@ class InputFormScreen(ModalScreen[dict[str, str] | None]):
         self.title_text = title
         self.fields = fields
         self.check = check
+        # A field's name may come from a flow bundle (its inputs): one that is not a
+        # widget id (spaces, brackets, bidi controls) gets one by position instead.
+        self.ids = {
+            f.name: f"field-{f.name}" if _ID.fullmatch(f.name) else f"field--{i}"
+            for i, f in enumerate(fields)
+        }
         self.shown = Shown()
         self.auto: dict[str, str] = {f.name: self.shown.show(f.name, f.value) for f in fields}
 
@@ -238,7 +246,7 @@ class InputFormScreen(ModalScreen[dict[str, str] | None]):
             for f in self.fields:
                 yield Label(line_text(f.label), classes="field-label")
                 yield OrderedInput(
-                    self.auto[f.name], placeholder=plain(f.placeholder), id=f"field-{f.name}",
+                    self.auto[f.name], placeholder=plain(f.placeholder), id=self.ids[f.name],
                     select_on_focus=False,
                 )  # fmt: skip
             yield Static("", id="form-error", classes="form-error")
@@ -250,7 +258,7 @@ class InputFormScreen(ModalScreen[dict[str, str] | None]):
         self.set_focus(self.query(Input).first())
 
     def typed(self) -> dict[str, str]:
-        return {f.name: self.query_one(f"#field-{f.name}", Input).value for f in self.fields}
+        return {f.name: self.query_one(f"#{self.ids[f.name]}", Input).value for f in self.fields}
 
     def values(self) -> dict[str, str]:
         """The real values (see `Shown`)."""

@@ -19,7 +19,7 @@ from tui_helpers import make_app, select, until
 
 from noma_tui.app import WorkbenchApp
 from noma_tui.panes.flow import FlowFrontierPane
-from noma_tui.screens.form import MARKER_TYPED, FormScreen
+from noma_tui.screens.form import MARKER_TYPED, FormScreen, InputFormScreen
 from noma_tui.screens.main import CONTROLS_IN_BLOCK
 from noma_tui.screens.message import MessageScreen
 from noma_tui.screens.picker import PickerScreen
@@ -59,6 +59,8 @@ flow:
   summary: "s"
   tags: []
   steps: [flow_evil#1]
+  inputs:
+    - {name: "url [/] \\u202etxt.exe", type: url, required: true}
   updated: "2026-06-20T12:00:00Z"
   truncated: false
 steps:
@@ -263,6 +265,9 @@ async def test_flow_pane_picker_and_detail_show_bundle_text_literally(
         )
         choices.highlighted = index
         await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, InputFormScreen), "the inputs")
+        assert "url [/] ⟨U+202E⟩txt.exe" in clean(app, "run inputs form")
+        await pilot.press(*"https://example.org/x", "ctrl+s")
         await until(pilot, lambda: bool(pane.runs) and not pane.busy, "the run")
         await until(pilot, lambda: pane.run is not None, "the run shown")
         await pilot.pause()
