@@ -58,5 +58,9 @@ def evil_document() -> str:
         "::comment{id=\"cm1\" parent=\"nope" + p["csi-cursor-up"] + "\" author=\"a"
         + p["c1-osc"] + "\"}\n"
         "Comment " + p["bidi-isolate"] + " " + p["osc2-title-st"] + "\n"
+        "::\n\n"
+        "::table{id=\"t1\" header}\n"
+        "Name | Value\n"
+        "a" + p["osc0-title"] + " | [bold]b[/] " + p["c1-csi"] + "\n"
         "::\n"
     )  # fmt: skip

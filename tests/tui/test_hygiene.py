@@ -25,6 +25,7 @@ from noma_tui.screens.message import MessageScreen
 from noma_tui.screens.picker import PickerScreen
 from noma_tui.screens.proof import ProofScreen
 from noma_tui.screens.record import RecordScreen
+from noma_tui.screens.table_grid import TableGridScreen
 from tests.noma.hygiene_testlib import MARKUP, PAYLOADS, dangerous, evil_document
 
 SIZE = (200, 60)
@@ -241,6 +242,29 @@ async def test_source_editor_refuses_a_block_with_terminal_controls(
         assert app.screen is app.main
         assert CONTROLS_IN_BLOCK.startswith("This block holds characters a terminal acts on")
         clean(app, "refusal")
+
+
+async def test_table_grid_shows_cells_with_markers_and_round_trips_them(
+    evil_workspace: Path,
+) -> None:
+    app = make_app(evil_workspace, document=evil_workspace / EVIL)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        app = await opened(pilot)
+        await select(pilot, "t1")
+        await pilot.press("t")
+        await until(pilot, lambda: isinstance(app.screen, TableGridScreen), "the grid")
+        grid = app.screen
+        assert isinstance(grid, TableGridScreen)
+        text = clean(app, "table grid")
+        assert "a⟨U+001B⟩]0;pwned⟨U+0007⟩" in text and "[bold]b[/] ⟨U+009B⟩31m" in text
+        await pilot.press("down", "enter")  # the first body row, its first cell
+        box = grid.query_one("#cell-value", Input)
+        await until(pilot, lambda: box.value.startswith("a⟨U+001B⟩"), "the cell in the box")
+        clean(app, "cell being edited")
+        assert grid._typed() == "a" + PAYLOADS["osc0-title"] and not grid.dirty()
+        box.value += "x"  # a changed value still holding marker text: refused, clearly
+        assert grid.build_ops() is None
+        await until(pilot, lambda: "holds ⟨…⟩ marker text" in drawn(app), "the refusal")
 
 
 async def test_flow_pane_picker_and_detail_show_bundle_text_literally(
