@@ -958,6 +958,12 @@ class MainScreen(Screen[None]):
         ident = loaded.blocks[block].id or "(no id)"
         digest = loaded.block_hash(block) or ""
         text = f"{ident} {digest}".strip()
+        if not is_visible(text, single_line=True):
+            # Pasted into a shell, an ESC or bidi control would act there (pastejacking).
+            raise NotAvailable(
+                f"Not copied: the id {plain(ident)} holds characters a terminal acts on "
+                "(shown as ⟨U+…⟩ markers); pasting it would send them to a terminal."
+            )
         self.app.copy_to_clipboard(text)
         self.notify(text, title="Copied id and block hash", timeout=8)
 

@@ -244,6 +244,20 @@ async def test_source_editor_refuses_a_block_with_terminal_controls(
         clean(app, "refusal")
 
 
+async def test_copying_an_id_with_terminal_controls_is_refused(evil_workspace: Path) -> None:
+    app = make_app(evil_workspace, document=evil_workspace / EVIL)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        app = await opened(pilot)
+        await select(pilot, "c" + PAYLOADS["osc0-title"])
+        await pilot.press("y")
+        await until(pilot, lambda: "Not copied: the id" in drawn(app), "the refusal")
+        assert app.clipboard == ""  # nothing a later paste could send to a shell
+        clean(app, "copy refusal")
+        await select(pilot, "cm1")
+        await pilot.press("y")
+        await until(pilot, lambda: app.clipboard.startswith("cm1 "), "an ordinary id copied")
+
+
 async def test_table_grid_shows_cells_with_markers_and_round_trips_them(
     evil_workspace: Path,
 ) -> None:
