@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .output import error, write, write_json
+from .output import error, write, write_data, write_json
 
 if TYPE_CHECKING:
     from ..noma.patch.pipeline import Actor, PatchOutcome, PatchRequest
@@ -155,10 +155,7 @@ def cmd_patch(args: argparse.Namespace) -> int:
         error(f"rejected: {outcome.code}: {outcome.error}")
         return 1
     if not in_place:
-        data = encode(outcome.new_text or "")
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
+        write_data(encode(outcome.new_text or ""))
         return 0
     results = ", ".join(r["patch_result"] for r in outcome.records)
     drift = "  (base_sha_drift: the file changed since you read it)" if outcome.drift else ""
