@@ -187,15 +187,16 @@ def test_render_shows_escapes_on_a_terminal_and_keeps_bytes_in_a_pipe(
 
 
 def test_hub_token_list_shows_a_tampered_name_with_markers(tmp_path: Path) -> None:
-    # The token store lives in the workspace's state dir: anyone with the folder can edit it.
+    # Names are typed by whoever mints a token (an operator's script, a shared admin): the
+    # list shows them, never acts on them.
     import sqlite3
 
-    from core.hub.tokens import DB_NAME
+    from core.hub.tokens import token_store_path
 
     (tmp_path / "flows").mkdir()
     created = noma("hub", "token", "create", "--name", "ana", "--workspace", str(tmp_path))
     assert created.returncode == 0
-    (db,) = tmp_path.rglob(DB_NAME)
+    db = token_store_path(tmp_path.resolve())
     with sqlite3.connect(db) as conn:
         conn.execute("UPDATE hub_tokens SET name = ?", ("ana" + PAYLOADS["osc52-clipboard"],))
     listed = noma("hub", "token", "list", "--workspace", str(tmp_path))
