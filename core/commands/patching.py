@@ -8,7 +8,6 @@ handlers that use it: ``noma check`` never pays for it.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
