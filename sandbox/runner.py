@@ -177,14 +177,38 @@ class Sandbox:
             "runs": self.stats.runs,
         }
 
-    def _launcher_argv(self, uid: int) -> list[str]:
-        argv = [self.config.python, "-I", "-S", str(LAUNCHER), "--parent", str(os.getpid())]
-        group = self._slot_groups.get(uid)
-        for procs_file in group.procs_files if group is not None else []:
-            argv += ["--cgroup", procs_file]
+    def _launcher_argv(self, uid: int) -> tuple[list[str], list[int]]:
+        """The launcher's command line and the fds it inherits (each opened for it alone).
+
+        No host path is on the command line: a run reads its own ``/proc/self/cmdline``
+        (and, on the namespaces tier, pid 1's), which are this list. The launcher script
+        is reached through an inherited descriptor of the guest directory and the slot's
+        cgroups are joined through inherited descriptors of their ``cgroup.procs`` files.
+        """
+        fds: list[int] = []
+        try:
+            guest = os.open(GUEST_DIR, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+            fds.append(guest)
+            argv = [
+                self.config.python,
+                "-I",
+                "-S",
+                f"/proc/self/fd/{guest}/{LAUNCHER.name}",
+                "--parent",
+                str(os.getpid()),
+            ]
+            group = self._slot_groups.get(uid)
+            for procs_file in group.procs_files if group is not None else []:
+                fd = os.open(procs_file, os.O_WRONLY | os.O_CLOEXEC)
+                fds.append(fd)
+                argv += ["--cgroup-fd", str(fd)]
+        except OSError:
+            for fd in fds:
+                os.close(fd)
+            raise
         if self.tier == "bubblewrap":
             argv.append("--exec-only")
-        return argv
+        return argv, fds
 
     # ------------------------------------------------------------------------ run
 

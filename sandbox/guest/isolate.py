@@ -38,6 +38,7 @@ import sys
 
 # Linux constants (x86_64 / aarch64 agree on all of these).
 CLONE_NEWNS = 0x00020000
+CLONE_NEWCGROUP = 0x02000000
 CLONE_NEWUTS = 0x04000000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWPID = 0x20000000
@@ -144,10 +145,11 @@ def _devnull_std(fds: tuple[int, ...] = (0, 1, 2)) -> None:
     os.close(null)
 
 
-def _join_cgroups(paths: list[str]) -> None:
-    for path in paths:
-        with open(path, "w") as fh:
-            fh.write(str(os.getpid()))
+def _join_cgroups(fds: list[int]) -> None:
+    """Join the slot's cgroups through ``cgroup.procs`` fds the server opened for us."""
+    for fd in fds:
+        os.write(fd, str(os.getpid()).encode())
+        os.close(fd)
 
 
 def _exit_code(status: int) -> int:
@@ -252,6 +254,12 @@ def _run_worker(req: dict, *, guest_dir: str, workdir: str, drop_bounding: bool)
         os.chdir(workdir)
         _drop_privileges(req["uid"], req["gid"], drop_bounding=drop_bounding)
         _clean_env(req, workdir)
+        # Last step of the setup, after the privilege drop set no_new_privs and before
+        # anything of the run is imported: from here on the kernel refuses the syscalls
+        # sandbox escapes are built from (see ``syscall_filter``).
+        import syscall_filter
+
+        syscall_filter.install(os.uname().machine, _c())
         sys.path[0] = guest_dir
         import runtime
         import runtime._bootstrap as bootstrap
@@ -406,7 +414,11 @@ def _init_loop(worker: int) -> int:
 def _namespaces_main(req: dict) -> int:
     _c()
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
-    flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
+    # A cgroup namespace rooted at the slot's cgroups (joined while warming up), so
+    # /proc/self/cgroup shows "/" rather than the host's cgroup layout.
+    flags = (
+        CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP
+    )
     _check(_c().unshare(flags), "unshare")
     init = os.fork()
     if init == 0:
@@ -414,6 +426,7 @@ def _namespaces_main(req: dict) -> int:
         try:
             _prctl(PR_SET_PDEATHSIG, SIGKILL)
             _build_root(req)
+            _close_extra_fds()  # nothing that points outside the new root stays open
             worker = os.fork()
             if worker == 0:
                 _run_worker(req, guest_dir="/opt/noma", workdir="/workspace", drop_bounding=True)
@@ -496,24 +509,43 @@ def _preload() -> None:
     """
     _c()
     import runtime._bootstrap  # noqa: F401
+    import syscall_filter  # noqa: F401
 
 
-def _parse_argv(argv: list[str]) -> tuple[int | None, list[str], bool]:
-    """``[--parent PID] [--cgroup PROCS_FILE]... [--exec-only]``."""
+def _parse_argv(argv: list[str]) -> tuple[int | None, list[int], bool]:
+    """``[--parent PID] [--cgroup-fd FD]... [--exec-only]``."""
     parent: int | None = None
-    cgroups: list[str] = []
+    cgroups: list[int] = []
     exec_only = False
     it = iter(argv)
     for arg in it:
         if arg == "--parent":
             parent = int(next(it))
-        elif arg == "--cgroup":
-            cgroups.append(next(it))
+        elif arg == "--cgroup-fd":
+            cgroups.append(int(next(it)))
         elif arg == "--exec-only":
             exec_only = True
         else:
             raise ValueError(f"unknown launcher argument {arg!r}")
     return parent, cgroups, exec_only
+
+
+def _exec_bwrap(argv: list[str]) -> None:
+    """Become bwrap with its arguments read from a memfd (``--args``), not the command line.
+
+    bwrap is pid 1 of the sandbox and its command line names host paths (the guest
+    directory, skill directories, scratch files); every process in the sandbox can read
+    ``/proc/1/cmdline``. Passed through an fd, that line is ``bwrap --args N -- <python>
+    -I -S /opt/noma/launcher.py``.
+    """
+    split = argv.index("--")  # options go through the fd; the command (in-sandbox paths) may not
+    fd = os.memfd_create("bwrap-args", 0)
+    data = b"".join(os.fsencode(a) + b"\0" for a in argv[1:split])
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.lseek(fd, 0, 0)
+    os.execv(argv[0], [argv[0], "--args", str(fd), *argv[split:]])
 
 
 def main() -> int:
@@ -528,6 +560,9 @@ def main() -> int:
         _join_cgroups(cgroups)
         if not exec_only:
             _preload()
+        # The guest directory's fd (this script's path runs through it) is not needed
+        # once everything is imported, and must not reach the run.
+        _close_extra_fds()
         req = _read_request()
     except EOFError:
         return 0  # a warm launcher the server no longer needs
@@ -539,8 +574,7 @@ def main() -> int:
         if tier == "exec":
             # Outer half of the bubblewrap tier: become bwrap, in this slot's cgroups. The
             # inner launcher reads its own request frame from the same stdin.
-            argv = req["argv"]
-            os.execv(argv[0], argv)
+            _exec_bwrap(req["argv"])
         if tier == "bubblewrap":
             return _bubblewrap_main(req)
         if tier == "namespaces":
