@@ -298,3 +298,21 @@ async def test_in_band_traces_show_sandbox_paths_only(sandbox: Sandbox, tmp_path
     for text in (out.error.message, out.logs_preview):
         assert str(tmp_path) not in text and "noma-sandbox-" not in text, text
     assert "/skills/acme.boom/" in out.logs_preview
+
+
+async def test_descriptors_handed_to_launchers_do_not_pile_up_in_the_server(
+    sandbox: Sandbox,
+) -> None:
+    """Each launcher gets its own fds of the guest dir and cgroup files (see
+    ``Sandbox._launcher_argv``); the server closes its copies once the launcher started."""
+    import os
+
+    job = Job(mode="code", code="def main(args):\n    return 1\n")
+    await sandbox.run(job, None)
+    await sandbox.idle()
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(6):
+        out = await sandbox.run(job, None)
+        assert out.status == "completed", out.error
+    await sandbox.idle()
+    assert len(os.listdir("/proc/self/fd")) <= before
