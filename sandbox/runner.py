@@ -72,6 +72,7 @@ class Sandbox:
         self._cgroups: CgroupRoot | None = None
         self._slot_groups: dict[int, RunCgroup] = {}
         self._scratch: Path | None = None
+        self._guest: Path = GUEST_DIR
         self._warm: WarmLaunchers | None = None
         self._live: dict[int, Process] = {}
         self._teardowns: set[asyncio.Task[None]] = set()
@@ -89,7 +90,14 @@ class Sandbox:
         self._scratch = Path(tempfile.mkdtemp(prefix="noma-sandbox-"))
         self._scratch.chmod(0o711)
         (self._scratch / "root").mkdir()
-        await asyncio.to_thread(_precompile_guest, cfg.python)
+        # Runs see the guest code through a copy in the scratch dir: a bind mount's source
+        # shows in the run's /proc/self/mountinfo, and the checkout's path must not.
+        try:
+            await asyncio.to_thread(_stage_guest, self._scratch / "guest", cfg.python)
+        except OSError as exc:
+            self.unavailable_reason = f"could not stage the guest code: {exc}"
+            return
+        self._guest = self._scratch / "guest"
         is_root = os.geteuid() == 0
         try:
             if is_root:
@@ -187,7 +195,7 @@ class Sandbox:
         """
         fds: list[int] = []
         try:
-            guest = os.open(GUEST_DIR, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+            guest = os.open(self._guest, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
             fds.append(guest)
             argv = [
                 self.config.python,
@@ -497,6 +505,7 @@ class Sandbox:
         for m in job.mounts:
             pairs.append((str(m.path), f"/skills/{m.name}"))
         pairs.append((str(GUEST_DIR), "/opt/noma"))
+        pairs.append((str(self._guest), "/opt/noma"))
         if self._scratch is not None:
             pairs.append((str(self._scratch), "/sandbox"))
         # Longest first, so a path inside another is replaced whole.
@@ -522,7 +531,7 @@ class Sandbox:
         if tier == "namespaces":
             request["newroot"] = str(self._scratch / "root")
             request["skill_mounts"] = {m.name: str(m.path) for m in job.mounts}
-            request["guest_dir"] = str(GUEST_DIR)
+            request["guest_dir"] = str(self._guest)
         elif tier == "degraded":
             run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=self._scratch))
             run_dir.chmod(0o711)
@@ -530,7 +539,7 @@ class Sandbox:
             workspace.mkdir(mode=0o700)
             if os.geteuid() == 0:
                 os.chown(workspace, uid, uid)
-            shutil.copytree(GUEST_DIR, run_dir / "guest")
+            shutil.copytree(self._guest, run_dir / "guest")
             for m in job.mounts:
                 dest = run_dir / "skills" / m.name
                 shutil.copytree(m.path, dest, symlinks=True)
@@ -552,7 +561,7 @@ class Sandbox:
             "max_output_bytes": cfg.limits.max_output_bytes,
         }
         if tier == "bubblewrap":
-            argv = bubblewrap_args(cfg, job.mounts, GUEST_DIR, self._scratch, uid)
+            argv = bubblewrap_args(cfg, job.mounts, self._guest, self._scratch, uid)
             return [{"tier": "exec", "argv": argv}, request], run_dir
         return [request], run_dir
 
@@ -589,15 +598,16 @@ def _encode_frames(frames: list[dict[str, Any]]) -> bytes:
     return data
 
 
-def _precompile_guest(python: str) -> None:
-    """Write the guest's bytecode once with the sandbox interpreter.
+def _stage_guest(dest: Path, python: str) -> None:
+    """Copy the guest code to ``dest`` and write its bytecode once with the sandbox interpreter.
 
     Runs import the guest modules as the slot uid from a read-only mount, so they could
     never write ``__pycache__`` themselves and would recompile on every run.
     """
+    shutil.copytree(GUEST_DIR, dest, ignore=shutil.ignore_patterns("__pycache__"))
     with contextlib.suppress(OSError, subprocess.SubprocessError):
         subprocess.run(
-            [python, "-I", "-m", "compileall", "-q", str(GUEST_DIR)],
+            [python, "-I", "-m", "compileall", "-q", str(dest)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -524,6 +524,10 @@ def main(args):
             pass
     hits = [[where, m, text[:200]] for where, text in seen.items()
             for m in args['markers'] if m in text]
+    # A bind mount shows its source in mountinfo: the checkout must not show; skill
+    # folders still do (hiding them needs a copy of each skill per run).
+    mountinfo = open('/proc/self/mountinfo').read()
+    hits += [['/proc/self/mountinfo', m, ''] for m in args['mount_markers'] if m in mountinfo]
     return {'hits': hits, 'cmdlines': sum(1 for k, v in seen.items()
                                           if k.endswith('/cmdline') and v),
             'maps': sum(1 for k, v in seen.items() if k.endswith('/maps') and v),
@@ -550,7 +554,7 @@ async def test_17_no_host_path_is_visible_in_proc(sandbox: Sandbox, tmp_path: Pa
         pids = ["self"]
     else:
         markers.append("noma-sandbox")
-    args = {"markers": markers, "pids": pids}
+    args = {"markers": markers, "pids": pids, "mount_markers": [checkout]}
     out = await sandbox.run(code(PROC_PATHS_SRC, mounts=(mount,), args=args), None)
     assert out.status == "completed", out.error
     assert out.output["hits"] == []
