@@ -23,6 +23,16 @@ Process tree for the ``namespaces`` tier::
                     exits the kernel kills everything left in the namespace)
                      -> worker (slot uid, rlimits, no capabilities) -> user code
 
+Every tier ends the worker's setup the same way: rlimits, the privilege drop (which sets
+``no_new_privs``), a clean environment, then the seccomp filter of ``syscall_filter``;
+only then is anything of the run imported or executed.
+
+No host path reaches the sandbox's ``/proc``: the server starts the launcher as
+``python -I -S /proc/self/fd/N/launcher.py`` through an fd of its staged guest copy and
+hands over the slot's ``cgroup.procs`` files as fds too, so the command line a run can
+read in ``/proc/self/cmdline`` (and ``/proc/1/cmdline`` on the namespaces tier) names
+none; bubblewrap gets its options through a memfd (``--args``).
+
 For the ``bubblewrap`` tier bubblewrap has already built the namespaces and mounts; this
 script then only sets limits and drops privileges. For the ``degraded`` tier there are no
 namespaces: the launcher kills every process of the slot uid after the worker exits.
