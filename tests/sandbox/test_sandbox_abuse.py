@@ -419,9 +419,12 @@ L = ctypes.c_long
 CLONE_NEWUSER, CLONE_NEWNS, CLONE_NEWNET, SIGCHLD = 0x10000000, 0x20000, 0x40000000, 17
 
 def call(name, *args):
+    return call_nr(NUMBERS[name], *args, clone=name == "clone")
+
+def call_nr(nr, *args, clone=False):
     ctypes.set_errno(0)
-    ret = libc.syscall(L(NUMBERS[name]), *[L(a) for a in args])
-    if ret == 0 and name == "clone":
+    ret = libc.syscall(L(nr), *[L(a) for a in args])
+    if ret == 0 and clone:
         os._exit(0)  # a child the filter let through: leave at once
     return [ret, ctypes.get_errno()]
 
@@ -467,7 +470,16 @@ def main(args):
         "io_uring_setup": call("io_uring_setup", 1, buf),
         "fsopen": call("fsopen", buf, 0),
         "open_tree": call("open_tree", -100, buf, 0),
+        # The same calls by other doors: the x32 ABI's numbers (bit 30) and request bits
+        # above the 32 the kernel reads.
+        "x32 unshare(NEWUSER)": call_nr(0x40000000 | NUMBERS["unshare"], CLONE_NEWUSER),
+        "x32 mount": call_nr(0x40000000 | NUMBERS["mount"], 0, buf, 0, 0, 0),
+        "ioctl(TIOCSTI | 1 << 32)": call("ioctl", tty, (1 << 32) | 0x5412, buf),
     }
+    import subprocess
+    child = subprocess.run(['unshare', '-Ur', 'true'], capture_output=True, text=True)
+    got["child: unshare -Ur"] = [child.returncode, 1 if 'Operation not permitted' in
+                                 child.stderr else 0]
     status = dict(l.split(':', 1) for l in open('/proc/self/status') if ':' in l)
     return {"calls": got, "seccomp": status["Seccomp"].strip(),
             "nnp": status["NoNewPrivs"].strip()}
@@ -491,8 +503,10 @@ async def test_16_kernel_attack_surface_syscalls_are_refused(sandbox: Sandbox) -
     assert out.status == "completed", out.error
     assert out.output["seccomp"] == "2", out.output
     assert out.output["nnp"] == "1"
-    for name, (ret, err) in out.output["calls"].items():
-        expected = errno.ENOSYS if name == "clone3" else errno.EPERM
+    calls = out.output["calls"]
+    assert calls.pop("child: unshare -Ur") == [1, 1], "a child process escaped the filter"
+    for name, (ret, err) in calls.items():
+        expected = errno.ENOSYS if name == "clone3" or name.startswith("x32") else errno.EPERM
         assert (ret, err) == (-1, expected), (name, ret, os.strerror(err))
     await still_works(sandbox)
 
