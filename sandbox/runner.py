@@ -20,6 +20,7 @@ import marshal
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import time
@@ -36,7 +37,7 @@ from sandbox.job import Job, Outcome, RunError
 from sandbox.logs import LogCollector
 from sandbox.outcome import build_outcome
 from sandbox.slots import SlotsUnavailable, UidSlots
-from sandbox.tiers import TierUnavailable, bubblewrap_args, choose_tiers
+from sandbox.tiers import SKILL_STAGE, TierUnavailable, bubblewrap_args, choose_tiers
 from sandbox.warm import Process, WarmLaunchers
 
 log = logging.getLogger("noma.sandbox")
@@ -542,7 +543,7 @@ class Sandbox:
             shutil.copytree(self._guest, run_dir / "guest")
             for m in job.mounts:
                 dest = run_dir / "skills" / m.name
-                shutil.copytree(m.path, dest, symlinks=True)
+                shutil.copytree(m.path, dest, symlinks=True, ignore=_special_files)
                 skill_dirs[m.name] = str(dest)
             request["workdir"] = str(workspace)
             request["guest_dir"] = str(run_dir / "guest")
@@ -561,6 +562,7 @@ class Sandbox:
             "max_output_bytes": cfg.limits.max_output_bytes,
         }
         if tier == "bubblewrap":
+            request["skill_mounts"] = {m.name: f"{SKILL_STAGE}/{m.name}" for m in job.mounts}
             argv = bubblewrap_args(cfg, job.mounts, self._guest, self._scratch, uid)
             return [{"tier": "exec", "argv": argv}, request], run_dir
         return [request], run_dir
@@ -579,6 +581,16 @@ def _scrub_outcome(outcome: Outcome, pairs: list[tuple[str, str]]) -> Outcome:
     if error is not None:
         error = RunError(error.type, _scrub(error.message, pairs))
     return replace(outcome, error=error, logs_preview=_scrub(outcome.logs_preview, pairs))
+
+
+def _special_files(directory: str, names: list[str]) -> list[str]:
+    """Fifos, sockets and devices in a skill folder: never opened, never copied."""
+    skipped = []
+    for name in names:
+        mode = os.lstat(os.path.join(directory, name)).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
+            skipped.append(name)
+    return skipped
 
 
 def _discard(bridge: BlobBridge, blob_ids: list[str]) -> None:

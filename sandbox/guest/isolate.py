@@ -62,6 +62,11 @@ MS_BIND = 4096
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
 MNT_DETACH = 2
+S_IFMT = 0o170000
+S_IFDIR = 0o040000
+S_IFREG = 0o100000
+S_IFLNK = 0o120000
+ENOSPC = 28
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 PR_CAPBSET_DROP = 24
@@ -388,13 +393,102 @@ def _build_root(req: dict) -> None:
     )
     _mount("proc", f"{root}/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
 
-    for name, host in req["skill_mounts"].items():
-        os.mkdir(f"{root}/skills/{name}")
-        _bind(host, f"{root}/skills/{name}", extra=MS_NODEV)
+    _stage_skills(req, f"{root}/skills", unmount=False)
     _bind(req["guest_dir"], f"{root}/opt/noma", extra=MS_NODEV)
 
     _mount(None, root, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, None)
     _pivot(root)
+
+
+def _stage_skills(req: dict, dest: str, *, unmount: bool) -> None:
+    """Copy each skill into the size-capped ``dest`` tmpfs, then make it read-only.
+
+    Why copies and not bind mounts: a bind mount's source path shows in the run's
+    ``/proc/self/mountinfo``, and a skill's source is a path in the user's workspace.
+    The copy follows no symlink inside a skill (links are copied as links, resolving
+    inside the sandbox), skips fifos, sockets and devices, and keeps each file's mode and
+    owner, so a file the slot uid could not read in place it cannot read here either.
+    ``dest`` bounds the size (``skills_bytes``) and the file count; a skill too big for it
+    fails the run's setup. With ``unmount`` the sources are staging bind mounts (the
+    bubblewrap tier), detached once copied.
+    """
+    limits = req["limits"]
+    skills = req.get("skill_mounts", {})
+    if not unmount:
+        _mount(
+            "tmpfs",
+            dest,
+            "tmpfs",
+            MS_NOSUID | MS_NODEV,
+            f"size={limits['skills_bytes']},nr_inodes=16384,mode=0755",
+        )
+    for name, source in skills.items():
+        src = os.open(source, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            st = os.fstat(src)
+            os.mkdir(f"{dest}/{name}", 0o700)
+            try:
+                _copy_tree(src, f"{dest}/{name}")
+            except OSError as exc:
+                if exc.errno == ENOSPC:
+                    raise OSError(
+                        ENOSPC,
+                        f"the skills of this run are larger than the sandbox's "
+                        f"{limits['skills_bytes']} byte skills area",
+                    ) from None
+                raise
+            os.chown(f"{dest}/{name}", st.st_uid, st.st_gid)
+            os.chmod(f"{dest}/{name}", st.st_mode & 0o7777)
+        finally:
+            os.close(src)
+        if unmount:
+            _check(_c().umount2(os.fsencode(source), MNT_DETACH), f"umount {source}")
+    _mount(None, dest, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, None)
+
+
+def _copy_tree(src: int, dest: str) -> None:
+    """Copy the directory open at ``src`` into the existing directory ``dest``."""
+    with os.scandir(src) as it:
+        names = [entry.name for entry in it]
+    for name in names:
+        st = os.stat(name, dir_fd=src, follow_symlinks=False)
+        kind = st.st_mode & S_IFMT
+        target = f"{dest}/{name}"
+        if kind == S_IFLNK:
+            os.symlink(os.readlink(name, dir_fd=src), target)
+            os.lchown(target, st.st_uid, st.st_gid)
+            continue
+        if kind == S_IFDIR:
+            sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=src)
+            try:
+                os.mkdir(target, 0o700)
+                _copy_tree(sub, target)
+            finally:
+                os.close(sub)
+        elif kind == S_IFREG:
+            _copy_file(src, name, target)
+        else:
+            continue  # fifo, socket, device: nothing a skill needs, and unsafe to open
+        os.chown(target, st.st_uid, st.st_gid)
+        os.chmod(target, st.st_mode & 0o7777)
+
+
+def _copy_file(src_dir: int, name: str, target: str) -> None:
+    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=src_dir)
+    try:
+        size = os.fstat(fd).st_size
+        out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            offset = 0
+            while offset < size:
+                sent = os.sendfile(out, fd, offset, size - offset)
+                if sent == 0:
+                    break  # the file shrank while we copied it
+                offset += sent
+        finally:
+            os.close(out)
+    finally:
+        os.close(fd)
 
 
 def _pivot(root: str) -> None:
@@ -503,7 +597,9 @@ def _degraded_main(req: dict) -> int:
 
 
 def _bubblewrap_main(req: dict) -> int:
-    """Inside bubblewrap (pid 2 under bwrap's init): limits, ownership, privilege drop."""
+    """Inside bubblewrap (pid 2 under bwrap's init): skills, limits, ownership, privilege drop."""
+    _c()
+    _stage_skills(req, "/skills", unmount=True)
     os.chown("/workspace", req["uid"], req["gid"])
     os.chmod("/workspace", 0o700)
     _run_worker(req, guest_dir="/opt/noma", workdir="/workspace", drop_bounding=True)

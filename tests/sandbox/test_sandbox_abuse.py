@@ -538,8 +538,8 @@ def main(args):
             pass
     hits = [[where, m, text[:200]] for where, text in seen.items()
             for m in args['markers'] if m in text]
-    # A bind mount shows its source in mountinfo: the checkout must not show; skill
-    # folders still do (hiding them needs a copy of each skill per run).
+    # A bind mount shows its source in mountinfo: neither the checkout nor a skill's
+    # folder in the workspace may be one.
     mountinfo = open('/proc/self/mountinfo').read()
     hits += [['/proc/self/mountinfo', m, ''] for m in args['mount_markers'] if m in mountinfo]
     return {'hits': hits, 'cmdlines': sum(1 for k, v in seen.items()
@@ -568,11 +568,88 @@ async def test_17_no_host_path_is_visible_in_proc(sandbox: Sandbox, tmp_path: Pa
         pids = ["self"]
     else:
         markers.append("noma-sandbox")
-    args = {"markers": markers, "pids": pids, "mount_markers": [checkout]}
+    mount_markers = [checkout, "host-skill-folder-marker", str(tmp_path)]
+    args = {"markers": markers, "pids": pids, "mount_markers": mount_markers}
     out = await sandbox.run(code(PROC_PATHS_SRC, mounts=(mount,), args=args), None)
     assert out.status == "completed", out.error
     assert out.output["hits"] == []
     assert out.output["cmdlines"] >= len(pids or [1, 2]) and out.output["maps"] >= 1, out.output
     if not pids:
         assert out.output["pid1"].strip(), "pid 1's command line was not readable"
+    await still_works(sandbox)
+
+
+async def test_18_hostile_skill_folders_are_staged_without_following_anything(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Skills reach a run as copies (so their workspace path is in no mountinfo): the copy
+    must not hang on a fifo, follow a symlink out of the skill, or widen a file's mode."""
+    skill = tmp_path / "acme.evil"
+    (skill / "code" / "deep" / "deeper").mkdir(parents=True)
+    for p in (tmp_path, skill, skill / "code", skill / "code" / "deep"):
+        p.chmod(0o755)
+    (skill / "code" / "main.py").write_text("X = 1\n")
+    (skill / "code" / "deep" / "deeper" / "data.txt").write_text("nested")
+    (skill / "code" / "deep" / "deeper").chmod(0o755)
+    (skill / "code" / "run.sh").write_text("#!/bin/sh\necho ran\n")
+    (skill / "code" / "run.sh").chmod(0o755)
+    os.mkfifo(skill / "code" / "pipe")
+    (skill / "code" / "shadow").symlink_to("/etc/shadow")
+    (skill / "code" / "up").symlink_to("../../..")
+    secret = tmp_path / "outside-secret.txt"
+    secret.write_text("OUTSIDE")
+    (skill / "code" / "outside").symlink_to(secret)
+    src = (
+        "import os, subprocess\n"
+        "def main(args):\n"
+        "    import skills.acme.evil as skill\n"
+        "    base = os.path.dirname(skill.__file__)  # /skills/acme.evil/code\n"
+        "    def probe(p):\n"
+        "        try:\n"
+        "            return open(p).read()[:20]\n"
+        "        except OSError as exc:\n"
+        "            return type(exc).__name__\n"
+        "    return {\n"
+        "        'names': sorted(os.listdir(base)),\n"
+        "        'nested': probe(base + '/deep/deeper/data.txt'),\n"
+        "        'shadow': probe(base + '/shadow'),\n"
+        "        'outside': probe(base + '/outside'),\n"
+        "        'links': [os.readlink(base + '/shadow'), os.readlink(base + '/up')],\n"
+        "        'exec': subprocess.run([base + '/run.sh'], capture_output=True,\n"
+        "                               text=True).stdout,\n"
+        "        'writable': os.access(base, os.W_OK),\n"
+        "    }\n"
+    )
+    mount = SkillMount("acme.evil", skill, "code/main.py")
+    out = await sandbox.run(code(src, mounts=(mount,)), None)
+    assert out.status == "completed", out.error
+    got = out.output
+    assert got["names"] == ["deep", "main.py", "outside", "run.sh", "shadow", "up"]
+    assert got["nested"] == "nested"
+    assert got["shadow"] in ("FileNotFoundError", "PermissionError")
+    assert got["outside"] in ("FileNotFoundError", "PermissionError")
+    assert got["links"] == ["/etc/shadow", "../../.."]
+    assert got["exec"] == "ran\n"
+    assert got["writable"] is False
+    await still_works(sandbox)
+
+
+async def test_18_a_skill_larger_than_the_skills_area_fails_the_run_clearly(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    if sandbox.tier == "degraded":
+        # Copied by the server into its scratch dir, bounded by the host's disk only.
+        assert sandbox.config.limits.skills_bytes > 0
+        return
+    skill = tmp_path / "acme.huge"
+    (skill / "code").mkdir(parents=True)
+    for p in (tmp_path, skill, skill / "code"):
+        p.chmod(0o755)
+    (skill / "code" / "main.py").write_text("X = 1\n")
+    with open(skill / "code" / "blob.bin", "wb") as fh:
+        fh.truncate(sandbox.config.limits.skills_bytes + (8 << 20))  # sparse: no disk used
+    mount = SkillMount("acme.huge", skill, "code/main.py")
+    out = await sandbox.run(code("def main(args):\n    return 1\n", mounts=(mount,)), None)
+    assert out.status == "failed"
+    assert out.error is not None and "skills area" in out.error.message, out.error
     await still_works(sandbox)
