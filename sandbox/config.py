@@ -31,6 +31,7 @@ class Limits:
     processes: int = 32
     open_files: int = 256
     workspace_bytes: int = 64 * MiB
+    skills_bytes: int = 64 * MiB
     tmp_bytes: int = 16 * MiB
     max_output_bytes: int = 4096
     max_log_bytes: int = 1 * MiB
@@ -50,6 +51,7 @@ class Limits:
             "processes": self.processes,
             "open_files": self.open_files,
             "workspace_bytes": self.workspace_bytes,
+            "skills_bytes": self.skills_bytes,
             "tmp_bytes": self.tmp_bytes,
         }
 

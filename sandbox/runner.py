@@ -20,6 +20,7 @@ import marshal
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import time
@@ -36,7 +37,7 @@ from sandbox.job import Job, Outcome, RunError
 from sandbox.logs import LogCollector
 from sandbox.outcome import build_outcome
 from sandbox.slots import SlotsUnavailable, UidSlots
-from sandbox.tiers import TierUnavailable, bubblewrap_args, choose_tiers
+from sandbox.tiers import SKILL_STAGE, TierUnavailable, bubblewrap_args, choose_tiers
 from sandbox.warm import Process, WarmLaunchers
 
 log = logging.getLogger("noma.sandbox")
@@ -72,6 +73,7 @@ class Sandbox:
         self._cgroups: CgroupRoot | None = None
         self._slot_groups: dict[int, RunCgroup] = {}
         self._scratch: Path | None = None
+        self._guest: Path = GUEST_DIR
         self._warm: WarmLaunchers | None = None
         self._live: dict[int, Process] = {}
         self._teardowns: set[asyncio.Task[None]] = set()
@@ -89,7 +91,14 @@ class Sandbox:
         self._scratch = Path(tempfile.mkdtemp(prefix="noma-sandbox-"))
         self._scratch.chmod(0o711)
         (self._scratch / "root").mkdir()
-        await asyncio.to_thread(_precompile_guest, cfg.python)
+        # Runs see the guest code through a copy in the scratch dir: a bind mount's source
+        # shows in the run's /proc/self/mountinfo, and the checkout's path must not.
+        try:
+            await asyncio.to_thread(_stage_guest, self._scratch / "guest", cfg.python)
+        except OSError as exc:
+            self.unavailable_reason = f"could not stage the guest code: {exc}"
+            return
+        self._guest = self._scratch / "guest"
         is_root = os.geteuid() == 0
         try:
             if is_root:
@@ -177,14 +186,38 @@ class Sandbox:
             "runs": self.stats.runs,
         }
 
-    def _launcher_argv(self, uid: int) -> list[str]:
-        argv = [self.config.python, "-I", "-S", str(LAUNCHER), "--parent", str(os.getpid())]
-        group = self._slot_groups.get(uid)
-        for procs_file in group.procs_files if group is not None else []:
-            argv += ["--cgroup", procs_file]
+    def _launcher_argv(self, uid: int) -> tuple[list[str], list[int]]:
+        """The launcher's command line and the fds it inherits (each opened for it alone).
+
+        No host path is on the command line: a run reads its own ``/proc/self/cmdline``
+        (and, on the namespaces tier, pid 1's), which are this list. The launcher script
+        is reached through an inherited descriptor of the guest directory and the slot's
+        cgroups are joined through inherited descriptors of their ``cgroup.procs`` files.
+        """
+        fds: list[int] = []
+        try:
+            guest = os.open(self._guest, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+            fds.append(guest)
+            argv = [
+                self.config.python,
+                "-I",
+                "-S",
+                f"/proc/self/fd/{guest}/{LAUNCHER.name}",
+                "--parent",
+                str(os.getpid()),
+            ]
+            group = self._slot_groups.get(uid)
+            for procs_file in group.procs_files if group is not None else []:
+                fd = os.open(procs_file, os.O_WRONLY | os.O_CLOEXEC)
+                fds.append(fd)
+                argv += ["--cgroup-fd", str(fd)]
+        except OSError:
+            for fd in fds:
+                os.close(fd)
+            raise
         if self.tier == "bubblewrap":
             argv.append("--exec-only")
-        return argv
+        return argv, fds
 
     # ------------------------------------------------------------------------ run
 
@@ -473,6 +506,7 @@ class Sandbox:
         for m in job.mounts:
             pairs.append((str(m.path), f"/skills/{m.name}"))
         pairs.append((str(GUEST_DIR), "/opt/noma"))
+        pairs.append((str(self._guest), "/opt/noma"))
         if self._scratch is not None:
             pairs.append((str(self._scratch), "/sandbox"))
         # Longest first, so a path inside another is replaced whole.
@@ -498,7 +532,7 @@ class Sandbox:
         if tier == "namespaces":
             request["newroot"] = str(self._scratch / "root")
             request["skill_mounts"] = {m.name: str(m.path) for m in job.mounts}
-            request["guest_dir"] = str(GUEST_DIR)
+            request["guest_dir"] = str(self._guest)
         elif tier == "degraded":
             run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=self._scratch))
             run_dir.chmod(0o711)
@@ -506,10 +540,10 @@ class Sandbox:
             workspace.mkdir(mode=0o700)
             if os.geteuid() == 0:
                 os.chown(workspace, uid, uid)
-            shutil.copytree(GUEST_DIR, run_dir / "guest")
+            shutil.copytree(self._guest, run_dir / "guest")
             for m in job.mounts:
                 dest = run_dir / "skills" / m.name
-                shutil.copytree(m.path, dest, symlinks=True)
+                shutil.copytree(m.path, dest, symlinks=True, ignore=_special_files)
                 skill_dirs[m.name] = str(dest)
             request["workdir"] = str(workspace)
             request["guest_dir"] = str(run_dir / "guest")
@@ -528,7 +562,8 @@ class Sandbox:
             "max_output_bytes": cfg.limits.max_output_bytes,
         }
         if tier == "bubblewrap":
-            argv = bubblewrap_args(cfg, job.mounts, GUEST_DIR, self._scratch, uid)
+            request["skill_mounts"] = {m.name: f"{SKILL_STAGE}/{m.name}" for m in job.mounts}
+            argv = bubblewrap_args(cfg, job.mounts, self._guest, self._scratch, uid)
             return [{"tier": "exec", "argv": argv}, request], run_dir
         return [request], run_dir
 
@@ -548,6 +583,16 @@ def _scrub_outcome(outcome: Outcome, pairs: list[tuple[str, str]]) -> Outcome:
     return replace(outcome, error=error, logs_preview=_scrub(outcome.logs_preview, pairs))
 
 
+def _special_files(directory: str, names: list[str]) -> list[str]:
+    """Fifos, sockets and devices in a skill folder: never opened, never copied."""
+    skipped = []
+    for name in names:
+        mode = os.lstat(os.path.join(directory, name)).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
+            skipped.append(name)
+    return skipped
+
+
 def _discard(bridge: BlobBridge, blob_ids: list[str]) -> None:
     for blob_id in blob_ids:
         try:
@@ -565,15 +610,16 @@ def _encode_frames(frames: list[dict[str, Any]]) -> bytes:
     return data
 
 
-def _precompile_guest(python: str) -> None:
-    """Write the guest's bytecode once with the sandbox interpreter.
+def _stage_guest(dest: Path, python: str) -> None:
+    """Copy the guest code to ``dest`` and write its bytecode once with the sandbox interpreter.
 
     Runs import the guest modules as the slot uid from a read-only mount, so they could
     never write ``__pycache__`` themselves and would recompile on every run.
     """
+    shutil.copytree(GUEST_DIR, dest, ignore=shutil.ignore_patterns("__pycache__"))
     with contextlib.suppress(OSError, subprocess.SubprocessError):
         subprocess.run(
-            [python, "-I", "-m", "compileall", "-q", str(GUEST_DIR)],
+            [python, "-I", "-m", "compileall", "-q", str(dest)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

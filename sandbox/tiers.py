@@ -19,6 +19,7 @@ from pathlib import Path
 from sandbox.config import SandboxConfig, TierName
 from sandbox.job import SkillMount
 
+SKILL_STAGE = "/.stage"
 ORDER: tuple[TierName, ...] = ("bubblewrap", "namespaces", "degraded")
 
 
@@ -96,7 +97,9 @@ def bubblewrap_args(
         "/etc",
         "--perms",
         "0755",
-        "--dir",
+        "--size",
+        str(config.limits.skills_bytes),
+        "--tmpfs",
         "/skills",
         "--perms",
         "0755",
@@ -139,8 +142,10 @@ def bubblewrap_args(
         "--tmpfs",
         "/workspace",
     ]
+    # Skills are bound at a staging point, copied into /skills by the launcher inside and
+    # unmounted: a bind mount's source (a path in the workspace) shows in mountinfo.
     for m in mounts:
-        args += ["--ro-bind", str(m.path), f"/skills/{m.name}"]
+        args += ["--ro-bind", str(m.path), f"{SKILL_STAGE}/{m.name}"]
     args += [
         "--ro-bind",
         str(guest_dir),

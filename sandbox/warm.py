@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import os
 from collections.abc import Callable
 
 CONTROL_LINE_LIMIT = 4 * 1024 * 1024
@@ -17,23 +19,33 @@ CONTROL_LINE_LIMIT = 4 * 1024 * 1024
 Process = asyncio.subprocess.Process
 
 
-async def spawn(argv: list[str]) -> Process:
-    return await asyncio.create_subprocess_exec(
-        *argv,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env={},
-        start_new_session=True,
-        close_fds=True,
-        limit=CONTROL_LINE_LIMIT,
-    )
+LaunchSpec = tuple[list[str], list[int]]
+
+
+async def spawn(spec: Callable[[], LaunchSpec]) -> Process:
+    """Start a launcher; the fds of its spec are handed to it and closed here after."""
+    argv, fds = spec()
+    try:
+        return await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env={},
+            start_new_session=True,
+            close_fds=True,
+            pass_fds=fds,
+            limit=CONTROL_LINE_LIMIT,
+        )
+    finally:
+        for fd in fds:
+            os.close(fd)
 
 
 class WarmLaunchers:
     """One launcher per slot, started while the slot is idle (see the module docstring)."""
 
-    def __init__(self, argv_for: Callable[[int], list[str]]) -> None:
+    def __init__(self, argv_for: Callable[[int], LaunchSpec]) -> None:
         self._argv_for = argv_for
         self._pending: dict[int, asyncio.Future[Process]] = {}
         self._closed = False
@@ -41,7 +53,9 @@ class WarmLaunchers:
     def prepare(self, slot: int) -> None:
         """Start the next launcher for ``slot`` in the background."""
         if not self._closed and slot not in self._pending:
-            self._pending[slot] = asyncio.ensure_future(spawn(self._argv_for(slot)))
+            self._pending[slot] = asyncio.ensure_future(
+                spawn(functools.partial(self._argv_for, slot))
+            )
 
     async def take(self, slot: int) -> Process:
         """The slot's warm launcher if it started fine, else a fresh one started now."""
@@ -55,7 +69,7 @@ class WarmLaunchers:
                 if proc.returncode is None:
                     return proc
                 await proc.wait()
-        return await spawn(self._argv_for(slot))
+        return await spawn(functools.partial(self._argv_for, slot))
 
     async def close(self) -> None:
         """Let idle launchers exit (EOF on their request pipe) and reap them."""

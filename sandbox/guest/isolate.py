@@ -23,6 +23,16 @@ Process tree for the ``namespaces`` tier::
                     exits the kernel kills everything left in the namespace)
                      -> worker (slot uid, rlimits, no capabilities) -> user code
 
+Every tier ends the worker's setup the same way: rlimits, the privilege drop (which sets
+``no_new_privs``), a clean environment, then the seccomp filter of ``syscall_filter``;
+only then is anything of the run imported or executed.
+
+No host path reaches the sandbox's ``/proc``: the server starts the launcher as
+``python -I -S /proc/self/fd/N/launcher.py`` through an fd of its staged guest copy and
+hands over the slot's ``cgroup.procs`` files as fds too, so the command line a run can
+read in ``/proc/self/cmdline`` (and ``/proc/1/cmdline`` on the namespaces tier) names
+none; bubblewrap gets its options through a memfd (``--args``).
+
 For the ``bubblewrap`` tier bubblewrap has already built the namespaces and mounts; this
 script then only sets limits and drops privileges. For the ``degraded`` tier there are no
 namespaces: the launcher kills every process of the slot uid after the worker exits.
@@ -38,6 +48,7 @@ import sys
 
 # Linux constants (x86_64 / aarch64 agree on all of these).
 CLONE_NEWNS = 0x00020000
+CLONE_NEWCGROUP = 0x02000000
 CLONE_NEWUTS = 0x04000000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWPID = 0x20000000
@@ -51,6 +62,11 @@ MS_BIND = 4096
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
 MNT_DETACH = 2
+S_IFMT = 0o170000
+S_IFDIR = 0o040000
+S_IFREG = 0o100000
+S_IFLNK = 0o120000
+ENOSPC = 28
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 PR_CAPBSET_DROP = 24
@@ -144,10 +160,11 @@ def _devnull_std(fds: tuple[int, ...] = (0, 1, 2)) -> None:
     os.close(null)
 
 
-def _join_cgroups(paths: list[str]) -> None:
-    for path in paths:
-        with open(path, "w") as fh:
-            fh.write(str(os.getpid()))
+def _join_cgroups(fds: list[int]) -> None:
+    """Join the slot's cgroups through ``cgroup.procs`` fds the server opened for us."""
+    for fd in fds:
+        os.write(fd, str(os.getpid()).encode())
+        os.close(fd)
 
 
 def _exit_code(status: int) -> int:
@@ -252,6 +269,12 @@ def _run_worker(req: dict, *, guest_dir: str, workdir: str, drop_bounding: bool)
         os.chdir(workdir)
         _drop_privileges(req["uid"], req["gid"], drop_bounding=drop_bounding)
         _clean_env(req, workdir)
+        # Last step of the setup, after the privilege drop set no_new_privs and before
+        # anything of the run is imported: from here on the kernel refuses the syscalls
+        # sandbox escapes are built from (see ``syscall_filter``).
+        import syscall_filter
+
+        syscall_filter.install(os.uname().machine, _c())
         sys.path[0] = guest_dir
         import runtime
         import runtime._bootstrap as bootstrap
@@ -370,13 +393,102 @@ def _build_root(req: dict) -> None:
     )
     _mount("proc", f"{root}/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
 
-    for name, host in req["skill_mounts"].items():
-        os.mkdir(f"{root}/skills/{name}")
-        _bind(host, f"{root}/skills/{name}", extra=MS_NODEV)
+    _stage_skills(req, f"{root}/skills", unmount=False)
     _bind(req["guest_dir"], f"{root}/opt/noma", extra=MS_NODEV)
 
     _mount(None, root, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, None)
     _pivot(root)
+
+
+def _stage_skills(req: dict, dest: str, *, unmount: bool) -> None:
+    """Copy each skill into the size-capped ``dest`` tmpfs, then make it read-only.
+
+    Why copies and not bind mounts: a bind mount's source path shows in the run's
+    ``/proc/self/mountinfo``, and a skill's source is a path in the user's workspace.
+    The copy follows no symlink inside a skill (links are copied as links, resolving
+    inside the sandbox), skips fifos, sockets and devices, and keeps each file's mode and
+    owner, so a file the slot uid could not read in place it cannot read here either.
+    ``dest`` bounds the size (``skills_bytes``) and the file count; a skill too big for it
+    fails the run's setup. With ``unmount`` the sources are staging bind mounts (the
+    bubblewrap tier), detached once copied.
+    """
+    limits = req["limits"]
+    skills = req.get("skill_mounts", {})
+    if not unmount:
+        _mount(
+            "tmpfs",
+            dest,
+            "tmpfs",
+            MS_NOSUID | MS_NODEV,
+            f"size={limits['skills_bytes']},nr_inodes=16384,mode=0755",
+        )
+    for name, source in skills.items():
+        src = os.open(source, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            st = os.fstat(src)
+            os.mkdir(f"{dest}/{name}", 0o700)
+            try:
+                _copy_tree(src, f"{dest}/{name}")
+            except OSError as exc:
+                if exc.errno == ENOSPC:
+                    raise OSError(
+                        ENOSPC,
+                        f"the skills of this run are larger than the sandbox's "
+                        f"{limits['skills_bytes']} byte skills area",
+                    ) from None
+                raise
+            os.chown(f"{dest}/{name}", st.st_uid, st.st_gid)
+            os.chmod(f"{dest}/{name}", st.st_mode & 0o7777)
+        finally:
+            os.close(src)
+        if unmount:
+            _check(_c().umount2(os.fsencode(source), MNT_DETACH), f"umount {source}")
+    _mount(None, dest, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, None)
+
+
+def _copy_tree(src: int, dest: str) -> None:
+    """Copy the directory open at ``src`` into the existing directory ``dest``."""
+    with os.scandir(src) as it:
+        names = [entry.name for entry in it]
+    for name in names:
+        st = os.stat(name, dir_fd=src, follow_symlinks=False)
+        kind = st.st_mode & S_IFMT
+        target = f"{dest}/{name}"
+        if kind == S_IFLNK:
+            os.symlink(os.readlink(name, dir_fd=src), target)
+            os.lchown(target, st.st_uid, st.st_gid)
+            continue
+        if kind == S_IFDIR:
+            sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=src)
+            try:
+                os.mkdir(target, 0o700)
+                _copy_tree(sub, target)
+            finally:
+                os.close(sub)
+        elif kind == S_IFREG:
+            _copy_file(src, name, target)
+        else:
+            continue  # fifo, socket, device: nothing a skill needs, and unsafe to open
+        os.chown(target, st.st_uid, st.st_gid)
+        os.chmod(target, st.st_mode & 0o7777)
+
+
+def _copy_file(src_dir: int, name: str, target: str) -> None:
+    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=src_dir)
+    try:
+        size = os.fstat(fd).st_size
+        out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            offset = 0
+            while offset < size:
+                sent = os.sendfile(out, fd, offset, size - offset)
+                if sent == 0:
+                    break  # the file shrank while we copied it
+                offset += sent
+        finally:
+            os.close(out)
+    finally:
+        os.close(fd)
 
 
 def _pivot(root: str) -> None:
@@ -406,7 +518,11 @@ def _init_loop(worker: int) -> int:
 def _namespaces_main(req: dict) -> int:
     _c()
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
-    flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
+    # A cgroup namespace rooted at the slot's cgroups (joined while warming up), so
+    # /proc/self/cgroup shows "/" rather than the host's cgroup layout.
+    flags = (
+        CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP
+    )
     _check(_c().unshare(flags), "unshare")
     init = os.fork()
     if init == 0:
@@ -414,6 +530,7 @@ def _namespaces_main(req: dict) -> int:
         try:
             _prctl(PR_SET_PDEATHSIG, SIGKILL)
             _build_root(req)
+            _close_extra_fds()  # nothing that points outside the new root stays open
             worker = os.fork()
             if worker == 0:
                 _run_worker(req, guest_dir="/opt/noma", workdir="/workspace", drop_bounding=True)
@@ -480,7 +597,9 @@ def _degraded_main(req: dict) -> int:
 
 
 def _bubblewrap_main(req: dict) -> int:
-    """Inside bubblewrap (pid 2 under bwrap's init): limits, ownership, privilege drop."""
+    """Inside bubblewrap (pid 2 under bwrap's init): skills, limits, ownership, privilege drop."""
+    _c()
+    _stage_skills(req, "/skills", unmount=True)
     os.chown("/workspace", req["uid"], req["gid"])
     os.chmod("/workspace", 0o700)
     _run_worker(req, guest_dir="/opt/noma", workdir="/workspace", drop_bounding=True)
@@ -496,24 +615,43 @@ def _preload() -> None:
     """
     _c()
     import runtime._bootstrap  # noqa: F401
+    import syscall_filter  # noqa: F401
 
 
-def _parse_argv(argv: list[str]) -> tuple[int | None, list[str], bool]:
-    """``[--parent PID] [--cgroup PROCS_FILE]... [--exec-only]``."""
+def _parse_argv(argv: list[str]) -> tuple[int | None, list[int], bool]:
+    """``[--parent PID] [--cgroup-fd FD]... [--exec-only]``."""
     parent: int | None = None
-    cgroups: list[str] = []
+    cgroups: list[int] = []
     exec_only = False
     it = iter(argv)
     for arg in it:
         if arg == "--parent":
             parent = int(next(it))
-        elif arg == "--cgroup":
-            cgroups.append(next(it))
+        elif arg == "--cgroup-fd":
+            cgroups.append(int(next(it)))
         elif arg == "--exec-only":
             exec_only = True
         else:
             raise ValueError(f"unknown launcher argument {arg!r}")
     return parent, cgroups, exec_only
+
+
+def _exec_bwrap(argv: list[str]) -> None:
+    """Become bwrap with its arguments read from a memfd (``--args``), not the command line.
+
+    bwrap is pid 1 of the sandbox and its command line names host paths (the guest
+    directory, skill directories, scratch files); every process in the sandbox can read
+    ``/proc/1/cmdline``. Passed through an fd, that line is ``bwrap --args N -- <python>
+    -I -S /opt/noma/launcher.py``.
+    """
+    split = argv.index("--")  # options go through the fd; the command (in-sandbox paths) may not
+    fd = os.memfd_create("bwrap-args", 0)
+    data = b"".join(os.fsencode(a) + b"\0" for a in argv[1:split])
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.lseek(fd, 0, 0)
+    os.execv(argv[0], [argv[0], "--args", str(fd), *argv[split:]])
 
 
 def main() -> int:
@@ -528,6 +666,9 @@ def main() -> int:
         _join_cgroups(cgroups)
         if not exec_only:
             _preload()
+        # The guest directory's fd (this script's path runs through it) is not needed
+        # once everything is imported, and must not reach the run.
+        _close_extra_fds()
         req = _read_request()
     except EOFError:
         return 0  # a warm launcher the server no longer needs
@@ -539,8 +680,7 @@ def main() -> int:
         if tier == "exec":
             # Outer half of the bubblewrap tier: become bwrap, in this slot's cgroups. The
             # inner launcher reads its own request frame from the same stdin.
-            argv = req["argv"]
-            os.execv(argv[0], argv)
+            _exec_bwrap(req["argv"])
         if tier == "bubblewrap":
             return _bubblewrap_main(req)
         if tier == "namespaces":

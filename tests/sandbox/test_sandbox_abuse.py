@@ -9,6 +9,7 @@ the degraded tier, which has no network isolation and is therefore refused by de
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import socket
 import stat
@@ -404,3 +405,251 @@ def test_guest_code_is_not_writable_by_sandbox_uids() -> None:
         st = os.stat(path)
         assert st.st_uid == 0 or not IS_ROOT, path
         assert not stat.S_IMODE(st.st_mode) & 0o022, path
+
+
+# 16. The kernel's attack surface: each syscall sandbox escapes are built from is refused
+# by the seccomp filter (EPERM; clone3 ENOSYS so libc falls back to clone, whose flags the
+# filter reads). Numbers come from the filter's table, which test_syscall_filter checks
+# against the kernel headers.
+KERNEL_SURFACE_SRC = r"""
+import ctypes, os
+from sandbox_syscalls import NUMBERS
+libc = ctypes.CDLL(None, use_errno=True)
+L = ctypes.c_long
+CLONE_NEWUSER, CLONE_NEWNS, CLONE_NEWNET, SIGCHLD = 0x10000000, 0x20000, 0x40000000, 17
+
+def call(name, *args):
+    return call_nr(NUMBERS[name], *args, clone=name == "clone")
+
+def call_nr(nr, *args, clone=False):
+    ctypes.set_errno(0)
+    ret = libc.syscall(L(nr), *[L(a) for a in args])
+    if ret == 0 and clone:
+        os._exit(0)  # a child the filter let through: leave at once
+    return [ret, ctypes.get_errno()]
+
+def main(args):
+    page = ctypes.create_string_buffer(4096)
+    buf = ctypes.addressof(page)
+    tty = os.open("/dev/null", os.O_RDONLY)
+    got = {
+        "unshare(NEWUSER)": call("unshare", CLONE_NEWUSER),
+        "unshare(NEWNS|NEWNET)": call("unshare", CLONE_NEWNS | CLONE_NEWNET),
+        "clone(NEWUSER)": call("clone", CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0),
+        "clone3": call("clone3", buf, 88),
+        "setns": call("setns", 0, 0),
+        "mount": call("mount", 0, buf, 0, 0, 0),
+        "umount2": call("umount2", buf, 0),
+        "pivot_root": call("pivot_root", buf, buf),
+        "ptrace": call("ptrace", 0, 0, 0, 0),
+        "process_vm_readv": call("process_vm_readv", os.getpid(), 0, 0, 0, 0, 0),
+        "process_vm_writev": call("process_vm_writev", os.getpid(), 0, 0, 0, 0, 0),
+        "keyctl": call("keyctl", 0, -3, 0),
+        "add_key": call("add_key", 0, 0, 0, 0, -2),
+        "request_key": call("request_key", 0, 0, 0, 0),
+        "bpf": call("bpf", 0, buf, 8),
+        "perf_event_open": call("perf_event_open", buf, 0, -1, -1, 0),
+        "init_module": call("init_module", 0, 0, 0),
+        "finit_module": call("finit_module", tty, 0, 0),
+        "delete_module": call("delete_module", buf, 0),
+        "kexec_load": call("kexec_load", 0, 0, 0, 0),
+        "settimeofday": call("settimeofday", 0, 0),
+        "clock_settime": call("clock_settime", 0, buf),
+        "clock_adjtime": call("clock_adjtime", 0, buf),
+        "adjtimex": call("adjtimex", buf),
+        "userfaultfd": call("userfaultfd", 0),
+        "open_by_handle_at": call("open_by_handle_at", tty, buf, 0),
+        "swapon": call("swapon", buf, 0),
+        "swapoff": call("swapoff", buf),
+        "reboot": call("reboot", 0, 0, 0, 0),
+        "syslog": call("syslog", 10, 0, 0),
+        "acct": call("acct", 0),
+        "quotactl": call("quotactl", 0, 0, 0, 0),
+        "personality(ADDR_NO_RANDOMIZE)": call("personality", 0x0040000),
+        "ioctl(TIOCSTI)": call("ioctl", tty, 0x5412, buf),
+        "io_uring_setup": call("io_uring_setup", 1, buf),
+        "fsopen": call("fsopen", buf, 0),
+        "open_tree": call("open_tree", -100, buf, 0),
+        # The same calls by other doors: the x32 ABI's numbers (bit 30) and request bits
+        # above the 32 the kernel reads.
+        "x32 unshare(NEWUSER)": call_nr(0x40000000 | NUMBERS["unshare"], CLONE_NEWUSER),
+        "x32 mount": call_nr(0x40000000 | NUMBERS["mount"], 0, buf, 0, 0, 0),
+        "ioctl(TIOCSTI | 1 << 32)": call("ioctl", tty, (1 << 32) | 0x5412, buf),
+    }
+    import subprocess
+    child = subprocess.run(['unshare', '-Ur', 'true'], capture_output=True, text=True)
+    got["child: unshare -Ur"] = [child.returncode, 1 if 'Operation not permitted' in
+                                 child.stderr else 0]
+    status = dict(l.split(':', 1) for l in open('/proc/self/status') if ':' in l)
+    return {"calls": got, "seccomp": status["Seccomp"].strip(),
+            "nnp": status["NoNewPrivs"].strip()}
+"""
+
+
+def syscall_numbers() -> dict[str, int]:
+    """The host ABI's numbers of the filtered syscalls."""
+    from sandbox.guest import syscall_filter as sf
+
+    col = 0 if os.uname().machine == "x86_64" else 1
+    pairs = {**sf.DENIED, **sf.CHECKED}
+    return {name: pair[col] for name, pair in pairs.items() if pair[col] is not None}
+
+
+async def test_16_kernel_attack_surface_syscalls_are_refused(sandbox: Sandbox) -> None:
+    src = KERNEL_SURFACE_SRC.replace(
+        "from sandbox_syscalls import NUMBERS", f"NUMBERS = {syscall_numbers()!r}"
+    )
+    out = await sandbox.run(code(src, timeout_s=10), None)
+    assert out.status == "completed", out.error
+    assert out.output["seccomp"] == "2", out.output
+    assert out.output["nnp"] == "1"
+    calls = out.output["calls"]
+    assert calls.pop("child: unshare -Ur") == [1, 1], "a child process escaped the filter"
+    for name, (ret, err) in calls.items():
+        expected = errno.ENOSYS if name == "clone3" or name.startswith("x32") else errno.EPERM
+        assert (ret, err) == (-1, expected), (name, ret, os.strerror(err))
+    await still_works(sandbox)
+
+
+PROC_PATHS_SRC = r"""
+import os
+def main(args):
+    seen = {}
+    pids = args['pids'] or [p for p in os.listdir('/proc') if p.isdigit()] + ['self']
+    for pid in pids:
+        for name in ('cmdline', 'environ', 'maps', 'cgroup', 'comm', 'stat', 'status'):
+            try:
+                seen[f'/proc/{pid}/{name}'] = open(f'/proc/{pid}/{name}', 'rb').read().decode(
+                    errors='replace')
+            except OSError:
+                pass
+        for link in ('exe', 'cwd', 'root'):
+            try:
+                seen[f'/proc/{pid}/{link}'] = os.readlink(f'/proc/{pid}/{link}')
+            except OSError:
+                pass
+        try:
+            for fd in os.listdir(f'/proc/{pid}/fd'):
+                try:
+                    seen[f'/proc/{pid}/fd/{fd}'] = os.readlink(f'/proc/{pid}/fd/{fd}')
+                except OSError:
+                    pass
+        except OSError:
+            pass
+    hits = [[where, m, text[:200]] for where, text in seen.items()
+            for m in args['markers'] if m in text]
+    # A bind mount shows its source in mountinfo: neither the checkout nor a skill's
+    # folder in the workspace may be one.
+    mountinfo = open('/proc/self/mountinfo').read()
+    hits += [['/proc/self/mountinfo', m, ''] for m in args['mount_markers'] if m in mountinfo]
+    return {'hits': hits, 'cmdlines': sum(1 for k, v in seen.items()
+                                          if k.endswith('/cmdline') and v),
+            'maps': sum(1 for k, v in seen.items() if k.endswith('/maps') and v),
+            'pid1': seen.get('/proc/1/cmdline', '').replace(chr(0), ' ')}
+"""
+
+
+async def test_17_no_host_path_is_visible_in_proc(sandbox: Sandbox, tmp_path: Path) -> None:
+    """cmdline, environ, maps, cgroup and fd links of every process a run can see name
+    sandbox paths only: not the checkout, the skill's folder, the scratch dir or cgroups.
+
+    The degraded tier shares the host's pid namespace and runs in a scratch dir on the
+    host, so there only the run's own process is checked, and not for the scratch dir."""
+    skill = tmp_path / "host-skill-folder-marker" / "acme.box"
+    (skill / "code").mkdir(parents=True)
+    for p in (tmp_path, skill.parent):
+        p.chmod(0o755)
+    (skill / "code" / "main.py").write_text("X = 1\n")
+    mount = SkillMount("acme.box", skill, "code/main.py")
+    checkout = str(Path(__file__).resolve().parents[2])
+    markers = [checkout, "host-skill-folder-marker", str(tmp_path), "cgroup.procs"]
+    pids: list[str] = []
+    if sandbox.tier == "degraded":
+        pids = ["self"]
+    else:
+        markers.append("noma-sandbox")
+    mount_markers = [checkout, "host-skill-folder-marker", str(tmp_path)]
+    args = {"markers": markers, "pids": pids, "mount_markers": mount_markers}
+    out = await sandbox.run(code(PROC_PATHS_SRC, mounts=(mount,), args=args), None)
+    assert out.status == "completed", out.error
+    assert out.output["hits"] == []
+    assert out.output["cmdlines"] >= len(pids or [1, 2]) and out.output["maps"] >= 1, out.output
+    if not pids:
+        assert out.output["pid1"].strip(), "pid 1's command line was not readable"
+    await still_works(sandbox)
+
+
+async def test_18_hostile_skill_folders_are_staged_without_following_anything(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Skills reach a run as copies (so their workspace path is in no mountinfo): the copy
+    must not hang on a fifo, follow a symlink out of the skill, or widen a file's mode."""
+    skill = tmp_path / "acme.evil"
+    (skill / "code" / "deep" / "deeper").mkdir(parents=True)
+    for p in (tmp_path, skill, skill / "code", skill / "code" / "deep"):
+        p.chmod(0o755)
+    (skill / "code" / "main.py").write_text("X = 1\n")
+    (skill / "code" / "deep" / "deeper" / "data.txt").write_text("nested")
+    (skill / "code" / "deep" / "deeper").chmod(0o755)
+    (skill / "code" / "run.sh").write_text("#!/bin/sh\necho ran\n")
+    (skill / "code" / "run.sh").chmod(0o755)
+    os.mkfifo(skill / "code" / "pipe")
+    (skill / "code" / "shadow").symlink_to("/etc/shadow")
+    (skill / "code" / "up").symlink_to("../../..")
+    secret = tmp_path / "outside-secret.txt"
+    secret.write_text("OUTSIDE")
+    (skill / "code" / "outside").symlink_to(secret)
+    src = (
+        "import os, subprocess\n"
+        "def main(args):\n"
+        "    import skills.acme.evil as skill\n"
+        "    base = os.path.dirname(skill.__file__)  # /skills/acme.evil/code\n"
+        "    def probe(p):\n"
+        "        try:\n"
+        "            return open(p).read()[:20]\n"
+        "        except OSError as exc:\n"
+        "            return type(exc).__name__\n"
+        "    return {\n"
+        "        'names': sorted(os.listdir(base)),\n"
+        "        'nested': probe(base + '/deep/deeper/data.txt'),\n"
+        "        'shadow': probe(base + '/shadow'),\n"
+        "        'outside': probe(base + '/outside'),\n"
+        "        'links': [os.readlink(base + '/shadow'), os.readlink(base + '/up')],\n"
+        "        'exec': subprocess.run([base + '/run.sh'], capture_output=True,\n"
+        "                               text=True).stdout,\n"
+        "        'writable': os.access(base, os.W_OK),\n"
+        "    }\n"
+    )
+    mount = SkillMount("acme.evil", skill, "code/main.py")
+    out = await sandbox.run(code(src, mounts=(mount,)), None)
+    assert out.status == "completed", out.error
+    got = out.output
+    assert got["names"] == ["deep", "main.py", "outside", "run.sh", "shadow", "up"]
+    assert got["nested"] == "nested"
+    assert got["shadow"] in ("FileNotFoundError", "PermissionError")
+    assert got["outside"] in ("FileNotFoundError", "PermissionError")
+    assert got["links"] == ["/etc/shadow", "../../.."]
+    assert got["exec"] == "ran\n"
+    assert got["writable"] is False
+    await still_works(sandbox)
+
+
+async def test_18_a_skill_larger_than_the_skills_area_fails_the_run_clearly(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    if sandbox.tier == "degraded":
+        # Copied by the server into its scratch dir, bounded by the host's disk only.
+        assert sandbox.config.limits.skills_bytes > 0
+        return
+    skill = tmp_path / "acme.huge"
+    (skill / "code").mkdir(parents=True)
+    for p in (tmp_path, skill, skill / "code"):
+        p.chmod(0o755)
+    (skill / "code" / "main.py").write_text("X = 1\n")
+    with open(skill / "code" / "blob.bin", "wb") as fh:
+        fh.truncate(sandbox.config.limits.skills_bytes + (8 << 20))  # sparse: no disk used
+    mount = SkillMount("acme.huge", skill, "code/main.py")
+    out = await sandbox.run(code("def main(args):\n    return 1\n", mounts=(mount,)), None)
+    assert out.status == "failed"
+    assert out.error is not None and "skills area" in out.error.message, out.error
+    await still_works(sandbox)
