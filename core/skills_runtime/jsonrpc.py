@@ -14,6 +14,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from core import json_numbers
 from core.skills_runtime.errors import (
     INTERNAL_ERROR,
     INVALID_REQUEST,
@@ -45,9 +46,22 @@ class Dispatcher:
         self._methods = methods
         self._max_batch = max_batch
 
+    async def handle_http(self, body: bytes) -> tuple[bytes | None, int]:
+        """The reply and its HTTP status: 400 when the body as a whole is malformed (not
+        JSON, a number out of range, not a request object), so HTTP sees a coded 4xx too;
+        200 for any reply to a well-formed request, errors of its methods included."""
+        reply = await self.handle(body)
+        if reply is None or not reply.startswith(b"{") or len(reply) > 4096:
+            return reply, 200  # no reply, a batch's array, or a result (errors are small)
+        error = json.loads(reply).get("error")
+        malformed = isinstance(error, dict) and error.get("code") in (PARSE_ERROR, INVALID_REQUEST)
+        return reply, 400 if malformed else 200
+
     async def handle(self, body: bytes) -> bytes | None:
         try:
-            message = json.loads(body)
+            message = json.loads(body, **json_numbers.HOOKS)
+        except json_numbers.NumberOutOfRange as exc:
+            return _dumps(_response(None, error=_invalid_error(str(exc), "number_out_of_range")))
         except (ValueError, UnicodeDecodeError, RecursionError):
             return _dumps(_response(None, error={"code": PARSE_ERROR, "message": "Parse error"}))
         if isinstance(message, list):
@@ -92,6 +106,14 @@ class Dispatcher:
             }
             return None if is_notification else _response(reply_id, error=error)
         return None if is_notification else _response(reply_id, result=result)
+
+
+def _invalid_error(why: str, code: str) -> dict[str, Any]:
+    return {
+        "code": INVALID_REQUEST,
+        "message": "Invalid Request",
+        "data": {"reason": code, "detail": why},
+    }
 
 
 def _invalid(id_: Any, why: str) -> dict[str, Any]:
