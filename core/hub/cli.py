@@ -170,11 +170,10 @@ def _token_revoke(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    import uvicorn
-
     from core.commands.trust import untrusted_refusal
     from core.flow.context import looks_like_workspace
     from core.hub.app import Hub, create_hub_app
+    from core.netauth import serving
     from core.netauth.bind import HostPolicy, public_bind_refusal
     from core.netauth.local_token import load_or_create_local_token, token_path
     from core.skills_runtime.app import create_app
@@ -222,7 +221,7 @@ def _serve(args: argparse.Namespace) -> int:
     app = create_hub_app(hub, create_app(runtime), hosts=hosts, local_token=local)
     print(f"noma serve: your token is in {token_path()} (noma hub token local)", file=sys.stderr)
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+        serving.run(app, host=args.host, port=args.port, log_level=args.log_level)
     finally:
         hub.close()
     return 0

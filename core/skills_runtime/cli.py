@@ -40,9 +40,8 @@ def _serve(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
-    import uvicorn
-
     from core.commands.trust import untrusted_refusal
+    from core.netauth import serving
     from core.netauth.gate import BindRefused, protect
     from core.netauth.local_token import token_path
     from core.skills_runtime.app import create_app
@@ -72,7 +71,7 @@ def _serve(args: argparse.Namespace) -> int:
         f"noma skills serve: your token is in {token_path()} (noma hub token local)",
         file=sys.stderr,
     )
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    serving.run(app, host=args.host, port=args.port, log_level=args.log_level)
     return 0
 
 
