@@ -155,8 +155,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         # A one-shot command parses a document tree (acyclic: freed by reference counting)
         # and exits; cyclic GC passes over ~10^5 fresh nodes would only cost time (~25%).
         gc.disable()
+    from .commands.inputs import InputError
+    from .commands.output import error
+
     try:
         return int(func(args))
+    except InputError as exc:  # an input file the command cannot use: say which, exit 2
+        error(str(exc))
+        return 2
+    except UnicodeDecodeError as exc:  # a backstop: an input read as text somewhere else
+        error(f"an input is not UTF-8 text (byte {exc.start}): {exc.reason}")
+        return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -14,11 +14,13 @@ says, for showing it (never for using it).
 from __future__ import annotations
 
 import getpass
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .noma.boundary import STATE_DIR_REFUSED, BoundaryError, owned_directory, state_file
 from .trust import COVERED, TrustStatus, TrustStore
 
 CONFIG_NAME = "noma-workbench.toml"
@@ -27,6 +29,38 @@ STATE_DIR = ".noma-workbench"
 
 class WorkspaceError(Exception):
     """The folder is missing or its config cannot be read."""
+
+
+class StateDirError(WorkspaceError, BoundaryError):
+    """``.noma-workbench/`` (or a folder or store file in it) is a symlink, not what it
+    should be, or someone else's: refused (code ``state_dir_refused``), never followed.
+    Both a `WorkspaceError` and an `OSError`, so every surface already reports it."""
+
+
+def state_directory(root: Path, *sub: str, create: bool = True) -> Path:
+    """``root/.noma-workbench[/sub...]``, each level created 0700 where missing and
+    refused (`StateDirError`) when it is a symlink, not a directory or not this user's
+    (``create=False``: the sub-folders are only checked where they exist):
+    a cloned ``.noma-workbench -> ~/somewhere`` would put keys and databases there."""
+    path = root / STATE_DIR
+    try:
+        owned_directory(path)
+        for name in sub:
+            path = path / name
+            if create or os.path.lexists(path):
+                owned_directory(path)
+    except BoundaryError as exc:
+        raise StateDirError(STATE_DIR_REFUSED, exc.message) from exc
+    return path
+
+
+def state_store_file(path: Path) -> Path:
+    """A store file in a state folder that SQLite opens by path: refused (`StateDirError`)
+    when it or a journal beside it is a symlink or not a regular file."""
+    try:
+        return state_file(path)
+    except BoundaryError as exc:
+        raise StateDirError(STATE_DIR_REFUSED, exc.message) from exc
 
 
 @dataclass(slots=True)
@@ -56,10 +90,9 @@ class Workspace:
 
     @property
     def state_dir(self) -> Path:
-        """Run store, blobs and sandbox scratch; created on first use."""
-        path = self.root / STATE_DIR
-        path.mkdir(mode=0o700, exist_ok=True)
-        return path
+        """Run store, blobs and sandbox scratch; created on first use, refused
+        (`StateDirError`) when it is a symlink, not a directory or not this user's."""
+        return state_directory(self.root)
 
     @property
     def flows_dir(self) -> Path:

@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.signal import Signal
 from textual.timer import Timer
@@ -44,6 +45,7 @@ from core.noma.patch.pipeline import (
 )
 from core.noma.proof import build_proof
 from core.noma.transcript import transcript_path
+from core.noma.visible import visible
 from core.trust import TrustStore
 from core.workspace import STATE_DIR, Workspace, WorkspaceError
 from themes import DEFAULT_THEME, STYLESHEET, THEME_CYCLE, THEMES, VARIABLE_DEFAULTS
@@ -78,6 +80,7 @@ from .screens.proof import ProofScreen
 from .screens.trust import TrustScreen, is_restricted
 from .session import EditSession
 from .versions import Changes, diff_versions
+from .visible import plain
 
 WATCHED_SUFFIXES = (".noma", ".noma.patches")
 PROOF_HINT_DELAY = 0.3  # seconds a proof may take before the status bar says it is coming
@@ -156,6 +159,21 @@ class WorkbenchApp(App[None]):
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(VARIABLE_DEFAULTS)
 
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Every toast (the app's, any screen's or widget's) shows its text literally: a
+        message quoting an id or a value is neither markup nor terminal controls."""
+        super().notify(
+            visible(message), title=plain(title), severity=severity, timeout=timeout, markup=False
+        )
+
     def on_mount(self) -> None:
         # The default screen is mounted on the next refresh; start once its panes exist.
         self.call_after_refresh(self.start)
@@ -214,9 +232,10 @@ class WorkbenchApp(App[None]):
             # Opening a document settles an edit a crash interrupted (write-ahead commit):
             # the new document gets its record, or the old one stays with none.
             try:
-                recovery = touch(path)
-            except OSError:
+                recovery = touch(path, self.workspace.root)
+            except OSError as exc:  # a refused path (BoundaryError) says why
                 recovery = None
+                self.call_from_thread(self.notify, f"{path.name}: {exc}", severity="error")
             if recovery is not None:
                 self.call_from_thread(self.notify, f"{path.name}: {recovery.describe()}")
         shown = self._shown(path) if reason != "open" else None
@@ -537,7 +556,9 @@ class WorkbenchApp(App[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="apply")
     def start_apply(self, pending: Pending) -> None:
-        outcome = patch_file(pending.path, self._request(pending), cache=self.cache)
+        outcome = patch_file(
+            pending.path, self._request(pending), cache=self.cache, root=self.workspace.root
+        )
         loaded, changes = (None, None)
         if outcome.ok:
             # Built here, not in another worker after the editor closed: the main screen
@@ -850,7 +871,7 @@ class WorkbenchApp(App[None]):
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         for spec in ALL_ACTIONS:
-            detail = f"{display_key(self.config.keymap.get(spec.id, spec.key))}"
+            detail = plain(display_key(self.config.keymap.get(spec.id, spec.key)))
             if spec.op:
                 detail += f" · patch op {spec.op}"
             flow = spec in FLOW_ACTIONS

@@ -188,6 +188,18 @@ def list_runs(ctx: FlowContext | HubContext, request: dict[str, Any]) -> FlowRes
     return out
 
 
+def run_executions(ctx: FlowContext | HubContext, run_id: str) -> list[dict[str, Any]]:
+    """The run's executions (``get_run``'s additive ``executions``); reading them settles
+    an execution whose lease ran out, so a crashed one shows as ``interrupted``."""
+    if isinstance(ctx, FlowContext):
+        got = local_runs.get_run(ctx, {"run_id": run_id})
+    else:
+        got = _call(ctx, "GET", f"/api/v1/flow-runs/{run_id}")
+    if isinstance(got, FlowRefusal):
+        return []
+    return list(got.get("executions") or [])
+
+
 def _bundle(ctx: HubContext, flow_id: str, version: str) -> FlowBundle | None:
     got = _call(ctx, "GET", f"/api/v1/flows/{flow_id}", params={"version": version})
     if isinstance(got, FlowRefusal):

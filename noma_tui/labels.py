@@ -28,17 +28,17 @@ def block_label(node: Node, badge: Badge | None, palette: Styles, duplicate: boo
         title = node.title if len(node.title) <= MAX_TITLE else node.title[: MAX_TITLE - 1] + "…"
         text.append(plain(title) or "(untitled)", palette.heading)
         if node.id:
-            text.append(f"  #{node.id}", palette.muted)
+            text.append(f"  #{plain(node.id)}", palette.muted)
     elif isinstance(node, Directive):
-        text.append(f"::{node.name}", palette.fence)
+        text.append(f"::{plain(node.name)}", palette.fence)
         if node.id:
-            text.append(f" {node.id}")
+            text.append(f" {plain(node.id)}")
         else:
             text.append(" (no id)", palette.muted)
     if duplicate:
         text.append(" duplicate id", palette.error)
     if node.aliases:
-        text.append(f"  aka {', '.join(node.aliases)}", palette.muted)
+        text.append(f"  aka {plain(', '.join(node.aliases))}", palette.muted)
     return text
 
 
@@ -49,7 +49,7 @@ def label_for(loaded: LoadedDocument, block: int, palette: Styles) -> Text:
 
 
 def root_label(loaded: LoadedDocument, palette: Styles) -> Text:
-    text = Text(loaded.name, style="bold", no_wrap=True)
+    text = Text(plain(loaded.name), style="bold", no_wrap=True)
     errors, warnings = loaded.count("error"), loaded.count("warning")
     if errors:
         text.append(f"  {SEVERITY_GLYPH['error']}{errors}", palette.error)

@@ -22,6 +22,7 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.noma.boundary import Folder
 from core.noma.files import read_source
 from core.noma.patch.errors import SHA_MISMATCH
 from core.noma.source import encode
@@ -104,30 +105,25 @@ def check_name(root: Path, name: str) -> Path:
 
 
 def create_document(root: Path, name: str, text: str) -> Path:
-    """Create ``name`` with ``text``; never replaces an existing file."""
+    """Create ``name`` with ``text``; never replaces an existing file. The folder is
+    reached from the root through the boundary (`core.noma.boundary`: no symlink followed),
+    the temp file and the link are made relative to it."""
     target = check_name(root, name)
-    tmp = target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    try:
-        view = memoryview(encode(text))
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
-        os.link(tmp, target)  # atomic, and refuses an existing name
-    except FileExistsError as exc:
-        raise NewDocumentError(EXISTS, f"{target.name} already exists.") from exc
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-    with contextlib.suppress(OSError):
-        dir_fd = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY)
+    base = root.resolve()
+    parts = target.relative_to(base).parts
+    with Folder.under(base, parts[:-1]) as folder:
+        tmp = f".{target.name}.{secrets.token_hex(6)}.tmp"
+        folder.write_new(tmp, encode(text))
         try:
-            os.fsync(dir_fd)
+            # atomic, and refuses an existing name (a planted symlink included)
+            os.link(tmp, target.name, src_dir_fd=folder.fd, dst_dir_fd=folder.fd)
+        except FileExistsError as exc:
+            raise NewDocumentError(EXISTS, f"{target.name} already exists.") from exc
         finally:
-            os.close(dir_fd)
+            with contextlib.suppress(OSError):
+                folder.unlink(tmp)
+        with contextlib.suppress(OSError):
+            folder.fsync()
     return target
 
 

@@ -17,10 +17,11 @@ from rich.table import Table
 from rich.text import Text
 
 from core.noma.nodes import Directive, Section
+from core.noma.visible import visible
 
 from .document import ROOT, LoadedDocument
 from .styles import Styles
-from .visible import plain
+from .visible import line_text, plain
 
 WIKILINK = re.compile(r"\[\[([^\]|]+)(?:\|([^\]]+))?\]\]")
 OPENER = re.compile(r"^(:{2,})([A-Za-z_][\w-]*)(\{.*\})?\s*$")
@@ -64,9 +65,9 @@ def render_block(
         return Text("No block selected.", style=palette.muted)
     if block == ROOT:
         first, last = 1, len(loaded.lines)
-        head = Text(loaded.name, style="bold")
+        head = line_text(loaded.name, style="bold")
         body_lines = [
-            plain(loaded.lines.get(n)) for n in range(first, min(last, MAX_PREVIEW_LINES) + 1)
+            visible(loaded.lines.get(n)) for n in range(first, min(last, MAX_PREVIEW_LINES) + 1)
         ]
         return Group(head, Text(), Markdown(_markdown_source(body_lines)))
     node = loaded.blocks[block]
@@ -75,22 +76,24 @@ def render_block(
     end = min(node.end_line, node.line + MAX_PREVIEW_LINES)
     if isinstance(node, Directive):
         head = Text()
-        head.append(f"::{node.name}", palette.fence)
+        head.append(f"::{plain(node.name)}", palette.fence)
         if node.id:
-            head.append(f" {node.id}", "bold")
-        attrs = [f"{k}={v}" for k, v in node.attrs.items() if k != "id"]
+            head.append(f" {plain(node.id)}", "bold")
+        attrs = [plain(f"{k}={v}") for k, v in node.attrs.items() if k != "id"]
         if attrs:
             head.append("  " + "  ".join(attrs), palette.muted)
         if node.name == "table":
             table = _table(loaded, block)
             if table is not None:
                 return Group(head, Text(), table)
-        inner = [plain(loaded.lines.get(n)) for n in range(node.line + 1, max(node.line + 1, end))]
+        inner = [
+            visible(loaded.lines.get(n)) for n in range(node.line + 1, max(node.line + 1, end))
+        ]
         if inner and CLOSER.match(inner[-1]):
             inner = inner[:-1]
         return Group(head, Text(), Markdown(_markdown_source(inner)))
     if isinstance(node, Section):
-        lines = [plain(loaded.lines.get(n)) for n in range(node.line, end + 1)]
+        lines = [visible(loaded.lines.get(n)) for n in range(node.line, end + 1)]
         return Markdown(_markdown_source(lines))
     return Text("")
 
@@ -108,7 +111,7 @@ def _table(loaded: LoadedDocument, block: int) -> Table | None:
     table = Table(show_header=cells.header is not None, expand=False)
     header = cells.header or [f"col {i}" for i in range(cells.width)]
     for i in range(cells.width):
-        table.add_column(plain(header[i]) if i < len(header) else "")
-    for row in cells.rows:
-        table.add_row(*[plain(c) for c in row] + [""] * (cells.width - len(row)))
+        table.add_column(line_text(header[i]) if i < len(header) else "")
+    for row in cells.rows:  # Text cells: a cell is neither markup nor terminal controls
+        table.add_row(*[line_text(c) for c in row] + [Text()] * (cells.width - len(row)))
     return table

@@ -18,7 +18,8 @@ from ..noma.ids import index
 from ..noma.nodes import Document
 from ..noma.render import render_json, render_noma
 from ..noma.source import encode
-from .output import error, write, write_json
+from ..noma.visible import visible_line
+from .output import error, write, write_data, write_exact, write_json
 
 
 def _load(path: str, chapter: bool = False) -> Document | None:
@@ -115,10 +116,13 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _human(path: str, d: Diagnostic, origin: str) -> str:
+    """One line per diagnostic: each document-derived field is shown single-line, so a
+    newline in an id or a quoted value cannot forge a line of its own."""
     where = f"{path}:{d.line}:{d.column or 1}" if d.line else path
     tag = f" ({origin})" if origin else ""
-    node = f" [{d.node_id}]" if d.node_id else ""
-    return f"{where}  {d.severity:<7}  {d.code}{tag}  {d.message}{node}"
+    node = f" [{visible_line(d.node_id)}]" if d.node_id else ""
+    message = visible_line(d.message)
+    return f"{visible_line(where)}  {d.severity:<7}  {d.code}{tag}  {message}{node}"
 
 
 def cmd_render(args: argparse.Namespace) -> int:
@@ -126,21 +130,16 @@ def cmd_render(args: argparse.Namespace) -> int:
         doc = _load(args.file)
         if doc is None:
             return 2
-        write(render_json(doc))
+        write_exact(render_json(doc))
         return 0
     try:
         source = read_source(args.file)
     except DocumentIOError as exc:
         error(str(exc))
         return 2
-    import sys
-
     from ..noma.parser import parse_source
 
-    data = encode(render_noma(parse_source(source)))
-    sys.stdout.flush()
-    sys.stdout.buffer.write(data)
-    sys.stdout.flush()
+    write_data(encode(render_noma(parse_source(source))))
     return 0
 
 

@@ -14,6 +14,7 @@ from ..flow.actions import run_action
 from ..flow.context import looks_like_workspace
 from ..flow.definitions import export_flow, get_flow, list_flows, problem_lines
 from ..flow.importing import import_flow
+from ..noma.visible import visible_line as _v
 from ..workspace import Workspace, WorkspaceError
 from .output import error, write, write_json
 from .trust import untrusted_notice
@@ -59,7 +60,11 @@ def _open(args: argparse.Namespace) -> FlowContext | None:
     notice = untrusted_notice(workspace)
     if notice is not None:  # go on with those settings off, and say how to turn them on
         error(notice)
-    return FlowContext.open(workspace)
+    try:
+        return FlowContext.open(workspace)
+    except WorkspaceError as exc:  # a refused state folder (StateDirError) says why
+        error(str(exc))
+        return None
 
 
 def _finish(args: argparse.Namespace, result: FlowResult, human: Any) -> int:
@@ -67,9 +72,9 @@ def _finish(args: argparse.Namespace, result: FlowResult, human: Any) -> int:
         write_json(to_json(result))
         return 1 if isinstance(result, FlowRefusal) else 0
     if isinstance(result, FlowRefusal):
-        error(f"{result.code} ({result.status}): {result.message}")
+        error(f"{result.code} ({result.status}): {_v(result.message)}")
         for problem in result.problems:
-            error(f"  {problem.path or '(request)'}: {problem.message}")
+            error(f"  {_v(problem.path or '(request)')}: {_v(problem.message)}")
         return 1
     write(human(result))
     return 0
@@ -135,17 +140,25 @@ def cmd_get(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    """The file must be UTF-8 (and, for ``.json``, strict JSON text) or the command exits 2
+    naming it; what it holds is then the import handler's to accept or refuse (exit 1)."""
     from ..flow.bundle import MAX_BUNDLE_BYTES
+    from .inputs import InputError, read_json, read_text
 
     try:
         if Path(args.file).stat().st_size > MAX_BUNDLE_BYTES:
             error(f"{args.file}: larger than {MAX_BUNDLE_BYTES} bytes; not a flow bundle")
             return 2
-        text = Path(args.file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        error(f"{args.file}: {exc}")
+        text = read_text(args.file)
+        fmt = "json" if args.file.endswith(".json") else "yaml"
+        if fmt == "json":
+            read_json(text, args.file)
+    except OSError as exc:
+        error(f"{args.file}: {exc.strerror or exc}")
         return 2
-    fmt = "json" if args.file.endswith(".json") else "yaml"
+    except InputError as exc:
+        error(str(exc))
+        return 2
     return _respond(args, lambda ctx: import_flow(ctx, text, fmt), _human_proposal)
 
 
@@ -192,8 +205,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def _human_run(run: dict[str, Any]) -> list[str]:
     lines = [
-        f"{run['run_id']}  {run['flow_id']}@{run['flow_version']}  {run['status']}  "
-        f"etag {run['etag']}"
+        f"{_v(run['run_id'])}  {_v(run['flow_id'])}@{_v(run['flow_version'])}  "
+        f"{run['status']}  etag {run['etag']}"
     ]
     frontier = next(
         (s["step_id"] for s in run["step_states"] if s["status"] not in ("done", "skipped")),
@@ -202,10 +215,11 @@ def _human_run(run: dict[str, Any]) -> list[str]:
     for state in run["step_states"]:
         mark = "▶" if state["step_id"] == frontier else MARKS.get(state["status"], "?")
         verified = "verified" if state["verified"] else ""
-        evidence = f"  evidence {state['evidence_ref']}" if state.get("evidence_ref") else ""
+        evidence = f"  evidence {_v(state['evidence_ref'])}" if state.get("evidence_ref") else ""
         if state.get("skip_reason"):
-            evidence += f"  reason {state['skip_reason']}"
-        lines.append(f"  {mark} {state['step_id']:<32} {state['status']:<11} {verified}{evidence}")
+            evidence += f"  reason {_v(state['skip_reason'])}"
+        step = _v(state["step_id"])
+        lines.append(f"  {mark} {step:<32} {state['status']:<11} {verified}{evidence}")
     return lines
 
 
@@ -214,7 +228,8 @@ def _human_run_result(result: dict[str, Any]) -> str:
     if "runs" in result:
         for run in result["runs"]:
             lines.append(
-                f"{run['run_id']}  {run['flow_id']}@{run['flow_version']}  {run['status']}"
+                f"{_v(run['run_id'])}  {_v(run['flow_id'])}@{_v(run['flow_version'])}  "
+                f"{run['status']}"
             )
         if result.get("next_cursor"):
             lines.append(f"more: --cursor {result['next_cursor']}")
@@ -258,8 +273,9 @@ def _human_consent(c: dict[str, Any]) -> str:
 
 def _human_proposals(result: dict[str, Any]) -> str:
     lines = [
-        f"{p['proposal_id']}  {p['kind']}  {p['status']}  {p['flow_id']}@{p['flow_version']}"
-        + (f"  run {p['run_id']}" if p.get("run_id") else "")
+        f"{p['proposal_id']}  {p['kind']}  {p['status']}  {_v(p['flow_id'])}@"
+        f"{_v(p['flow_version'])}"
+        + (f"  run {_v(p['run_id'])}" if p.get("run_id") else "")
         + (f"  {_printable(p['intent'])}" if p.get("intent") else "")
         for p in result["proposals"]
     ]
@@ -267,14 +283,15 @@ def _human_proposals(result: dict[str, Any]) -> str:
 
 
 def _printable(text: str, limit: int = 80) -> str:
-    """Untrusted text for a terminal: control characters (escape sequences) never pass."""
-    clean = "".join(ch if ch.isprintable() else "?" for ch in text)
-    return clean if len(clean) <= limit else clean[: limit - 1] + "…"
+    """Untrusted text for a terminal, shortened: control characters shown as markers."""
+    text = text if len(text) <= limit else text[: limit - 1] + "…"
+    return _v(text)
 
 
 def _human_proposal(result: dict[str, Any]) -> str:
     p = result["proposal"]
-    return f"{p['proposal_id']}  {p['kind']}  {p['status']}  {p['flow_id']}@{p['flow_version']}\n"
+    flow = f"{_v(p['flow_id'])}@{_v(p['flow_version'])}"
+    return f"{p['proposal_id']}  {p['kind']}  {p['status']}  {flow}\n"
 
 
 def _human_flow_list(result: dict[str, Any]) -> str:
@@ -284,26 +301,28 @@ def _human_flow_list(result: dict[str, Any]) -> str:
         f"gates: run writes {on[posture['run_writes_enabled']]} · automatable execution "
         f"{on[posture['automatable_execution_enabled']]}"
     ]
-    lines += [f"config problem: {p['path']}: {p['message']}" for p in posture["problems"]]
+    lines += [f"config problem: {_v(p['path'])}: {_v(p['message'])}" for p in posture["problems"]]
     lines += [
-        f"{f['flow_id']}@{f['version']}  {f['title']}  ({f['steps']} steps, "
-        f"{f['automatable_steps']} automatable)  {f['file']}"
+        f"{_v(f['flow_id'])}@{_v(f['version'])}  {_v(f['title'])}  ({f['steps']} steps, "
+        f"{f['automatable_steps']} automatable)  {_v(f['file'])}"
         for f in result["flows"]
     ]
     lines += [
-        f"{p['proposal_id']}  pending import of {p['flow_id']}@{p['version']}"
+        f"{p['proposal_id']}  pending import of {_v(p['flow_id'])}@{_v(p['version'])}"
         for p in result["pending_imports"]
     ]
-    lines += [f"problem: {line}" for line in problem_lines(result)]
+    lines += [f"problem: {_v(line)}" for line in problem_lines(result)]
     return "\n".join(lines) + ("\n" if lines else "")
 
 
 def _human_flow(result: dict[str, Any]) -> str:
     flow = result["bundle"]["flow"]
-    lines = [f"{flow['flow_id']}@{flow['version']}  {flow['title']}  [{flow['scope']}]"]
+    lines = [
+        f"{_v(flow['flow_id'])}@{_v(flow['version'])}  {_v(flow['title'])}  [{_v(flow['scope'])}]"
+    ]
     for step in result["bundle"]["steps"]:
         lines.append(
-            f"  {step['ordinal']:>3}. {step['owned_job']}  ({step['automatable']}, "
-            f"{step['verification']['kind']})"
+            f"  {step['ordinal']:>3}. {_v(step['owned_job'])}  ({step['automatable']}, "
+            f"{_v(step['verification']['kind'])})"
         )
     return "\n".join(lines) + "\n"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..noma.files import DocumentIOError, read_source
 from ..noma.storage import atomic_write
-from .output import display, error, write
+from .output import display, error, write, write_data
 
 RENDER_FORMATS = ("noma", "json", "markdown", "html", "llm")
 
@@ -59,9 +59,7 @@ def _same_file(a: str | Path, b: str | Path) -> bool:
 
 def _emit(data: bytes, out: str | None, source: str) -> int:
     if out is None:
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
+        write_data(data)
         return 0
     if _same_file(out, source):
         error(
@@ -208,9 +206,7 @@ def cmd_fmt(args: argparse.Namespace) -> int:
                 write(f"would reformat {display(str(path))}\n")
                 status = 1
         else:
-            sys.stdout.flush()
-            sys.stdout.buffer.write(result.formatted)
-            sys.stdout.flush()
+            write_data(result.formatted)
     return status
 
 

@@ -8,12 +8,10 @@ handlers that use it: ``noma check`` never pays for it.
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .output import error, write, write_json
+from .output import error, write, write_data, write_json
 
 if TYPE_CHECKING:
     from ..noma.patch.pipeline import Actor, PatchOutcome, PatchRequest
@@ -46,13 +44,12 @@ def add_request_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _load_ops(args: argparse.Namespace) -> list[Any]:
+    from .inputs import read_bytes, read_json
+
     if args.op is not None:
-        text = args.op
-    elif args.ops == "-":
-        text = sys.stdin.read()
+        payload = read_json(args.op, "--op")
     else:
-        text = Path(args.ops).read_text(encoding="utf-8")
-    payload = json.loads(text)
+        payload = read_json(read_bytes(args.ops), "stdin" if args.ops == "-" else args.ops)
     if isinstance(payload, dict) and "ops" in payload and "op" not in payload:
         payload = payload["ops"]
     return payload if isinstance(payload, list) else [payload]
@@ -80,11 +77,12 @@ def _actor(args: argparse.Namespace) -> Actor:
 def _request(args: argparse.Namespace) -> PatchRequest | None:
     from ..noma.patch.errors import PatchError
     from ..noma.patch.pipeline import PatchRequest
+    from .inputs import InputError
 
     try:
         ops = _load_ops(args)
         actor = _actor(args)
-    except (OSError, json.JSONDecodeError) as exc:
+    except InputError as exc:
         error(f"cannot read the ops: {exc}")
         return None
     except PatchError as exc:
@@ -123,11 +121,13 @@ def _system_fault(exc: Exception) -> int:
     """A missing file or a book manifest: said in one line, exit 2 (not a rejection)."""
     from ..noma.patch.errors import PatchError
 
+    # A BoundaryError prints as "code: message" by itself.
     error(f"{exc.code}: {exc}" if isinstance(exc, PatchError) else str(exc))
     return 2
 
 
 def cmd_patch(args: argparse.Namespace) -> int:
+    from ..noma.boundary import BoundaryError
     from ..noma.files import DocumentIOError
     from ..noma.patch.errors import PatchError
     from ..noma.patch.pipeline import patch_file
@@ -139,8 +139,10 @@ def cmd_patch(args: argparse.Namespace) -> int:
     in_place = args.inplace or args.out is not None
     try:
         outcome = patch_file(args.file, request, out_path=args.out, write=in_place, record=in_place)
-    except (DocumentIOError, PatchError) as exc:
+    except (DocumentIOError, PatchError, BoundaryError) as exc:
         return _system_fault(exc)
+    if outcome.recovery is not None:
+        error(f"{args.file}: {outcome.recovery.describe()}")
     if outcome.transcript_error:
         error(f"warning: {outcome.transcript_error}")
     for note in outcome.advisories:
@@ -152,10 +154,7 @@ def cmd_patch(args: argparse.Namespace) -> int:
         error(f"rejected: {outcome.code}: {outcome.error}")
         return 1
     if not in_place:
-        data = encode(outcome.new_text or "")
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
+        write_data(encode(outcome.new_text or ""))
         return 0
     results = ", ".join(r["patch_result"] for r in outcome.records)
     drift = "  (base_sha_drift: the file changed since you read it)" if outcome.drift else ""
@@ -167,6 +166,7 @@ def cmd_patch(args: argparse.Namespace) -> int:
 
 
 def cmd_proof(args: argparse.Namespace) -> int:
+    from ..noma.boundary import BoundaryError
     from ..noma.files import DocumentIOError
     from ..noma.patch.errors import PatchError
     from ..noma.proof import build_proof
@@ -176,7 +176,7 @@ def cmd_proof(args: argparse.Namespace) -> int:
         return 2
     try:
         proof = build_proof(args.file, request)
-    except (DocumentIOError, PatchError) as exc:
+    except (DocumentIOError, PatchError, BoundaryError) as exc:
         return _system_fault(exc)
     if args.json:
         write_json(proof.to_json())
@@ -186,7 +186,7 @@ def cmd_proof(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from ..noma.replay import ReplayError, replay
+    from ..noma.replay import ReplayError, UnreadableTranscript, replay
     from ..noma.storage import atomic_write
 
     try:
@@ -195,11 +195,18 @@ def cmd_replay(args: argparse.Namespace) -> int:
     except OSError as exc:
         error(f"{exc.filename}: {exc.strerror}")
         return 2
+    except UnreadableTranscript as exc:  # not a record at all: an unusable input
+        error(str(exc))
+        return 2
     except ReplayError as exc:
         error(str(exc))
         return 1
     if args.out:
-        atomic_write(args.out, result.data)
+        try:
+            atomic_write(args.out, result.data)
+        except OSError as exc:  # a BoundaryError says "code: message" itself
+            error(f"{args.out}: {exc}")
+            return 2
     for warning in result.warnings:
         error(f"warning: {warning}")
     status = "matches" if result.matches else f"DOES NOT match {result.expected_sha256}"
@@ -212,11 +219,17 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_transcript_verify(args: argparse.Namespace) -> int:
     """Settle an interrupted write of the document, check every record and the chain, then
-    compare the document with the chain tip (a change outside the log is its own finding)."""
+    compare the document with the chain tip (a change outside the log is its own finding).
+
+    Settling is what any patch would do first, so it runs whether or not the transcript
+    exists yet: a document's first edit killed right after the rename has a pending record
+    and no ``.patches`` file, and verify completes it. ``--json`` always prints a body (a
+    fault is ``{ok: false, code, error}``) and says what recovery did."""
     import hashlib
 
+    from ..noma.boundary import BoundaryError, place
     from ..noma.commit import touch
-    from ..noma.transcript import audit, compare_document
+    from ..noma.transcript import AuditReport, audit, compare_document
 
     transcript = Path(args.transcript)
     document = (
@@ -224,17 +237,38 @@ def cmd_transcript_verify(args: argparse.Namespace) -> int:
     )
     recovery = None
     try:
-        if document is not None and transcript.exists():
+        if document is not None:
             recovery = touch(document)
-        report = audit(transcript)
+        if transcript.exists() or transcript.is_symlink():
+            with place(transcript) as where:
+                where.folder.check_file(where.name)
+            report = audit(transcript)
+        elif recovery is not None or (document is not None and document.exists()):
+            report = AuditReport()  # no records yet: an empty log
+        else:
+            raise FileNotFoundError(2, "No such file or directory", str(transcript))
         if document is not None:
             try:
-                doc_sha: str | None = hashlib.sha256(document.read_bytes()).hexdigest()
+                with place(document) as where:
+                    data = where.folder.read_bytes(where.name)
+                doc_sha = hashlib.sha256(data).hexdigest() if data is not None else None
             except FileNotFoundError:
                 doc_sha = None
             compare_document(report, doc_sha)
     except OSError as exc:
-        error(f"{args.transcript}: {exc.strerror}")
+        code = exc.code if isinstance(exc, BoundaryError) else "io_error"
+        message = exc.message if isinstance(exc, BoundaryError) else (exc.strerror or str(exc))
+        error(f"{args.transcript}: {code}: {message}")
+        if args.json:
+            write_json(
+                {
+                    "ok": False,
+                    "code": code,
+                    "error": f"{args.transcript}: {message}",
+                    "recovery": recovery.to_json() if recovery is not None else None,
+                    "recovered": recovery.describe() if recovery is not None else None,
+                }
+            )
         return 2
     if recovery is not None:
         error(f"{document}: {recovery.describe()}")
@@ -242,10 +276,12 @@ def cmd_transcript_verify(args: argparse.Namespace) -> int:
         for number, warning in report.warnings:
             error(f"warning: {args.transcript}:{number}: {warning}")
     chain_ok = not report.problems
+    untrusted = recovery is not None and recovery.untrusted is not None
+    ok = report.ok and not untrusted
     if args.json:
         write_json(
             {
-                "ok": report.ok,
+                "ok": ok,
                 "lines": report.lines,
                 "first_broken_line": report.first_broken_line,
                 "problems": [{"line": n, "problem": p} for n, p in report.problems],
@@ -254,9 +290,10 @@ def cmd_transcript_verify(args: argparse.Namespace) -> int:
                 "document_matches_chain": report.outside_change is None,
                 "outside_change": report.outside_change,
                 "recovered": recovery.describe() if recovery is not None else None,
+                "recovery": recovery.to_json() if recovery is not None else None,
             }
         )
-        return 0 if report.ok else 1
+        return 0 if ok else 1
     out: list[str] = []
     if chain_ok:
         out.append(f"{args.transcript}: {report.lines} record(s), hash chain intact")
@@ -265,8 +302,10 @@ def cmd_transcript_verify(args: argparse.Namespace) -> int:
         out.append(f"first broken line: {report.first_broken_line}")
     if report.outside_change is not None:
         out.append(f"{document}: CHANGED OUTSIDE THE LOG: {report.outside_change}")
+    if untrusted:
+        out.append(f"{document}: UNTRUSTED PENDING RECORD LEFT ALONE")
     write("\n".join(out) + "\n")
-    return 0 if report.ok else 1
+    return 0 if ok else 1
 
 
 def cmd_capabilities(args: argparse.Namespace) -> int:

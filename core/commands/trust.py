@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..noma.visible import visible_line
+
 if TYPE_CHECKING:
     from ..trust import TrustStore
     from ..workspace import Workspace
@@ -30,7 +32,7 @@ WORKSPACE_UNTRUSTED = "workspace_untrusted"
 
 def shown(text: str) -> str:
     """A path or value from a folder, safe to print (no control characters reach the tty)."""
-    return "".join(c if c.isprintable() else "?" for c in text)
+    return visible_line(text)
 
 
 def trust_command(root: Path) -> str:
@@ -105,7 +107,7 @@ def cmd_trust(args: argparse.Namespace) -> int:
         return 0
     print(f"{root}: {workspace.trust.state.value}")
     for line in _describe(workspace):
-        print(line)
+        print(shown(line))
     if not args.yes:
         if not sys.stdin.isatty():
             print("noma trust: not a terminal: nothing recorded (use --yes)", file=sys.stderr)

@@ -17,6 +17,7 @@ from . import ids
 from .context import FlowContext
 from .errors import Problem, Refused
 from .handlers import handler, require_automatable, visible_run
+from .leases import settle_expired
 from .posture import TTL_DEFAULT_SECONDS
 from .records import CONSENT_SCHEMA
 from .requests import MintConsent, Request, RunId, parse
@@ -133,6 +134,10 @@ def list_consents(ctx: FlowContext, request: Any) -> dict[str, Any]:
     now = ids.iso(ids.now())
     with ctx.store.read() as tx:
         visible_run(ctx, tx, req.run_id)
+        expired = bool(tx.expired_executions(req.run_id, now))
+    if expired:  # a crashed execution's reservation reads as charged, not as held
+        settle_expired(ctx, req.run_id)
+    with ctx.store.read() as tx:
         consents = [c for c in tx.consents_for_run(req.run_id) if c.actor_hash == ctx.actor.hash]
     return {
         "schema": "noma.flow_consent_list/v0",

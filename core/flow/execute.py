@@ -17,6 +17,8 @@ after it completed returns that execution (one execution, one charge), as long a
 is in progress; on a finished run every execute is ``FLOW_RUN_NOT_IN_PROGRESS``. An
 execution whose consent was revoked or expired while it ran ends ``consent_denied``: its
 output is not used and the step does not move (the measured cost is still charged).
+An execution whose lease ran out (its process died) is settled first, in a transaction of
+its own (`leases.settle_expired`: failed ``interrupted``, charged its reservation).
 
 What is kept: the execution id, status, a hash pointer, cost units, the lane, timestamps.
 Never the step text, the inputs, the output, or a provider payload.
@@ -37,6 +39,7 @@ from .errors import Refused
 from .frontier import require_frontier, run_status, step_index
 from .handlers import check_etag, handler, require_automatable, visible_run
 from .lanes import MAX_EXECUTION_UNITS, UNIT_MS, ExecutionLane, LaneRequest, LaneResult
+from .leases import LeaseExpired, require_no_expired, settle_expired
 from .models import FlowStep
 from .references import resolve_inputs
 from .requests import ExecuteAutomatable, parse
@@ -52,20 +55,6 @@ def _response(
     run: dict[str, Any], execution: dict[str, Any] | None, **extra: Any
 ) -> dict[str, Any]:
     return {"schema": SCHEMA, "run": run, "execution": execution, **extra}
-
-
-def _reap(tx: Tx, run_id: str, now: str) -> None:
-    """Executions whose lease ran out (a crashed process) fail and are charged what they held."""
-    for stale in tx.expired_executions(run_id, now):
-        if tx.finish_execution(
-            stale.execution_id,
-            status="failed",
-            cost_units=stale.reserved_units,
-            evidence_ref=None,
-            failure="interrupted",
-            completed_at=now,
-        ):
-            tx.settle_units(stale.consent_key, stale.reserved_units, stale.reserved_units)
 
 
 def _lane(ctx: FlowContext, consent: StoredConsent, requested: str | None) -> ExecutionLane:
@@ -92,8 +81,13 @@ def _lane_request(step: FlowStep, budget: int, inputs: dict[str, str]) -> LaneRe
 def execute_automatable(ctx: FlowContext, request: Any) -> dict[str, Any]:
     require_automatable(ctx)  # 1. the sub-gate (and run writes under it)
     req = parse(ExecuteAutomatable, request)
-    with ctx.store.write() as tx:
-        begun = _begin(ctx, tx, req)
+    while True:  # each pass settles what expired, so this ends
+        try:
+            with ctx.store.write() as tx:
+                begun = _begin(ctx, tx, req)
+            break
+        except LeaseExpired:  # settled in its own transaction: a refusal cannot undo it
+            settle_expired(ctx, req.run_id)
     if isinstance(begun, dict):
         return begun  # a dry run, or a replay of this consent's finished execution
     if begun.in_flight is not None:
@@ -132,7 +126,7 @@ def _begin(ctx: FlowContext, tx: Tx, req: ExecuteAutomatable) -> dict[str, Any] 
     step = tx.snapshot(stored.flow_sha256).steps[index]
     if step.automatable != "automatable":  # 2. canonical automatable only
         raise Refused("FLOW_STEP_NOT_AUTOMATABLE")
-    _reap(tx, req.run_id, ids.iso(now))
+    require_no_expired(tx, req.run_id)
     if record["status"] != "in_progress":  # 3. run in progress, step on the frontier
         raise Refused("FLOW_RUN_NOT_IN_PROGRESS")
     if not req.dry_run:

@@ -105,10 +105,23 @@ def review_import(ctx: FlowContext, proposal_id: str, approve: bool) -> dict[str
             if existing is None:
                 fmt = "json" if record.get("source_format") == "json" else "yaml"
                 name = f"{bundle.flow_id}.{bundle.version}.flow.{fmt}"
-                write_atomic(ctx.catalog.flows_dir / name, dump_bundle(bundle, fmt))
+                write_flow(ctx.root, ctx.catalog.flows_dir / name, dump_bundle(bundle, fmt))
         updated = {**record, "status": "approved" if approve else "rejected"}
         tx.set_proposal_status(proposal_id, updated["status"], updated)
     return {"schema": "noma.flow_review/v0", "proposal": updated, "active": approve}
+
+
+def write_flow(root: Path | None, path: Path, text: str) -> None:
+    """An approved bundle into ``flows/``, through the file boundary: a ``flows`` folder or
+    a bundle name planted as a symlink is refused (`BoundaryError`), never followed."""
+    from ..noma.boundary import write_file
+
+    if root is None:
+        write_atomic(path, text)
+        return
+    if not os.path.lexists(path.parent):
+        os.mkdir(path.parent, 0o755)
+    write_file(path, text.encode("utf-8"), root)
 
 
 def write_atomic(path: Path, text: str) -> None:

@@ -23,6 +23,7 @@ from .frontier import (
     verified_for_done,
 )
 from .handlers import check_etag, handler, require_run_writes, visible_run
+from .leases import is_expired, settle_expired
 from .models import FlowBundle
 from .records import PROPOSAL_SCHEMA, RUN_SCHEMA
 from .requests import (
@@ -34,7 +35,7 @@ from .requests import (
     SubmitReview,
     parse,
 )
-from .store import StoredRun, decode_cursor, encode_cursor
+from .store import StoredExecution, StoredRun, decode_cursor, encode_cursor
 
 LIVE_RUN = ("in_progress", "blocked")
 
@@ -79,10 +80,33 @@ def start_run(ctx: FlowContext, request: Any) -> dict[str, Any]:
 
 @handler
 def get_run(ctx: FlowContext, request: Any) -> dict[str, Any]:
+    """One run. Executions whose lease ran out are settled first (`settle_expired`), so
+    a crashed one reads as what it is; a run that has had executions lists them
+    (additive ``executions``: finished ones as the contract's record, ``failure:
+    "interrupted"`` for a crash; a running one as ``status: "running"`` with its lease)."""
     req = parse(GetRun, request)
     with ctx.store.read() as tx:
         stored = visible_run(ctx, tx, req.run_id)
-    return {"schema": "knowtation.flow_run_get/v0", "run": stored.record}
+        executions = tx.executions_for_run(req.run_id)
+    if any(is_expired(e) for e in executions):
+        settle_expired(ctx, req.run_id)
+        with ctx.store.read() as tx:
+            stored = visible_run(ctx, tx, req.run_id)
+            executions = tx.executions_for_run(req.run_id)
+    out: dict[str, Any] = {"schema": "knowtation.flow_run_get/v0", "run": stored.record}
+    if executions:
+        out["executions"] = [_listed(e) for e in executions]
+    return out
+
+
+def _listed(execution: StoredExecution) -> dict[str, Any]:
+    if execution.status != "running":
+        return execution.record()
+    return {
+        **execution.record(),
+        "started_at": execution.started_at,
+        "lease_until": execution.lease_until,
+    }
 
 
 @handler

@@ -98,6 +98,8 @@ CREATE TABLE IF NOT EXISTS executions (
 CREATE UNIQUE INDEX IF NOT EXISTS one_live_execution
     ON executions (run_id, step_id, consent_key) WHERE status IN ('running', 'completed');
 CREATE INDEX IF NOT EXISTS running_executions ON executions (status, lease_until);
+CREATE INDEX IF NOT EXISTS executions_by_run
+    ON executions (run_id, started_at, execution_id);
 UPDATE executions SET status = 'failed', failure = 'interrupted', completed_at = started_at
     WHERE status = 'running' AND rowid NOT IN (
         SELECT MAX(rowid) FROM executions WHERE status = 'running' GROUP BY run_id, step_id
@@ -241,7 +243,9 @@ class RunStore:
 
     @classmethod
     def open(cls, state_dir: Path) -> RunStore:
-        return cls(state_dir / DB_NAME)
+        from ..workspace import state_store_file
+
+        return cls(state_store_file(state_dir / DB_NAME))
 
     # ---------------------------------------------------------------- connections
 
@@ -612,6 +616,13 @@ class Tx:
             (status, cost_units, evidence_ref, failure, completed_at, execution_id),
         )
         return cursor.rowcount == 1
+
+    def executions_for_run(self, run_id: str) -> list[StoredExecution]:
+        rows = self.execute(
+            "SELECT * FROM executions WHERE run_id = ? ORDER BY started_at, execution_id",
+            (run_id,),
+        ).fetchall()
+        return [StoredExecution(**dict(r)) for r in rows]
 
     def expired_executions(self, run_id: str, now: str) -> list[StoredExecution]:
         rows = self.execute(

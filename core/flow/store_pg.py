@@ -121,6 +121,12 @@ INSERT INTO meta (key, value) VALUES ('schema_version', '1');
 INSERT INTO meta (key, value) VALUES ('actor_hash_scheme', 'hmac-sha256')
 """,
     ),
+    (
+        2,
+        "executions_by_run",
+        "CREATE INDEX IF NOT EXISTS executions_by_run "
+        "ON executions (run_id, started_at, execution_id)",
+    ),
 )
 
 

@@ -16,7 +16,6 @@ see, and one that belongs to another flow than the path names are the same 404.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +28,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp
 
-from .. import json_numbers
+from .. import strict_json
 from ..flow import FlowContext, FlowRefusal, FlowResult, to_json
 from ..flow.actions import run_action
 from ..flow.definitions import get_flow, list_flows
@@ -37,7 +36,6 @@ from ..flow.errors import Problem, Refused
 from ..flow.handlers import require_automatable, require_run_writes
 from ..flow.lanes import ExecutionLane
 from ..flow.posture import Actor, Posture, workspace_actor
-from ..json_numbers import NumberOutOfRange
 from ..netauth.bind import LOOPBACK_ONLY, HostPolicy
 from ..netauth.gate import Authenticator, AuthGate, Caller, bearer, caller_in
 from ..netauth.local_token import load_or_create_local_token
@@ -153,11 +151,9 @@ async def read_body(request: Request) -> dict[str, Any] | FlowRefusal:
     if not data.strip():
         return {}
     try:
-        value = json.loads(bytes(data), **json_numbers.HOOKS)
-    except NumberOutOfRange as exc:
-        return _refusal("BAD_REQUEST", "", str(exc))
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        return _refusal("BAD_REQUEST", "", "the body is not JSON")
+        value = strict_json.loads(bytes(data))
+    except strict_json.NotJsonText as exc:  # not UTF-8, not JSON, too deep, lone surrogate
+        return _refusal("BAD_REQUEST", "", f"the body is not JSON text: {exc}")
     if not isinstance(value, dict):
         return _refusal("BAD_REQUEST", "", "the request must be an object")
     return value

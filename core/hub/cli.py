@@ -101,14 +101,14 @@ def _token_create(args: argparse.Namespace) -> int:
         assert isinstance(store, TokenStore)
         token, row = store.create(args.name, args.scope, human=args.human)
     except (TokenError, WorkspaceError) as exc:
-        print(f"noma hub token create: {exc}", file=sys.stderr)
+        _err(f"noma hub token create: {exc}")
         return 2
     if args.json:
         print(json.dumps({**row.to_json(), "token": token}))
     else:
         print(token)
         print(
-            f"token {row.token_id} for {row.name} ({row.scope}, "
+            f"token {row.token_id} for {visible_line(row.name)} ({row.scope}, "
             f"{'human' if row.human else 'agent'}): shown once, keep it secret",
             file=sys.stderr,
         )
@@ -138,7 +138,7 @@ def _token_list(args: argparse.Namespace) -> int:
     try:
         store = _tokens(args)
     except WorkspaceError as exc:
-        print(f"noma hub token list: {exc}", file=sys.stderr)
+        _err(f"noma hub token list: {exc}")
         return 2
     assert isinstance(store, TokenStore)
     rows = store.list()
@@ -148,7 +148,8 @@ def _token_list(args: argparse.Namespace) -> int:
     for r in rows:
         state = f"revoked {r.revoked_at}" if r.revoked_at else "active"
         kind = "human" if r.human else "agent"
-        print(f"{r.token_id}  {r.name}  {r.scope}  {kind}  created {r.created_at}  {state}")
+        name = visible_line(r.name)
+        print(f"{r.token_id}  {name}  {r.scope}  {kind}  created {r.created_at}  {state}")
     return 0
 
 
@@ -161,9 +162,9 @@ def _token_revoke(args: argparse.Namespace) -> int:
         assert isinstance(store, TokenStore)
         row = store.revoke(args.token_id)
     except (TokenError, WorkspaceError) as exc:
-        print(f"noma hub token revoke: {exc}", file=sys.stderr)
+        _err(f"noma hub token revoke: {exc}")
         return 2
-    print(f"revoked {row.token_id} ({row.name})")
+    print(f"revoked {row.token_id} ({visible_line(row.name)})")
     return 0
 
 
@@ -183,7 +184,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         workspace = Workspace.open(Path(args.workspace))
     except WorkspaceError as exc:
-        print(f"noma serve: {exc}", file=sys.stderr)
+        _err(f"noma serve: {exc}")
         return 2
     if not looks_like_workspace(workspace):
         print(
@@ -198,7 +199,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         hub = Hub.open(workspace.root)
     except OSError as exc:  # the run store (e.g. PostgreSQL unreachable); never its URL
-        print(f"noma serve: {exc}", file=sys.stderr)
+        _err(f"noma serve: {exc}")
         return 2
     refused = public_bind_refusal("noma serve", args.host, hub.tokens.active_count())
     if refused is not None:
@@ -214,7 +215,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         runtime = SkillsRuntime(workspace.root)
     except ValueError as exc:
-        print(f"noma serve: {exc}", file=sys.stderr)
+        _err(f"noma serve: {exc}")
         hub.close()
         return 2
     hosts = HostPolicy.for_bind(args.host, args.allow_host)
@@ -225,3 +226,17 @@ def _serve(args: argparse.Namespace) -> int:
     finally:
         hub.close()
     return 0
+
+
+def _err(message: str) -> None:
+    """An error line on stderr; a quoted workspace value cannot drive the terminal."""
+    from core.noma.visible import visible
+
+    print(visible(message), file=sys.stderr)
+
+
+def visible_line(text: str) -> str:
+    """A stored (workspace-side) name, shown on one line with controls as markers."""
+    from core.noma.visible import visible_line as line
+
+    return line(text)

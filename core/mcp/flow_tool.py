@@ -103,7 +103,10 @@ def call(root: Path | None, action: str, request: dict[str, Any]) -> dict[str, A
             f"{workspace.root} is not a workspace (no noma-workbench.toml and no flows/); "
             "start `noma mcp --root` at one"
         )
-    opened = FlowContext.open(workspace)
+    try:
+        opened = FlowContext.open(workspace)
+    except WorkspaceError as exc:  # a refused state folder (StateDirError) says why
+        raise ToolError(str(exc)) from exc
     ctx = opened.as_actor(opened.actor.as_agent())  # an agent: it may not approve reviews
     try:
         return _trust_hint(

@@ -10,12 +10,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 
 from .. import __version__
-from . import flow_tool, tools, v11_tools
+from . import flow_tool, stdio_guard, tools, v11_tools
 from .tools import SystemFault, ToolContext
 
 INSTRUCTIONS = (
@@ -180,5 +181,6 @@ def _register_v11(server: MCPServer, ctx: ToolContext) -> None:
 
 
 def serve(root: Path | None = None) -> int:
-    build_server(root).run("stdio")
+    """Serve on stdio; every request line gets an answer (`stdio_guard`)."""
+    anyio.run(stdio_guard.run_stdio, build_server(root))
     return 0

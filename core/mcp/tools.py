@@ -7,14 +7,23 @@ User-facing patch errors are ``{ok: false, error, code}`` values; system faults 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
-from ..noma.files import DocumentIOError, is_book_manifest
+from ..noma.boundary import BoundaryError, check_document, document_place
+from ..noma.files import DocumentIOError, is_book_manifest, read_source_at
 from ..noma.ids import index
 from ..noma.nodes import Directive, Node, Section
 from ..noma.patch.errors import PatchError
-from ..noma.patch.pipeline import Actor, DocumentCache, DocumentState, PatchRequest, patch_file
+from ..noma.patch.pipeline import (
+    Actor,
+    DocumentCache,
+    DocumentState,
+    PatchOutcome,
+    PatchRequest,
+    patch_file,
+)
 from ..noma.patch.text import SourceLines
 from ..noma.source import Source
 
@@ -31,31 +40,61 @@ class SystemFault(Exception):
         self.body = body
 
 
+def boundary_fault(exc: BoundaryError) -> SystemFault:
+    """A refused path as the typed system fault every tool raises: ``isError: true`` with
+    ``{ok: false, code, error}`` (codes in `core.noma.boundary`)."""
+    return SystemFault(exc.message, {"ok": False, "code": exc.code, "error": exc.message})
+
+
 class ToolContext:
-    """Per-server state: the root paths are contained to, and the warm document cache."""
+    """Per-server state: the root paths are contained to, and the warm document cache.
+
+    The root is trusted as the operator typed it (``noma mcp --root``); below it every file
+    is reached through the boundary (`core.noma.boundary`): no ``..`` out of it, no
+    symlink followed, and only regular ``.noma`` files, for reading tools as for the
+    patching ones (a tool that would read ``~/.ssh/id_rsa`` through a planted symlink, or
+    parse a shell script's ``# comments`` as headings, is refused before it reads)."""
 
     def __init__(self, root: Path | None = None) -> None:
         self.root = root.resolve() if root is not None else None
+        self._typed = Path(os.path.abspath(root)) if root is not None else None
         self.cache = DocumentCache()
+
+    def _base(self, path: Path) -> Path | None:
+        """The root form ``path`` is written under (as typed, or resolved)."""
+        if self.root is None:
+            return None
+        for base in (self._typed, self.root):
+            if base is not None and Path(os.path.normpath(path)).is_relative_to(base):
+                return base
+        return self.root
 
     def resolve(self, file: str) -> Path:
         if not isinstance(file, str) or not file:
             raise SystemFault("'file' must be a path to a .noma file")
         path = Path(file)
-        if not path.is_absolute() and self.root is not None:
-            path = self.root / path
-        path = path.resolve()
-        if self.root is not None and not path.is_relative_to(self.root):
-            raise SystemFault(
+        if not path.is_absolute():
+            path = (self._typed or Path.cwd()) / path
+        path = Path(os.path.normpath(path))
+        base = self._base(path)
+        if base is not None and not path.is_relative_to(base):
+            message = (
                 f"{file}: outside the server's root {self.root}; start the server with "
                 "`noma mcp --root DIR` where DIR contains this file to widen it"
             )
+            raise SystemFault(message)  # plain text, as the reference clients expect
         if is_book_manifest(path):
             message = (
                 f"{path.name} is a book manifest, not a valid target (§2.3); "
                 "address a chapter's .noma file"
             )
             raise SystemFault(message, {"ok": False, "code": "unsupported_op", "error": message})
+        try:
+            check_document(path, base)
+        except FileNotFoundError as exc:
+            raise SystemFault(f"{path}: no such file") from exc
+        except BoundaryError as exc:
+            raise boundary_fault(exc) from exc
         return path
 
     def load(self, file: str) -> tuple[Path, Source, DocumentState]:
@@ -63,10 +102,27 @@ class ToolContext:
         and one hash, a changed one a splice from the version seen last."""
         path = self.resolve(file)
         try:
-            source, state = self.cache.load(path)
+            with document_place(path, self._base(path)) as where:
+                source = read_source_at(where, path)
+            source, state = self.cache.load(path, source)
+        except FileNotFoundError as exc:
+            raise SystemFault(f"{path}: no such file") from exc
+        except BoundaryError as exc:
+            raise boundary_fault(exc) from exc
         except DocumentIOError as exc:
             raise SystemFault(str(exc)) from exc
         return path, source, state
+
+    def patch(self, path: Path, request: PatchRequest) -> PatchOutcome:
+        """`patch_file` under this root, its faults as `SystemFault`."""
+        try:
+            return patch_file(path, request, cache=self.cache, root=self._base(path))
+        except BoundaryError as exc:
+            raise boundary_fault(exc) from exc
+        except DocumentIOError as exc:
+            raise SystemFault(str(exc)) from exc
+        except OSError as exc:
+            raise SystemFault(f"{path}: {exc.strerror or exc}") from exc
 
 
 def block_summary(node: Node, lines: SourceLines) -> dict[str, Any]:
@@ -138,12 +194,7 @@ def patch_block(
         parent_op_id=parent_op_id,
         base_hash=base_hash,
     )
-    try:
-        outcome = patch_file(path, request, cache=ctx.cache)
-    except DocumentIOError as exc:
-        raise SystemFault(str(exc)) from exc
-    except OSError as exc:
-        raise SystemFault(f"{path}: {exc.strerror or exc}") from exc
+    outcome = ctx.patch(path, request)
     if not outcome.ok:
         return {"ok": False, "error": outcome.error or "", "code": outcome.code}
     result: dict[str, Any] = {
@@ -154,4 +205,6 @@ def patch_block(
     }
     if outcome.advisories:
         result["advisories"] = outcome.advisories
+    if outcome.recovery is not None:  # an interrupted earlier write was settled first
+        result["recovery"] = outcome.recovery.to_json()
     return result

@@ -11,12 +11,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from ..noma.boundary import BoundaryError, document_place
 from ..noma.capabilities import describe, load_descriptor
-from ..noma.files import DocumentIOError
 from ..noma.patch.errors import PatchError
-from ..noma.patch.pipeline import Actor, PatchRequest, op_advisories, patch_file
-from ..noma.transcript import RESULTS, read_lines, transcript_path
-from .tools import SystemFault, ToolContext
+from ..noma.patch.pipeline import Actor, PatchRequest, op_advisories
+from ..noma.transcript import RESULTS, parse_lines, transcript_path
+from .tools import SystemFault, ToolContext, boundary_fault
 
 MAX_LIST_OPS = 1000
 DEFAULT_PAGE = 100
@@ -59,12 +59,7 @@ def patch_block_list(
         base_sha256=base_sha256,
         parent_op_id=parent_op_id,
     )
-    try:
-        outcome = patch_file(path, request, cache=ctx.cache)
-    except DocumentIOError as exc:
-        raise SystemFault(str(exc)) from exc
-    except OSError as exc:
-        raise SystemFault(f"{path}: {exc.strerror or exc}") from exc
+    outcome = ctx.patch(path, request)
     if not outcome.ok:
         out = _bad(outcome.error or "", outcome.code or "")
         out["failed_index"] = outcome.failed_index
@@ -78,6 +73,8 @@ def patch_block_list(
     }
     if outcome.advisories:
         result["advisories"] = outcome.advisories
+    if outcome.recovery is not None:  # an interrupted earlier write was settled first
+        result["recovery"] = outcome.recovery.to_json()
     return result
 
 
@@ -122,7 +119,12 @@ def transcript_read(
             return _bad(f"{key} must be an ISO 8601 date-time")
     transcript = transcript_path(path)
     try:
-        lines = read_lines(transcript) if transcript.exists() else []
+        # Through the boundary: a transcript planted as a symlink is refused, not read.
+        with document_place(path, ctx._base(path)) as where:
+            raw = where.folder.read_bytes(transcript.name)
+        lines = parse_lines(raw) if raw is not None else []
+    except BoundaryError as exc:
+        raise boundary_fault(exc) from exc
     except OSError as exc:
         raise SystemFault(f"{transcript}: {exc.strerror or exc}") from exc
     problems = [{"line": ln.number, "problem": ln.problem} for ln in lines if ln.problem]

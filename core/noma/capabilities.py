@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from .boundary import read_file
 from .frontmatter import load_yaml
 from .patch.catalog import ALL_OPS, TARGET_FIELD
 
@@ -52,7 +53,12 @@ class Descriptor:
 def load_descriptor(doc_path: str | Path) -> Descriptor:
     path = sidecar_path(doc_path)
     try:
-        text = path.read_text(encoding="utf-8")
+        # Through the boundary: a sidecar planted as a symlink (to a YAML file elsewhere,
+        # whose keys the problems would echo) is refused, not read.
+        raw = read_file(path)
+        if raw is None:
+            return Descriptor(path, exists=False)
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         return Descriptor(path, exists=False)
     except (OSError, UnicodeDecodeError) as exc:

@@ -15,7 +15,16 @@ record, once the document is next touched. The order that keeps it, for a docume
 Whoever next takes the document's lock calls `recover` first. A pending file whose new
 sha256 is the document's current one means the rename happened: the transcript is cut back
 to its recorded size (dropping a torn or complete earlier append) and the records are
-appended, so they are there exactly once. Any other state means the rename never happened:
+appended, so they are there exactly once.
+
+The pending file sits inside the workspace, which is untrusted input: anyone could have
+written one. Recovery acts only on a record signed with the user's own key
+(`core.noma.pending_key`, HMAC-SHA256 over the document's identity and the record), and
+every file is opened through the boundary (`core.noma.boundary`): a transcript, pending or
+temp file that is a symlink is refused, never followed. A record that is complete but not
+signed by this user is left alone and reported (`Recovery.untrusted`). The size the
+transcript is cut back to must be one it had: no larger than it is now and ending with the
+bytes the record saw there (``transcript_tail``). Any other state means the rename never happened:
 the pending file and its temp file are removed and the document is the old one, with no
 record. A torn pending file (a crash while writing it) is from before step 2, so it is
 discarded the same way.
@@ -26,7 +35,7 @@ Records with no document change (rejected and noop ops) take the same path witho
 
 from __future__ import annotations
 
-import contextlib
+import copy
 import hashlib
 import json
 import os
@@ -36,11 +45,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .boundary import BoundaryError, Folder, Place, place
 from .faults import fault
-from .storage import document_lock, real_path
-from .transcript import append_records, transcript_path
+from .pending_key import sign, verify
+from .transcript import append_records, chain_bytes, last_line_before
 
-PENDING_VERSION = 1
+PENDING_VERSION = 2
+TAIL_BYTES = 4096
 
 
 class TranscriptWriteError(Exception):
@@ -56,8 +67,16 @@ class Recovery:
     changed_outside: bool = False  # the document matched neither side of the pending edit
     removed_temp_files: int = 0
     transcript_error: str | None = None  # the records could not be appended
+    # A pending record this user's key did not sign (forged, copied from another
+    # document, or another user's): why it was left alone, untouched and unused.
+    untrusted: str | None = None
 
     def describe(self) -> str:
+        if self.untrusted is not None:
+            return (
+                "left alone a pending record this user did not write "
+                f"({self.untrusted}); the document and its transcript were not touched"
+            )
         if self.transcript_error is not None:
             return (
                 "an interrupted edit reached the document but its records could not be "
@@ -74,23 +93,122 @@ class Recovery:
             )
         return "dropped an interrupted edit that never reached the document"
 
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "completed": self.completed,
+            "discarded": self.discarded,
+            "changed_outside": self.changed_outside,
+            "removed_temp_files": self.removed_temp_files,
+            "transcript_error": self.transcript_error,
+            "untrusted_pending": self.untrusted,
+            "message": self.describe(),
+        }
+
+
+def pending_name(name: str) -> str:
+    return f".{name}.pending"
+
 
 def pending_path(target: Path) -> Path:
-    return target.parent / f".{target.name}.pending"
+    return target.parent / pending_name(target.name)
 
 
-def _temp_name(target: Path) -> str:
-    return f".{target.name}.{secrets.token_hex(6)}.tmp"
+def transcript_name(name: str) -> str:
+    return name + ".patches"
 
 
-def _temp_pattern(target: Path) -> re.Pattern[str]:
-    return re.compile(r"\." + re.escape(target.name) + r"\.[0-9a-f]{1,64}\.tmp\Z")
+def temp_name(name: str) -> str:
+    return f".{name}.{secrets.token_hex(6)}.tmp"
 
 
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+def _temp_pattern(name: str) -> re.Pattern[str]:
+    return re.compile(r"\." + re.escape(name) + r"\.[0-9a-f]{1,64}\.tmp\Z")
+
+
+def _identity(where: Place) -> str:
+    """What a pending record is bound to: the document's folder (resolved) and name, so a
+    record copied beside another document does not verify there."""
+    return os.path.join(os.path.realpath(where.folder.path), where.name)
+
+
+def _sha256_of(folder: Folder, name: str) -> str | None:
+    data = folder.read_bytes(name)
+    return hashlib.sha256(data).hexdigest() if data is not None else None
+
+
+def _tail(fd: int, size: int) -> str:
+    start = max(0, size - TAIL_BYTES)
+    return hashlib.sha256(os.pread(fd, size - start, start)).hexdigest()
+
+
+def commit(
+    where: Place,
+    data: bytes | None,
+    records: list[dict[str, Any]],
+    *,
+    pre_sha256: str | None,
+    post_sha256: str,
+) -> None:
+    """Replace the document at ``where`` with ``data`` (None: leave it) and append
+    ``records``, write-ahead.
+
+    The caller holds the document lock and has called `recover`. ``pre_sha256`` is the
+    target's current sha256 (None when it does not exist yet); ``post_sha256`` is the
+    sha256 of ``data`` (of the current bytes when ``data`` is None).
+    """
+    folder, name = where.folder, where.name
+    transcript = transcript_name(name)
+    transcript_size = 0
+    tail = _tail_of(folder, transcript)
+    if tail is not None:
+        transcript_size, tail_sha = tail
+    else:
+        tail_sha = hashlib.sha256(b"").hexdigest()
+    temp = temp_name(name) if data is not None else None
+    state = {
+        "pending_version": PENDING_VERSION,
+        "pre_sha256": pre_sha256,
+        "post_sha256": post_sha256,
+        "transcript_size": transcript_size,
+        "transcript_tail": tail_sha,
+        "temp": temp,
+        "records": records,
+    }
+    payload = json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode(
+        "utf-8", errors="surrogateescape"
+    )
+    signed = payload + b"\n" + sign(payload, _identity(where)).encode("ascii") + b"\n"
+    fd = folder.open_file(pending_name(name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
+        _write_all(fd, signed)
+        fault("pending.written")
         os.fsync(fd)
+    finally:
+        os.close(fd)
+    fault("pending.synced")
+    if data is not None and temp is not None:
+        _replace(folder, name, temp, data)
+    try:
+        append_records(folder, transcript, records, torn_fault=True)
+    except OSError as exc:
+        # §B.6: a transcript failure never fails the patch. The pending record stays, so
+        # the next touch appends it if the transcript has become writable.
+        raise TranscriptWriteError(str(exc)) from exc
+    fault("appended")
+    folder.unlink(pending_name(name))
+    fault("pending.removed")
+
+
+def _tail_of(folder: Folder, name: str) -> tuple[int, str] | None:
+    """The transcript's size and the sha256 of its last bytes (None when it is absent or
+    cannot be opened: the append then fails and says why, §B.6)."""
+    try:
+        fd = folder.open_file(name, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        size = os.fstat(fd).st_size
+        return size, _tail(fd, size)
     finally:
         os.close(fd)
 
@@ -101,95 +219,39 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def _file_sha256(path: Path) -> str | None:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except FileNotFoundError:
-        return None
-
-
-def commit(
-    target: str | Path,
-    data: bytes | None,
-    records: list[dict[str, Any]],
-    *,
-    pre_sha256: str | None,
-    post_sha256: str,
-) -> None:
-    """Replace ``target`` with ``data`` (None: leave it) and append ``records``, write-ahead.
-
-    The caller holds the document lock and has called `recover`. ``pre_sha256`` is the
-    target's current sha256 (None when it does not exist yet); ``post_sha256`` is the
-    sha256 of ``data`` (of the current bytes when ``data`` is None).
-    """
-    target = real_path(target)
-    directory = target.parent
-    transcript = transcript_path(target)
-    try:
-        transcript_size = transcript.stat().st_size
-    except FileNotFoundError:
-        transcript_size = 0
-    temp = _temp_name(target) if data is not None else None
-    pending = pending_path(target)
-    state = {
-        "pending_version": PENDING_VERSION,
-        "pre_sha256": pre_sha256,
-        "post_sha256": post_sha256,
-        "transcript_size": transcript_size,
-        "temp": temp,
-        "records": records,
-    }
-    payload = json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode(
-        "utf-8", errors="surrogateescape"
-    )
-    fd = os.open(pending, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    try:
-        _write_all(fd, payload)
-        fault("pending.written")
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    fault("pending.synced")
-    if data is not None and temp is not None:
-        _replace(target, directory / temp, data)
-    try:
-        append_records(transcript, records, torn_fault=True)
-    except OSError as exc:
-        # §B.6: a transcript failure never fails the patch. The pending record stays, so
-        # the next touch appends it if the transcript has become writable.
-        raise TranscriptWriteError(str(exc)) from exc
-    fault("appended")
-    os.unlink(pending)
-    fault("pending.removed")
-
-
-def _replace(target: Path, temp: Path, data: bytes) -> None:
-    try:
-        mode = target.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        mode = 0o644
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    try:
-        _write_all(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+def _replace(folder: Folder, name: str, temp: str, data: bytes) -> None:
+    st = folder.check_file(name)
+    mode = st.st_mode & 0o7777 if st is not None else 0o644
+    folder.write_new(temp, data, mode)
     fault("tmp.written")
-    _fsync_dir(target.parent)
+    folder.fsync()
     fault("dir.synced.before")
-    os.replace(temp, target)
+    folder.replace(temp, name)
     fault("renamed")
-    _fsync_dir(target.parent)
+    folder.fsync()
     fault("dir.synced")
 
 
-def _load_pending(raw: bytes) -> dict[str, Any] | None:
+def _load_pending(raw: bytes, identity: str) -> tuple[dict[str, Any] | None, str | None]:
+    """(the state, None) for a record this user signed; (None, why) for a complete record
+    that is not (left alone); (None, None) for a torn one (a crash while writing it)."""
+    body, _, tag = raw.rstrip(b"\n").rpartition(b"\n")
+    if not raw.endswith(b"\n") or not body:
+        if raw.lstrip().startswith(b"{") and raw.rstrip().endswith(b"}"):
+            return None, "it carries no signature (written by another tool or version)"
+        return None, None  # torn: the crash came before the record was complete
     try:
-        state = json.loads(raw.decode("utf-8", errors="surrogateescape"))
+        text_tag = tag.decode("ascii")
+    except UnicodeDecodeError:
+        return None, "its signature is not readable"
+    if not verify(body, identity, text_tag):
+        return None, "its signature does not match this user's key and this document"
+    try:
+        state = json.loads(body.decode("utf-8", errors="surrogateescape"))
     except (UnicodeDecodeError, json.JSONDecodeError):
-        return None
+        return None, "it is not readable"
     if not isinstance(state, dict) or state.get("pending_version") != PENDING_VERSION:
-        return None
+        return None, "unknown pending_version"
     records = state.get("records")
     size = state.get("transcript_size")
     if not (
@@ -198,75 +260,107 @@ def _load_pending(raw: bytes) -> dict[str, Any] | None:
         and isinstance(size, int)
         and size >= 0
         and isinstance(state.get("post_sha256"), str)
+        and isinstance(state.get("transcript_tail"), str)
     ):
-        return None
-    return state
+        return None, "its fields are not a pending record's"
+    return state, None
 
 
-def recover(target: str | Path) -> Recovery | None:
-    """Finish or drop an interrupted commit of ``target``; None when there was none.
+def recover(where: Place) -> Recovery | None:
+    """Finish or drop an interrupted commit of the document at ``where``; None when
+    there was none.
 
     The caller holds the document lock (so no commit is in flight).
     """
-    target = real_path(target)
-    pending = pending_path(target)
+    folder, name = where.folder, where.name
     try:
-        raw = pending.read_bytes()
-    except FileNotFoundError:
+        raw = folder.read_bytes(pending_name(name))
+    except BoundaryError as exc:
+        return Recovery(completed=False, discarded=False, untrusted=str(exc))
+    if raw is None:
         return None
-    state = _load_pending(raw)
+    state, untrusted = _load_pending(raw, _identity(where))
+    if untrusted is not None:
+        return Recovery(completed=False, discarded=False, untrusted=untrusted)
     report = Recovery(completed=False, discarded=True)
-    current = _file_sha256(target)
+    current = _sha256_of(folder, name)
     if state is not None and current == state["post_sha256"]:
-        transcript = transcript_path(target)
-        size = state["transcript_size"]
         try:
-            if transcript.stat().st_size > size:
-                os.truncate(transcript, size)
-        except FileNotFoundError:
-            pass
-        try:
-            append_records(transcript, state["records"])
+            transcript = transcript_name(name)
+            size, tail = state["transcript_size"], state["transcript_tail"]
+            _cut_back(folder, transcript, size, tail, state["records"])
+            append_records(folder, transcript, state["records"])
             report = Recovery(completed=True, discarded=False)
         except OSError as exc:
             report = Recovery(completed=False, discarded=True, transcript_error=str(exc))
     elif state is not None:
         pre = state.get("pre_sha256")
         report.changed_outside = current != pre
-    report.removed_temp_files = remove_temp_files(target)
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(pending)
-    _fsync_dir(target.parent)
+    report.removed_temp_files = remove_temp_files(where)
+    folder.unlink(pending_name(name))
+    folder.fsync()
     return report
 
 
-def remove_temp_files(target: Path) -> int:
-    """Delete ``.<name>.<hex>.tmp`` files of interrupted writes (caller holds the lock)."""
-    pattern = _temp_pattern(target)
-    prefix = f".{target.name}."
+def _cut_back(
+    folder: Folder, name: str, size: int, tail: str, records: list[dict[str, Any]]
+) -> None:
+    """Drop what the interrupted append left after ``size`` bytes, and only that: the
+    transcript must be longer than ``size``, its bytes up to there must end as the pending
+    record saw them, and everything after must be (a prefix of) exactly the bytes that
+    append writes. Anything else was not written by the append: it is not cut (never cut to
+    a size the transcript never had, never extend it)."""
+    try:
+        fd = folder.open_file(name, os.O_RDWR)
+    except FileNotFoundError:
+        return
+    try:
+        now = os.fstat(fd).st_size
+        if now <= size or _tail(fd, size) != tail:
+            return
+        ours = chain_bytes(last_line_before(fd, size), copy.deepcopy(records))
+        extra = os.pread(fd, min(now - size, len(ours) + 1), size)
+        if len(extra) == now - size and ours.startswith(extra):
+            os.ftruncate(fd, size)
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def remove_temp_files(where: Place) -> int:
+    """Delete ``.<name>.<hex>.tmp`` regular files of interrupted writes (caller holds the
+    lock). A directory or symlink by such a name is not ours: it is left alone."""
+    pattern = _temp_pattern(where.name)
+    prefix = f".{where.name}."
     removed = 0
     try:
-        entries = list(os.scandir(target.parent))
+        names = where.folder.names()
     except OSError:
         return 0
-    for entry in entries:
-        if entry.name.startswith(prefix) and pattern.match(entry.name):
-            with contextlib.suppress(FileNotFoundError, IsADirectoryError):
-                os.unlink(entry.path)
+    for entry in names:
+        if entry.startswith(prefix) and pattern.match(entry):
+            try:
+                if where.folder.check_file(entry) is None:
+                    continue
+            except BoundaryError:
+                continue
+            if where.folder.unlink(entry):
                 removed += 1
     return removed
 
 
-def touch(target: str | Path) -> Recovery | None:
+def touch(target: str | Path, root: str | Path | None = None) -> Recovery | None:
     """Take the document's lock and settle any interrupted write: what a surface does when
     it next touches a document without patching it (``transcript verify``, the app opening
-    it). Stray temp files are removed even when no pending record names them."""
-    target = real_path(target)
-    if not target.parent.is_dir():
-        return None
-    with document_lock(target):
-        report = recover(target)
-        removed = remove_temp_files(target)
+    it). Stray temp files are removed even when no pending record names them. Refuses
+    (`BoundaryError`) a document that is a symlink or sits behind one below ``root``."""
+    try:
+        where = place(target, root)
+    except FileNotFoundError:
+        return None  # no folder: nothing was ever written there
+    with where, where.folder.locked():
+        report = recover(where)
+        removed = remove_temp_files(where)
     if report is None and removed:
         report = Recovery(completed=False, discarded=False, removed_temp_files=removed)
     elif report is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .boundary import BoundaryError, Place
 from .nodes import Document
 from .parser import parse_source
 from .source import Source, decode
@@ -31,6 +32,23 @@ def read_source(path: str | Path) -> Source:
         raise DocumentIOError(f"{p}: permission denied") from exc
     except OSError as exc:
         raise DocumentIOError(f"{p}: {exc.strerror or exc}") from exc
+    return decode(raw)
+
+
+def read_source_at(where: Place, shown: str | Path | None = None) -> Source:
+    """The document at a boundary place (`core.noma.boundary`): opened relative to its
+    folder, never through a symlink; errors as `read_source` gives them."""
+    p = shown if shown is not None else where.path
+    try:
+        raw = where.folder.read_bytes(where.name)
+    except BoundaryError:
+        raise
+    except PermissionError as exc:
+        raise DocumentIOError(f"{p}: permission denied") from exc
+    except OSError as exc:
+        raise DocumentIOError(f"{p}: {exc.strerror or exc}") from exc
+    if raw is None:
+        raise DocumentIOError(f"{p}: no such file")
     return decode(raw)
 
 

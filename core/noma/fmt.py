@@ -21,10 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .boundary import place
+from .commit import temp_name
 from .parser import parse_source
 from .render import render_noma, structure
 from .source import Source, decode, encode
-from .storage import atomic_write, document_lock
 
 TRANSCRIPT_SUFFIX = ".patches"
 
@@ -118,8 +119,13 @@ def format_in_place(path: Path, *, force: bool = False) -> Formatted:
     Raises `FormatError` (nothing written) when the tree would change, or when the
     document has a transcript and ``force`` is false; OSError for I/O faults.
     """
-    with document_lock(path):
-        source = decode(path.read_bytes())
+    with place(path) as where, where.folder.locked():
+        # Through the boundary: a document that is a symlink is refused, not rewritten
+        # (and not read: what is read is what would be written back).
+        raw = where.folder.read_bytes(where.name)
+        if raw is None:
+            raise FileNotFoundError(2, "No such file or directory", str(path))
+        source = decode(raw)
         result = format_source(source)
         if not result.changed:
             return result
@@ -132,7 +138,7 @@ def format_in_place(path: Path, *, force: bool = False) -> Formatted:
                 "longer match the file and replay from its base would not reach it. Pass "
                 "--force to rewrite anyway (the chain breaks at this point)",
             )
-        atomic_write(path, result.formatted)
+        where.folder.atomic_write(where.name, result.formatted, temp_name(where.name))
         return result
 
 

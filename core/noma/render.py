@@ -3,6 +3,13 @@
 This is the canonical form, not the patch engine: patches edit source bytes and never go
 through here. The guarantee is ``parse(render_noma(parse(x)))`` equal to ``parse(x)`` in
 `structure` (everything but spans and raw text).
+
+Ids are never changed. The normal form drops a heading's explicit id when it equals the
+title's slug (the reference tool's form). That is only safe when the heading gets that
+slug back on re-parse; when it would not (the same explicit id twice, which ``check``
+flags as a duplicate: ``## H {id="h"}`` twice would read back as ``h, h-2``), the document
+is rendered with every explicit id kept as written, so the output names the same blocks as
+the input, duplicate and all. Documents without such a dropped id pay nothing for the check.
 """
 
 from __future__ import annotations
@@ -28,7 +35,28 @@ from .source import BOM
 
 
 def render_noma(doc: Document) -> str:
-    blocks = _render_children(doc.children, depth=0)
+    text = _render_document(doc, keep_ids=False)
+    if not _drops_an_explicit_id(doc):
+        return text
+    from .parser import parse
+
+    if _ids(parse(text, chapter=doc.chapter)) == _ids(doc):
+        return text
+    return _render_document(doc, keep_ids=True)
+
+
+def _drops_an_explicit_id(doc: Document) -> bool:
+    return any(
+        isinstance(node, Section) and node.attrs.get("id") == node.slug for node, _ in doc.walk()
+    )
+
+
+def _ids(doc: Document) -> list[str | None]:
+    return [node.id for node, _ in doc.walk() if isinstance(node, Section | Directive)]
+
+
+def _render_document(doc: Document, *, keep_ids: bool) -> str:
+    blocks = _render_children(doc.children, 0, keep_ids)
     if blocks and blocks[0] == "---" and doc.frontmatter is None:
         blocks[0] = "***"  # a leading `---` would read as frontmatter
     text = "\n\n".join(blocks)
@@ -45,22 +73,22 @@ def render_json(doc: Document) -> str:
     return json.dumps(doc.to_json(), ensure_ascii=False, indent=2) + "\n"
 
 
-def _render_children(children: list[Node], depth: int) -> list[str]:
-    return [_render(child, depth) for child in children]
+def _render_children(children: list[Node], depth: int, keep_ids: bool) -> list[str]:
+    return [_render(child, depth, keep_ids) for child in children]
 
 
-def _render(node: Node, depth: int) -> str:
+def _render(node: Node, depth: int, keep_ids: bool) -> str:
     if isinstance(node, Paragraph):
         return node.content
     if isinstance(node, Section):
-        head = _heading_line(node)
+        head = _heading_line(node, keep_ids)
         if not node.children:
             return head
-        return head + "\n\n" + "\n\n".join(_render_children(node.children, depth))
+        return head + "\n\n" + "\n\n".join(_render_children(node.children, depth, keep_ids))
     if isinstance(node, Directive):
         fence = ":" * (depth + 2)
         opener = fence + node.name + format_attrs(node.attrs)
-        inner = _render_children(node.children, depth + 1)
+        inner = _render_children(node.children, depth + 1, keep_ids)
         if not inner:
             return opener + "\n" + fence
         return opener + "\n" + "\n\n".join(inner) + "\n" + fence
@@ -83,12 +111,12 @@ def _render(node: Node, depth: int) -> str:
     raise TypeError(f"cannot render {node.type}")
 
 
-def _heading_line(section: Section) -> str:
+def _heading_line(section: Section, keep_ids: bool = False) -> str:
     attrs: Attrs = {}
     if section.id is not None and section.id != section.slug and not section.explicit_id:
         attrs["id"] = section.id  # a suffixed implicit id is written out (interop)
     for key, value in section.attrs.items():
-        if key == "id" and value == section.slug:
+        if key == "id" and value == section.slug and not keep_ids:
             continue  # an explicit id equal to the natural slug is dropped
         attrs[key] = value
     group = format_attrs(attrs)

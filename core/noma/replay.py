@@ -21,6 +21,11 @@ class ReplayError(Exception):
     """The transcript cannot be replayed onto this base (with the line that stops it)."""
 
 
+class UnreadableTranscript(ReplayError):
+    """A line of the transcript is not a JSON record at all (not UTF-8, not JSON): the
+    input is unusable, not a replay that failed."""
+
+
 @dataclass(slots=True)
 class ReplayResult:
     data: bytes
@@ -40,7 +45,8 @@ def replay(transcript: Path, base: bytes) -> ReplayResult:
     warnings: list[str] = []
     for line in read_lines(transcript):
         if line.problem:
-            raise ReplayError(f"{transcript}:{line.number}: {line.problem}")
+            kind = UnreadableTranscript if line.record is None else ReplayError
+            raise kind(f"{transcript}:{line.number}: {line.problem}")
         warnings += [f"line {line.number}: {w}" for w in line.warnings]
         records.append((line.number, line.record))
     data = base

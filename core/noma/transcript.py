@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from .boundary import Folder
 from .diagnostics import SEVERITY_RANK
 from .faults import fault
 
@@ -69,39 +70,14 @@ def encode_record(record: dict[str, Any]) -> bytes:
     return (text + "\n").encode("utf-8", errors="surrogateescape")
 
 
-def _last_line(path: Path) -> bytes | None:
-    """The raw last line of a file (with its newline, if any), read from the end."""
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        return None
-    if size == 0:
-        return None
-    with path.open("rb") as fh:
-        block = 8192
-        pos = size
-        buf = b""
-        while pos > 0:
-            step = min(block, pos)
-            pos -= step
-            fh.seek(pos)
-            buf = fh.read(step) + buf
-            cut = buf.rfind(b"\n", 0, len(buf) - 1)
-            if cut != -1:
-                return buf[cut + 1 :]
-        return buf
+def _last_line(fd: int) -> bytes | None:
+    """The raw last line of an open file (with its newline, if any), read from the end."""
+    return last_line_before(fd, os.fstat(fd).st_size)
 
 
-def append_records(
-    path: Path, records: list[dict[str, Any]], *, torn_fault: bool = False
-) -> list[dict[str, Any]]:
-    """Chain and append ``records``; returns them with ``prev_entry_sha256`` filled in.
-
-    The caller holds the document lock, so no other writer appends in between.
-    ``torn_fault`` splits the write in two around the ``append.torn`` fault point, so a
-    test can crash the process with half a record on disk.
-    """
-    last = _last_line(path)
+def chain_bytes(last: bytes | None, records: list[dict[str, Any]]) -> bytes:
+    """The bytes that append ``records`` after a transcript whose last line is ``last``
+    (filling in each record's ``prev_entry_sha256``)."""
     prefix = b""
     if last is not None and not last.endswith(b"\n"):
         prefix = b"\n"  # a torn final line from a crash: start a fresh line after it
@@ -113,9 +89,39 @@ def append_records(
         line = encode_record(record)
         chunks.append(line)
         last = line
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    return b"".join(chunks)
+
+
+def last_line_before(fd: int, size: int) -> bytes | None:
+    """The raw last line of the first ``size`` bytes of an open file."""
+    if size == 0:
+        return None
+    pos = size
+    buf = b""
+    while pos > 0:
+        step = min(8192, pos)
+        pos -= step
+        buf = os.pread(fd, step, pos) + buf
+        cut = buf.rfind(b"\n", 0, len(buf) - 1)
+        if cut != -1:
+            return buf[cut + 1 :]
+    return buf
+
+
+def append_records(
+    folder: Folder, name: str, records: list[dict[str, Any]], *, torn_fault: bool = False
+) -> list[dict[str, Any]]:
+    """Chain and append ``records`` to ``name`` in ``folder``; returns them with
+    ``prev_entry_sha256`` filled in.
+
+    The transcript is opened through the boundary (`core.noma.boundary`): a symlink planted
+    in its place is refused, never followed. The caller holds the document lock, so no
+    other writer appends in between. ``torn_fault`` splits the write in two around the
+    ``append.torn`` fault point, so a test can crash the process with half a record on disk.
+    """
+    fd = folder.open_file(name, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
     try:
-        data = b"".join(chunks)
+        data = chain_bytes(_last_line(fd), records)
         view = memoryview(data)
         if torn_fault:
             half = len(view) // 2
@@ -162,7 +168,10 @@ class AuditReport:
 
 
 def read_lines(path: Path) -> list[TranscriptLine]:
-    data = path.read_bytes()
+    return parse_lines(path.read_bytes())
+
+
+def parse_lines(data: bytes) -> list[TranscriptLine]:
     out = []
     for number, raw in enumerate(data.splitlines(keepends=True), 1):
         if not raw.strip():

@@ -5,6 +5,15 @@ any path is built from it, so a blob id can never name a file outside the store.
 are atomic (temp file, fsync, rename); the sidecar is written last and is the commit
 point, so a crash leaves either no blob or a whole one.
 
+Nothing is left unowned by a crash (issue 29). A pending write's temp file (``.pending-*``)
+is held under an exclusive ``flock`` for as long as its writer lives; a blob written by a
+run names that run as its owner, and the run holds a journal file (``.runs/<run_id>``)
+under ``flock`` until it completes. Opening the store (and ``noma skills blobs gc``) sweeps
+what a dead process left: temp files nobody holds, the blobs of runs whose journal nobody
+holds (a run that never completed: no record names them), content files without a sidecar
+and sidecars without content; then the quota ledger is rebuilt from what is on disk. A blob
+made by ``create_blob`` is owned by its caller and only an explicit delete removes it.
+
 A workspace-wide quota caps the bytes all blobs may hold (default 1 GiB, ``[skills]
 blob_quota_bytes`` in ``noma-workbench.toml`` or ``NOMA_BLOB_QUOTA_BYTES``), on top of the
 sandbox's per-run limits. Bytes are reserved under a lock *before* they are written, so
@@ -16,19 +25,22 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import errno
 import fcntl
 import json
 import os
 import re
 import secrets
+import stat
 import tempfile
 import threading
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from core.noma.boundary import STATE_DIR_REFUSED, BoundaryError
 from sandbox.bridge import BlobQuotaError
 
 BLOB_ID = re.compile(r"blob:([0-9a-f]{32})\Z")
@@ -38,6 +50,10 @@ DEFAULT_BLOB_QUOTA_BYTES = 1024**3
 QUOTA_ENV = "NOMA_BLOB_QUOTA_BYTES"
 LEDGER_NAME = ".usage"
 LOCK_NAME = ".quota.lock"
+PENDING_PREFIX = ".pending-"
+RUNS_DIR = ".runs"
+RUN_ID = re.compile(r"run_[0-9a-f]{16}\Z")
+CALLER = "caller"
 
 
 def blob_quota_from(section: Mapping[str, Any], environ: Mapping[str, str]) -> int:
@@ -89,6 +105,46 @@ class BlobInfo:
     blob_id: str
     kind: str
     size_bytes: int
+    owner: str | None = None  # "caller", "run:<run_id>", or None (written before owners)
+
+
+@dataclass
+class SweepReport:
+    """What a sweep found (and removed, unless it was a dry run)."""
+
+    pending_files: list[str] = field(default_factory=list)
+    dead_runs: list[str] = field(default_factory=list)
+    unowned_blobs: list[str] = field(default_factory=list)
+    orphan_files: list[str] = field(default_factory=list)
+    freed_bytes: int = 0
+    ledger_before: int = 0
+    ledger_after: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "pending_files": self.pending_files,
+            "dead_runs": self.dead_runs,
+            "unowned_blobs": self.unowned_blobs,
+            "orphan_files": self.orphan_files,
+            "freed_bytes": self.freed_bytes,
+            "ledger_before": self.ledger_before,
+            "ledger_after": self.ledger_after,
+        }
+
+
+def _held(path: Path) -> bool:
+    """True if a live process holds ``path`` under flock (its writer or its run)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False  # gone, or not a plain file of ours (a symlink): nobody holds it
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
 
 
 @dataclass(frozen=True)
@@ -109,10 +165,13 @@ def _hex(blob_id: str) -> str:
 class BlobWriter:
     """A pending blob: chunks go to a temp file; ``commit`` makes it visible."""
 
-    def __init__(self, store: BlobStore, kind: str) -> None:
+    def __init__(self, store: BlobStore, kind: str, owner: str = CALLER) -> None:
         self._store = store
         self._kind = kind
-        fd, name = tempfile.mkstemp(prefix=".pending-", dir=store.root)
+        self._owner = owner
+        with store._locked():  # a sweep never sees the file before its lock is held
+            fd, name = tempfile.mkstemp(prefix=PENDING_PREFIX, dir=store.root)
+            fcntl.flock(fd, fcntl.LOCK_EX)  # held until the file is renamed or removed
         self._file = os.fdopen(fd, "wb")
         self._tmp = Path(name)
         self._size = 0
@@ -133,12 +192,14 @@ class BlobWriter:
         try:
             self._file.flush()
             os.fsync(self._file.fileno())
-            self._file.close()
-            blob_id = self._store._publish(self._tmp, self._kind, self._size)
+            # Still open (and so still locked) while it is renamed: closing first would let
+            # a sweep take it for a dead writer's file in between.
+            blob_id = self._store._publish(self._tmp, self._kind, self._size, self._owner)
         except BaseException:
             self.abort()
             raise
         self._done = True
+        self._file.close()
         return blob_id
 
     def abort(self) -> None:
@@ -160,15 +221,28 @@ class BlobStore:
     long.
     """
 
-    def __init__(self, root: Path, quota_bytes: int = DEFAULT_BLOB_QUOTA_BYTES) -> None:
+    def __init__(
+        self, root: Path, quota_bytes: int = DEFAULT_BLOB_QUOTA_BYTES, *, sweep: bool = True
+    ) -> None:
         self.root = root
         self.quota_bytes = quota_bytes
         root.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._reserved = 0
-        self._lock_fd = os.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        with self._locked():
-            self._write_ledger(self.disk_usage())
+        # O_NOFOLLOW: a cloned state folder may hold a planted ``.lock`` symlink.
+        try:
+            self._lock_fd = os.open(
+                root / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600
+            )
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                raise
+            raise BoundaryError(
+                STATE_DIR_REFUSED, f"{root / LOCK_NAME}: is a symbolic link"
+            ) from exc
+        # What crashed processes left goes before any new write (``sweep=False``: the
+        # operator's ``noma skills blobs`` decides itself, e.g. for a dry run).
+        self.last_sweep = self.sweep() if sweep else None
 
     def close(self) -> None:
         fd, self._lock_fd = self._lock_fd, -1
@@ -191,13 +265,24 @@ class BlobStore:
 
     def _read_ledger(self) -> int:
         try:
-            return int((self.root / LEDGER_NAME).read_text())
-        except (OSError, ValueError):
+            fd = os.open(self.root / LEDGER_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            try:
+                return int(os.read(fd, 64))
+            finally:
+                os.close(fd)
+        except (OSError, ValueError):  # a planted symlink is not followed: recounted
             return self.disk_usage()
 
     def _write_ledger(self, total: int) -> None:
         tmp = self.root / f"{LEDGER_NAME}.tmp"
-        tmp.write_text(str(max(0, total)))
+        # A name planted there (a symlink out of the folder) is removed, never written
+        # through: the temp is created fresh (O_EXCL | O_NOFOLLOW).
+        tmp.unlink(missing_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        try:
+            os.write(fd, str(max(0, total)).encode("ascii"))
+        finally:
+            os.close(fd)
         os.replace(tmp, self.root / LEDGER_NAME)
 
     def disk_usage(self) -> int:
@@ -215,6 +300,15 @@ class BlobStore:
             return self._read_ledger() + self._reserved
 
     def _reserve(self, size: int) -> None:
+        try:
+            self._try_reserve(size)
+        except BlobQuotaExceeded:
+            # What dead processes left may be what fills the quota (a long-running server
+            # otherwise only sweeps when it starts): sweep, then decide again.
+            self.sweep()
+            self._try_reserve(size)
+
+    def _try_reserve(self, size: int) -> None:
         with self._locked():
             used = self._read_ledger() + self._reserved
             if used + size > self.quota_bytes:
@@ -248,23 +342,27 @@ class BlobStore:
     def open_writer(self, kind: str) -> BlobWriter:
         return BlobWriter(self, kind)
 
-    def _publish(self, tmp: Path, kind: str, size: int) -> str:
+    def for_run(self, run_id: str) -> RunBlobs:
+        """The store as run ``run_id`` sees it (its blobs are owned by the run)."""
+        return RunBlobs(self, run_id)
+
+    def _publish(self, tmp: Path, kind: str, size: int, owner: str = CALLER) -> str:
         """Make a written blob visible and move its bytes from reserved to committed."""
         hex_id = secrets.token_hex(16)
-        meta = {"kind": kind, "size_bytes": size, "created_at": time.time()}
-        fd, meta_tmp = tempfile.mkstemp(prefix=".pending-", dir=self.root)
+        meta = {"kind": kind, "size_bytes": size, "created_at": time.time(), "owner": owner}
+        meta_tmp = self.root / f"{PENDING_PREFIX}{hex_id}.json"
         try:
-            with os.fdopen(fd, "w") as fh:
-                json.dump(meta, fh)
-                fh.flush()
-                os.fsync(fh.fileno())
             with self._locked():  # the files and the ledger change together
+                with open(meta_tmp, "x") as fh:
+                    json.dump(meta, fh)
+                    fh.flush()
+                    os.fsync(fh.fileno())
                 os.rename(tmp, self.root / hex_id)
                 os.rename(meta_tmp, self.root / f"{hex_id}.json")
                 self._write_ledger(self._read_ledger() + size)
                 self._reserved -= size
         except BaseException:
-            Path(meta_tmp).unlink(missing_ok=True)
+            meta_tmp.unlink(missing_ok=True)
             raise
         return f"blob:{hex_id}"
 
@@ -272,9 +370,95 @@ class BlobStore:
         hex_id = _hex(blob_id)
         try:
             meta = json.loads((self.root / f"{hex_id}.json").read_text())
-        except (OSError, ValueError) as exc:
+            owner = meta.get("owner")
+            return BlobInfo(
+                blob_id=blob_id,
+                kind=str(meta["kind"]),
+                size_bytes=int(meta["size_bytes"]),
+                owner=owner if isinstance(owner, str) else None,
+            )
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise BlobNotFound(f"no blob {blob_id!r}") from exc
-        return BlobInfo(blob_id=blob_id, kind=str(meta["kind"]), size_bytes=int(meta["size_bytes"]))
+
+    def blobs(self) -> list[BlobInfo]:
+        """Every committed blob, oldest name first (for the operator's listing)."""
+        out = []
+        for name in sorted(os.listdir(self.root)):
+            if len(name) == 37 and name.endswith(".json") and BLOB_ID.match("blob:" + name[:32]):
+                with contextlib.suppress(BlobNotFound):
+                    out.append(self.info("blob:" + name[:32]))
+        return out
+
+    # ---------------------------------------------------------------- the sweep
+
+    def sweep(self, *, dry_run: bool = False) -> SweepReport:
+        """Find (and unless ``dry_run`` remove) what dead processes left behind, then make
+        the ledger equal the disk. Everything a live process holds is left alone."""
+        report = SweepReport()
+        with self._locked():
+            report.ledger_before = self._read_ledger()
+            with os.scandir(self.root) as entries:  # d_type: no stat per entry
+                names = [e.name for e in entries if not e.is_dir(follow_symlinks=False)]
+            for name in sorted(n for n in names if n.startswith(PENDING_PREFIX)):
+                path = self.root / name
+                if not _held(path):
+                    report.pending_files.append(name)
+                    report.freed_bytes += _size(path)
+                    if not dry_run:
+                        _remove(path)
+            dead = self._dead_runs()
+            report.dead_runs = sorted(dead)
+            hexes = {n for n in names if len(n) == 32 and BLOB_ID.match("blob:" + n)}
+            sidecars = {n[:32] for n in names if len(n) == 37 and n.endswith(".json")}
+            sidecars = {h for h in sidecars if BLOB_ID.match("blob:" + h)}
+            for hex_id in sorted(sidecars) if dead else ():  # owners matter only then
+                try:
+                    owner = self.info("blob:" + hex_id).owner
+                except BlobNotFound:
+                    owner = None
+                if owner is not None and owner.removeprefix("run:") in dead:
+                    report.unowned_blobs.append("blob:" + hex_id)
+                    report.freed_bytes += _size(self.root / hex_id)
+                    if not dry_run:
+                        _remove(self.root / f"{hex_id}.json")
+                        _remove(self.root / hex_id)
+            for hex_id in sorted(hexes ^ sidecars):  # half a blob: a crash mid-publish
+                name = hex_id if hex_id in hexes else f"{hex_id}.json"
+                report.orphan_files.append(name)
+                report.freed_bytes += _size(self.root / name)
+                if not dry_run:
+                    _remove(self.root / name)
+            if not dry_run:
+                for run_id in dead:
+                    _remove(self.root / RUNS_DIR / run_id)
+                self._write_ledger(self.disk_usage())
+            report.ledger_after = self._read_ledger()
+        return report
+
+    def _dead_runs(self) -> set[str]:
+        runs = self.root / RUNS_DIR
+        if not _is_dir(runs):
+            return set()  # none yet, or something planted in its place: no journals
+        return {
+            n
+            for n in os.listdir(runs)
+            if RUN_ID.match(n) and not _is_dir(runs / n) and not _held(runs / n)
+        }
+
+    def _open_journal(self, run_id: str) -> int:
+        runs = self.root / RUNS_DIR
+        runs.mkdir(mode=0o700, exist_ok=True)
+        with self._locked():  # a sweep never sees the journal before its lock is held
+            fd = os.open(
+                runs / run_id, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                0o600,
+            )  # fmt: skip
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        return fd
+
+    def _close_journal(self, run_id: str, fd: int) -> None:
+        (self.root / RUNS_DIR / run_id).unlink(missing_ok=True)
+        os.close(fd)
 
     def exists(self, blob_id: str) -> bool:
         try:
@@ -326,3 +510,67 @@ class BlobStore:
                 yield decoder.decode(b"", final=True)
 
         return chunks()
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(path.lstat().st_mode)
+    except OSError:
+        return False
+
+
+def _remove(path: Path) -> None:
+    """Unlink a file (a symlink itself, never its target); a failure leaves it for later."""
+    with contextlib.suppress(OSError):
+        path.unlink()
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.lstat().st_size
+    except OSError:
+        return 0
+
+
+class RunBlobs:
+    """The blob store as one run sees it (the sandbox's bridge): every blob the run writes
+    is owned by the run. Use it as a context manager around the run: leaving normally
+    completes the run (its blobs stay, named by its record); leaving by an exception
+    deletes them; a process that dies inside leaves a journal no one holds, and the next
+    sweep deletes them."""
+
+    def __init__(self, store: BlobStore, run_id: str) -> None:
+        if not RUN_ID.match(run_id):
+            raise ValueError(f"not a run id: {run_id!r}")
+        self.store = store
+        self.run_id = run_id
+        self.blob_ids: list[str] = []
+        self._fd = -1
+
+    def __enter__(self) -> RunBlobs:
+        self._fd = self.store._open_journal(self.run_id)
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: Any) -> None:
+        if kind is not None:
+            for blob_id in self.blob_ids:
+                with contextlib.suppress(BlobNotFound, OSError):
+                    self.store.delete(blob_id)
+        self.store._close_journal(self.run_id, self._fd)
+
+    def read_chunks(self, blob_id: str, chunk_chars: int) -> Iterator[str]:
+        return self.store.read_chunks(blob_id, chunk_chars)
+
+    def open_writer(self, kind: str) -> BlobWriter:
+        run = self
+
+        class _Writer(BlobWriter):
+            def commit(self) -> str:
+                blob_id = super().commit()
+                run.blob_ids.append(blob_id)
+                return blob_id
+
+        return _Writer(self.store, kind, owner=f"run:{self.run_id}")
+
+    def delete(self, blob_id: str) -> None:
+        self.store.delete(blob_id)

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from core import json_numbers
+from core import strict_json
 from core.skills_runtime.errors import (
     INTERNAL_ERROR,
     INVALID_REQUEST,
@@ -59,11 +59,17 @@ class Dispatcher:
 
     async def handle(self, body: bytes) -> bytes | None:
         try:
-            message = json.loads(body, **json_numbers.HOOKS)
-        except json_numbers.NumberOutOfRange as exc:
-            return _dumps(_response(None, error=_invalid_error(str(exc), "number_out_of_range")))
-        except (ValueError, UnicodeDecodeError, RecursionError):
-            return _dumps(_response(None, error={"code": PARSE_ERROR, "message": "Parse error"}))
+            message = strict_json.loads(body)
+        except strict_json.NotJsonText as exc:
+            if exc.reason == "number_out_of_range":  # past int64, 1e999, NaN: never echoed
+                error = _invalid_error(str(exc), "number_out_of_range")
+                return _dumps(_response(None, error=error))
+            if not exc.parsed:  # not UTF-8, not JSON, or too deep for the parser
+                error = {"code": PARSE_ERROR, "message": "Parse error"}
+                return _dumps(_response(None, error=error))
+            # Parsed, but not text a handler may see (a lone surrogate) or nested past the
+            # bound: the whole message is refused, answered under its id when that is clean.
+            return _dumps(_invalid(_clean_id(exc.value), str(exc)))
         if isinstance(message, list):
             if not message:
                 return _dumps(_invalid(None, "empty batch"))
@@ -114,6 +120,14 @@ def _invalid_error(why: str, code: str) -> dict[str, Any]:
         "message": "Invalid Request",
         "data": {"reason": code, "detail": why},
     }
+
+
+def _clean_id(message: Any) -> Any:
+    if isinstance(message, dict):
+        id_ = message.get("id")
+        if _valid_id(id_) and not (isinstance(id_, str) and not strict_json.is_text(id_)):
+            return id_
+    return None
 
 
 def _invalid(id_: Any, why: str) -> dict[str, Any]:

@@ -2,6 +2,11 @@
 
 Everything that can be checked before a sandbox starts (unknown skill, instruction skill,
 unknown blob, bad mount list) is a protocol error (-32602); everything after is in-band.
+
+The run id is drawn before the sandbox starts, and the run writes its blobs through
+`BlobStore.for_run`: they are owned by the run and kept once its record is returned (the
+record names them); if the run raises or its process dies first, they are reclaimed (at
+once, or by the next sweep), so no blob is ever left that no record names.
 """
 
 from __future__ import annotations
@@ -74,7 +79,9 @@ class RunService:
             secrets=granted,
             timeout_s=params.timeout_ms / 1000 if params.timeout_ms else None,
         )
-        outcome = await self._sandbox.run(job, self._blobs)
+        run_id = new_run_id()
+        with self._blobs.for_run(run_id) as bridge:
+            outcome = await self._sandbox.run(job, bridge)
         notes = []
         if skill.manifest.permissions.network:
             notes.append(
@@ -88,7 +95,7 @@ class RunService:
                 f"declared secrets this run did not receive: {missing} (not granted "
                 "to this skill under [secrets.grants] in noma-workbench.toml, or no value set)"
             )
-        return _record(outcome, skill.name, notes)
+        return _record(outcome, skill.name, run_id, notes)
 
     async def run_code(self, params: RunCodeParams) -> RunResult:
         """Run submitted code; it gets no secrets, as no skill's permissions cover it."""
@@ -112,17 +119,19 @@ class RunService:
             input_blobs=self._check_blobs(params.input_blobs),
             timeout_s=timeout_ms / 1000 if timeout_ms else None,
         )
-        outcome = await self._sandbox.run(job, self._blobs)
-        return _record(outcome, "run_code")
+        run_id = new_run_id()
+        with self._blobs.for_run(run_id) as bridge:
+            outcome = await self._sandbox.run(job, bridge)
+        return _record(outcome, "run_code", run_id)
 
 
-def _record(outcome: Outcome, what: str, notes: list[str] | None = None) -> RunResult:
+def _record(outcome: Outcome, what: str, run_id: str, notes: list[str] | None = None) -> RunResult:
     error = None
     if outcome.error is not None:
         error = RunErrorModel(type=outcome.error.type, message=outcome.error.message)
     summary = outcome.summary or _default_summary(outcome, what)
     return RunResult(
-        run_id=new_run_id(),
+        run_id=run_id,
         status=outcome.status,
         summary=summary,
         output=outcome.output,

@@ -61,7 +61,7 @@ from core.skills_runtime.wire import (
     RunCodeParams,
     SkillListing,
 )
-from core.workspace import Workspace, WorkspaceError
+from core.workspace import Workspace, WorkspaceError, state_directory
 from sandbox import Sandbox, SandboxConfig
 
 Handler = Callable[[Any], Awaitable[Any]]
@@ -129,8 +129,11 @@ class SkillsRuntime:
         """``secrets=None`` reads the operator's grants from the workspace config on every
         run (so a new grant needs no restart); pass ``SecretStore.empty()`` for none."""
         self.workspace = workspace.resolve()
-        state = self.workspace / STATE_DIR
-        state.mkdir(mode=0o700, parents=True, exist_ok=True)  # blobs may hold private data
+        # 0700 (blobs may hold private data); a symlinked or foreign state folder, blobs or
+        # created-skills folder is refused (StateDirError), never written through.
+        state = state_directory(self.workspace)
+        state_directory(self.workspace, CREATED_DIR, create=False)
+        state_directory(self.workspace, "blobs", create=False)
         ws = self._config()
         # An untrusted folder's skills (its skills/ and any created-skills it shipped) are
         # neither listed nor run: only the product's own. They could shadow a shipped skill.

@@ -22,7 +22,7 @@ from core.noma.nodes import Directive, Section
 from ..document import ROOT, LoadedDocument
 from ..highlight import highlight_lines
 from ..styles import SEVERITY_GLYPH, Themed
-from ..visible import HINT, marked
+from ..visible import HINT, marked, plain
 from .scrollbars import ThumbFollowsScroll
 
 MAX_LINES = 300
@@ -149,14 +149,14 @@ class BlockView(Themed, ThumbFollowsScroll, ScrollView, can_focus=True):
         node = loaded.blocks[block]
         first = Text()
         if isinstance(node, Directive):
-            first.append(f"::{node.name}", p.fence)
-            first.append(f" {node.id}" if node.id else " (no id: not patchable)")
+            first.append(f"::{plain(node.name)}", p.fence)
+            first.append(f" {plain(node.id)}" if node.id else " (no id: not patchable)")
         elif isinstance(node, Section):
-            first.append("#" * node.level + " " + node.title, p.heading)
+            first.append("#" * node.level + " " + plain(node.title), p.heading)
             if node.id:
-                first.append(f"  #{node.id}", p.muted)
+                first.append(f"  #{plain(node.id)}", p.muted)
         if node.aliases:
-            first.append(f"  aka {', '.join(node.aliases)}", p.muted)
+            first.append(f"  aka {plain(', '.join(node.aliases))}", p.muted)
         second = Text(f"lines {node.line}–{node.end_line}", p.muted)
         digest = loaded.block_hash(block)
         if digest:
@@ -175,7 +175,8 @@ class BlockView(Themed, ThumbFollowsScroll, ScrollView, can_focus=True):
     def _source(self, loaded: LoadedDocument, first: int, last: int) -> list[Text]:
         p = self.palette
         shown_last = min(last, first + MAX_LINES - 1)
-        raw = [loaded.lines.get(n).expandtabs(4) for n in range(first, shown_last + 1)]
+        # Markers before highlighting: the line is never drawn raw (see `marked`).
+        raw = [plain(loaded.lines.get(n).expandtabs(4)) for n in range(first, shown_last + 1)]
         width = len(str(shown_last))
         rows: list[Text] = []
         for number, line in zip(range(first, shown_last + 1), highlight_lines(raw, p), strict=True):

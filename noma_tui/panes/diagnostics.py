@@ -8,11 +8,13 @@ row asks the screen to jump to the block the diagnostic is about.
 from __future__ import annotations
 
 from rich.text import Text
+from textual.markup import escape
 from textual.message import Message
 from textual.widgets import DataTable
 
 from ..document import DiagnosticRow, LoadedDocument
 from ..styles import SEVERITY_GLYPH, SEVERITY_WORD, Themed
+from ..visible import plain
 from .columns import Col, fit
 from .scrollbars import ThumbFollowsScroll
 
@@ -113,7 +115,9 @@ class DiagnosticsPane(Themed, ThumbFollowsScroll, DataTable[Text | str]):
             node_id = d.node_id or ""
             if not node_id and row.block is not None:
                 node_id = loaded.blocks[row.block].id or ""
-            self.add_row(sev, str(d.line) if d.line else "", code, d.message, node_id)
+            # Text, never a str: a quoted value is neither markup nor terminal controls.
+            message, ident = Text(plain(d.message)), Text(plain(node_id))
+            self.add_row(sev, str(d.line) if d.line else "", Text(code), message, ident)
         self.fit_columns()
         if self.row_count:
             self.move_cursor(row=min(cursor, self.row_count - 1), animate=False)
@@ -126,7 +130,7 @@ class DiagnosticsPane(Themed, ThumbFollowsScroll, DataTable[Text | str]):
         if self.severity is not None:
             shown.append(f"{self.severity} only")
         if self.filter_text:
-            shown.append(f"/{self.filter_text}")
+            shown.append(f"/{escape(plain(self.filter_text))}")
         if shown:
             self.border_subtitle = f"{' · '.join(shown)} · {len(rows)} shown · " + (
                 self.border_subtitle

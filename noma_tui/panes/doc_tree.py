@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 
 from rich.text import Text
+from textual.markup import escape
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -21,6 +22,7 @@ from ..arrangement import Region
 from ..document import ROOT, LoadedDocument
 from ..labels import label_for, root_label
 from ..styles import Themed
+from ..visible import plain
 from .scrollbars import ThumbFollowsScroll
 
 FIRST_CHUNK = 200
@@ -238,7 +240,8 @@ class DocumentTree(Themed, ThumbFollowsScroll, Tree[int]):
         self._add_visible(ROOT, visible)
         self.root.expand_all()
         count = len(self.matches)
-        self.border_subtitle = f"/{self.filter_text} · {count} match{'es' if count != 1 else ''}"
+        shown = escape(plain(self.filter_text))
+        self.border_subtitle = f"/{shown} · {count} match{'es' if count != 1 else ''}"
         if self.matches:
             _ = self._tree_lines
             self.move_cursor(self._block_nodes[self.matches[0]])

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.text import Text
 from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from ..visible import plain
 from .scrollbars import ThumbFollowsScroll
 
 
@@ -45,7 +47,7 @@ class FileList(ThumbFollowsScroll, OptionList):
             except ValueError:
                 name = path.name
             mark = "▸ " if path == current else "  "
-            options.append(Option(mark + name, id=str(path)))
+            options.append(Option(Text(mark + plain(name)), id=str(path)))  # a name, not markup
         self.add_options(options)
         if current in paths:
             self.highlighted = paths.index(current)

@@ -64,6 +64,7 @@ from ..flow_hub import (
     open_flow_context,
     pinned_bundle,
     record_evidence,
+    run_executions,
     start_fields,
     start_run,
     submit_review,
@@ -72,6 +73,7 @@ from ..flow_review import manage_consents, review_proposals
 from ..keys import FLOW_ACTIONS
 from ..screens.form import Field, InputFormScreen
 from ..screens.picker import PickerScreen
+from ..visible import plain
 from .scrollbars import PaneTable
 
 MARKS = {"done": "✓", "skipped": "↷", "in_progress": "●", "blocked": "■", "pending": "·"}
@@ -218,6 +220,8 @@ class FlowFrontierPane(Vertical):
         self.run: FlowRun | None = None
         self.bundle: FlowBundle | None = None
         self.bundles: dict[str, FlowBundle | None] = {}
+        # the executions of live runs (an interrupted one is shown on its step)
+        self.executions: dict[str, list[dict[str, Any]]] = {}
         self.consents: dict[str, str] = {}
         self.last_status = ""
         self.last_detail = ""
@@ -265,7 +269,7 @@ class FlowFrontierPane(Vertical):
         if not self.workspace.trusted and restrictions(self.workspace.root, self.workspace.config):
             header += " · restricted: untrusted folder (T)"
         self.header_text = header
-        self.query_one("#flow-header", Static).update(header)
+        self.query_one("#flow-header", Static).update(Text(plain(header)))
         self.say(LOADING)
 
         def listed(listing: FlowResult) -> None:
@@ -285,7 +289,7 @@ class FlowFrontierPane(Vertical):
         if not problems:
             return
         self.header_text += f" · {len(problems)} flows/ problem(s), see noma flow list"
-        self.query_one("#flow-header", Static).update(self.header_text)
+        self.query_one("#flow-header", Static).update(Text(plain(self.header_text)))
         self.say(f"flows/ problem: {problems[0]}", detail="\n".join(problems))
 
     def on_unmount(self) -> None:
@@ -361,17 +365,18 @@ class FlowFrontierPane(Vertical):
     def reload(self, select: str | None = None, *, first: bool = False) -> None:
         keep = select or (self.run.run_id if self.run else None)
 
-        def load(
-            ctx: FlowContext | HubContext,
-        ) -> tuple[list[FlowRun], dict[str, FlowBundle | None]]:
+        Loaded = tuple[list[FlowRun], dict[str, FlowBundle | None], dict[str, list[dict[str, Any]]]]
+
+        def load(ctx: FlowContext | HubContext) -> Loaded:
             result = list_runs(ctx, {"limit": 200})
             records = result["runs"] if isinstance(result, dict) else []
             runs = [r for r in (_typed_run(x) for x in records) if r is not None]
             bundles = {r.run_id: pinned_bundle(ctx, r.run_id) for r in runs}
-            return runs, bundles
+            live = [r.run_id for r in runs if r.status in ("in_progress", "blocked")]
+            return runs, bundles, {rid: run_executions(ctx, rid) for rid in live}
 
-        def loaded(result: tuple[list[FlowRun], dict[str, FlowBundle | None]]) -> None:
-            self.runs, self.bundles = result
+        def loaded(result: Loaded) -> None:
+            self.runs, self.bundles, self.executions = result
             self._fill_runs(keep)
             if first and self.last_status == LOADING:
                 self.say("No runs yet: press n to start one." if not self.runs else "")
@@ -383,11 +388,11 @@ class FlowFrontierPane(Vertical):
         table.clear()
         for run in self.runs:
             finished = sum(s.status in FINISHED_STEP for s in run.step_states)
-            table.add_row(
-                f"{run.flow_id.removeprefix('flow_')}@{run.flow_version}",
-                run.status,
+            table.add_row(  # Text cells: run store values are neither markup nor controls
+                Text(plain(f"{run.flow_id.removeprefix('flow_')}@{run.flow_version}")),
+                Text(plain(run.status)),
                 f"{finished}/{len(run.step_states)}",
-                run.started[5:16].replace("T", " "),
+                Text(plain(run.started[5:16].replace("T", " "))),
                 key=run.run_id,
             )
         ids = [r.run_id for r in self.runs]
@@ -412,7 +417,7 @@ class FlowFrontierPane(Vertical):
             self._show_detail()
             return
         held = " · consent held" if run.run_id in self.consents else ""
-        line.update(f"{run.run_id} · {run.etag}{held}")
+        line.update(Text(plain(f"{run.run_id} · {run.etag}{held}")))
         states = run.step_states
         frontier = next((i for i, s in enumerate(states) if s.status not in FINISHED_STEP), None)
         for index, (state, step) in enumerate(zip(states, self.bundle.steps, strict=True)):
@@ -421,9 +426,9 @@ class FlowFrontierPane(Vertical):
             table.add_row(
                 Text("▶" if here else MARKS.get(state.status, "?"), style=style),
                 Text(str(step.ordinal), style=style),
-                Text(step.owned_job, style=style),
-                Text(state.status, style=style),
-                self._proof(state),
+                Text(plain(step.owned_job), style=style),
+                Text(plain(state.status), style=style),
+                Text(plain(self._proof(state))),
                 key=state.step_id,
             )
         if frontier is not None:
@@ -447,29 +452,45 @@ class FlowFrontierPane(Vertical):
             return
         state, step = target
         text = Text()
-        text.append(f"#{step.ordinal} {step.owned_job}", style="bold")
-        text.append(f"  {state.status}")
+        text.append(f"#{step.ordinal} {plain(step.owned_job)}", style="bold")
+        text.append(f"  {plain(state.status)}")
         proof = self._proof(state)
         if proof:
-            text.append(f" · {proof}")
+            text.append(f" · {plain(proof)}")
         text.append(f"\n{step.automatable} · verify: {step.verification.kind}", style="dim")
         if step.verification.evidence_required:
             text.append(" (evidence required)", style="dim")
         if state.evidence_ref:
-            text.append(f"\nevidence: {state.evidence_ref}")
-        reasons = declared_skip_reasons(step)
-        text.append("\nskip: " + (", ".join(reasons) if reasons else "not skippable"), style="dim")
+            text.append(f"\nevidence: {plain(state.evidence_ref)}")
+        interrupted = self._interrupted(state.step_id)
+        if interrupted is not None:
+            text.append(
+                f"\nlast execution interrupted (its process died; lease expired): "
+                f"{plain(str(interrupted['execution_id']))}, "
+                f"{plain(str(interrupted['cost_units']))} units charged",
+                style="bold",
+            )
+        reasons = plain(", ".join(declared_skip_reasons(step)))
+        text.append("\nskip: " + (reasons or "not skippable"), style="dim")
         rule = when_not_to_run(step)
         if rule:
-            text.append(f"\nwhen not to run: {rule}", style="dim")
+            text.append(f"\nwhen not to run: {plain(rule)}", style="dim")
         detail.update(text)
+
+    def _interrupted(self, step_id: str) -> dict[str, Any] | None:
+        """The step's last execution, if a crash ended it (settled as ``interrupted``)."""
+        if self.run is None:
+            return None
+        mine = [e for e in self.executions.get(self.run.run_id, []) if e["step_id"] == step_id]
+        last = mine[-1] if mine else None
+        return last if last is not None and last.get("failure") == "interrupted" else None
 
     def say(self, text: str, *, refused: bool = False, ok: bool = False, detail: str = "") -> None:
         """One line in the pane; the whole text (and any detail) behind ``o``."""
         self.last_status = text
         self.last_detail = detail or text
         status = self.query_one("#flow-status", Static)
-        status.update(Text(text.replace("\n", " "), no_wrap=True, overflow="ellipsis"))
+        status.update(Text(plain(text.replace("\n", " ")), no_wrap=True, overflow="ellipsis"))
         status.set_class(refused, "-refused")
         status.set_class(ok, "-ok")
 

@@ -13,6 +13,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from ..styles import SEVERITY_GLYPH, Themed
+from ..visible import plain
 
 
 class StatusBar(Themed, Static):
@@ -41,9 +42,9 @@ class StatusBar(Themed, Static):
         if self.restricted:
             text.append("[restricted] ", p.warning)
         if not self.doc_name:
-            text.append(self.message or "No document open.")
+            text.append(plain(self.message or "No document open."))
             return text
-        text.append(self.doc_name, style="bold")
+        text.append(plain(self.doc_name), style="bold")
         if self.read_only:
             text.append(" [read-only]", p.warning)
         text.append(f"  sha {self.sha[:8]}")
@@ -52,9 +53,9 @@ class StatusBar(Themed, Static):
             f" {SEVERITY_GLYPH['warning']}{self.warnings}", p.warning if self.warnings else ""
         )
         if self.editing:
-            text.append(f"  │ editing {self.editing}")
+            text.append(f"  │ editing {plain(self.editing)}")
         if self.drift:
             text.append("  ⚠ base_sha_drift: file changed on disk since the edit opened", p.drift)
         elif self.message:
-            text.append(f"  │ {self.message}")
+            text.append(f"  │ {plain(self.message)}")
         return text

@@ -9,11 +9,13 @@ result in the border says where the chain breaks. Selecting a row shows the whol
 from __future__ import annotations
 
 from rich.text import Text
+from textual.markup import escape
 from textual.message import Message
 from textual.widgets import DataTable
 
 from ..history import TranscriptRow, TranscriptSnapshot
 from ..styles import Themed
+from ..visible import plain
 from .columns import Col, fit
 from .scrollbars import ThumbFollowsScroll
 
@@ -70,9 +72,9 @@ class TranscriptPane(Themed, ThumbFollowsScroll, DataTable[Text | str]):
     def fit_columns(self) -> None:
         rows = self.shown_rows
         desired = {
-            "result": max((len(r.result) for r in rows), default=10),
-            "op": max((len(r.op) for r in rows), default=16),
-            "actor": max((len(r.actor) for r in rows), default=10),
+            "result": max((len(plain(r.result)) for r in rows), default=10),
+            "op": max((len(plain(r.op)) for r in rows), default=16),
+            "actor": max((len(plain(r.actor)) for r in rows), default=10),
             "sha": 17,
         }
         fit(self, COLUMNS, desired, ("result", "op", "actor", "sha"))
@@ -109,9 +111,11 @@ class TranscriptPane(Themed, ThumbFollowsScroll, DataTable[Text | str]):
     def _add(self, row: TranscriptRow) -> None:
         p = self.palette
         result_style = p.error if row.result.startswith(("rejected", "invalid")) else None
-        result = Text(row.result, style=result_style or "")
+        result = Text(plain(row.result), style=result_style or "")
         drift = Text("DRIFT", style=p.drift) if row.drift else Text("")
-        self.add_row(row.time, drift, row.actor, row.op, result, row.shas, key=str(row.number))
+        # Every field comes from the transcript file: Text (not markup), controls shown.
+        cells = [Text(plain(v)) for v in (row.time, row.actor, row.op, row.shas)]
+        self.add_row(cells[0], drift, cells[1], cells[2], result, cells[3], key=str(row.number))
 
     def _passes(self, row: TranscriptRow) -> bool:
         if not self.filter_text:
@@ -130,7 +134,8 @@ class TranscriptPane(Themed, ThumbFollowsScroll, DataTable[Text | str]):
     def _subtitle(self, snapshot: TranscriptSnapshot) -> None:
         if self.filter_text:
             self.border_subtitle = (
-                f"/{self.filter_text} · {len(self.shown_rows)} of {len(snapshot.rows)} record(s)"
+                f"/{escape(plain(self.filter_text))} · {len(self.shown_rows)} of "
+                f"{len(snapshot.rows)} record(s)"
             )
             return
         if not snapshot.exists:

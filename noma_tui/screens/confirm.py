@@ -10,6 +10,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
+from ..visible import block_text, line_text
+
 
 class ConfirmScreen(ModalScreen[bool]):
     """Dismisses True on ``y`` / the danger button, False on ``n`` / Esc. The safe answer
@@ -31,9 +33,9 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog confirm-dialog"):
-            yield Static(self.question, classes="dialog-title")
+            yield Static(line_text(self.question), classes="dialog-title")
             if self.detail:
-                yield Static(self.detail, id="confirm-detail", markup=False)
+                yield Static(block_text(self.detail), id="confirm-detail")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.yes} (y)", id="yes", variant="error")
                 yield Button(f"{self.no} (n)", id="no", variant="primary")

@@ -29,6 +29,7 @@ from textual.widgets import Button, Footer, Static
 
 from ..merge import ConflictTexts, marked_lines
 from ..styles import Styles, Themed
+from ..visible import block_text, line_text, plain
 
 Choice = Literal["theirs", "mine", "merge", "back"]
 
@@ -37,7 +38,7 @@ def side(title: str, text: str, base: str, style: str, palette: Styles) -> Text:
     out = Text(title + "\n", style="bold")
     for line, changed in marked_lines(text, base):
         out.append("▌" if changed else " ", style=style if changed else palette.muted)
-        out.append(line + "\n", style=style if changed else "")
+        out.append(plain(line) + "\n", style=style if changed else "")
     return out
 
 
@@ -64,8 +65,10 @@ class ConflictScreen(Themed, ModalScreen[Choice]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog conflict-dialog"):
-            yield Static(f"{self.code}: '{self.target}' changed on disk", classes="dialog-title")
-            yield Static(self.message, id="conflict-message")
+            yield Static(
+                line_text(f"{self.code}: '{self.target}' changed on disk"), classes="dialog-title"
+            )
+            yield Static(block_text(self.message), id="conflict-message")
             with Horizontal(id="conflict-sides"):
                 with VerticalScroll(classes="conflict-side"):
                     yield Static("", id="conflict-base")

@@ -24,6 +24,7 @@ from ..keyorder import after_typed
 from ..merge import ConflictTexts
 from ..messages import EditClosed, EditOpened, EditProposed
 from ..session import EditSession
+from ..visible import line_text
 from .confirm import ConfirmScreen
 
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ class EditScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog edit-dialog"):
-            yield Static(self.title_text, classes="dialog-title")
+            yield Static(line_text(self.title_text), classes="dialog-title")
             yield Static(DRIFT_TEXT, id="drift-banner", classes="drift-banner")
             yield from self.compose_fields()
             yield Static(self.HINT, classes="dialog-hint")

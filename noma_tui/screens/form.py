@@ -9,10 +9,18 @@ so keys typed faster than the screen redraws still land in the field they were t
 
 A field may ``load`` others from its value: choosing another attribute name loads that
 attribute's current value, unless the user already typed a value of their own.
+
+A value from the document may hold characters a terminal acts on (ESC, C1, bidi
+controls). An input shows them as markers (``⟨U+001B⟩``, `noma_tui.visible`), never raw;
+a field left as shown gives back the real value, byte for byte. A field the user changed
+that still holds marker text is refused (`MARKER_TYPED`): the markers stand for
+characters the input cannot show, so the edit would silently replace them with the
+marker's letters.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -25,12 +33,44 @@ from textual.suggester import SuggestFromList
 from textual.widget import Widget
 from textual.widgets import Footer, Input, Label, Static
 
+from core.noma.visible import has_markers
+
 from ..keyorder import OrderedInput, after_typed, move_focus
 from ..session import EditSession
+from ..visible import line_text, plain
 from .edit_base import EditScreen
 
 Build = Callable[[dict[str, str]], list[dict[str, Any]]]
 Loads = Callable[[str], dict[str, str]]
+
+
+MARKER_TYPED = (
+    "'{label}' holds ⟨…⟩ marker text: the markers stand for characters a terminal acts on "
+    "(or bytes that are not UTF-8), which an input cannot hold. Clear the field and type the "
+    "whole value, or edit the block source in another editor."
+)
+
+
+class Shown:
+    """What each input shows for a value, and the real value behind it."""
+
+    def __init__(self) -> None:
+        self.real: dict[str, tuple[str, str]] = {}  # field -> (shown, real)
+
+    def show(self, name: str, value: str) -> str:
+        shown = plain(value)
+        self.real[name] = (shown, value)
+        return shown
+
+    def value(self, name: str, typed: str) -> str:
+        """The real value when ``typed`` is what was shown; else what was typed."""
+        shown, real = self.real.get(name, (typed, typed))
+        return real if typed == shown else typed
+
+    def check(self, name: str, label: str, typed: str) -> None:
+        shown, _real = self.real.get(name, (None, None))
+        if typed != shown and has_markers(typed):
+            raise ValueError(MARKER_TYPED.format(label=plain(label)))
 
 
 @dataclass(slots=True)
@@ -67,18 +107,18 @@ class FormScreen(EditScreen):
         self.fields = fields
         self.build = build
         self.cursor_blink = cursor_blink
+        self.shown = Shown()
         # What the form itself last put in each field; a field whose text differs was
         # typed by the user and is never overwritten by a `loads`.
-        self.auto: dict[str, str] = {f.name: f.value for f in fields}
+        self.auto: dict[str, str] = {f.name: self.shown.show(f.name, f.value) for f in fields}
 
     def compose_fields(self) -> ComposeResult:
         for f in self.fields:
-            yield Label(f.label, classes="field-label")
-            suggester = (
-                SuggestFromList(f.suggestions, case_sensitive=True) if f.suggestions else None
-            )
+            yield Label(line_text(f.label), classes="field-label")
+            names = [plain(s) for s in f.suggestions]
+            suggester = SuggestFromList(names, case_sensitive=True) if names else None
             box = OrderedInput(
-                f.value,
+                self.auto[f.name],
                 placeholder=f.placeholder,
                 id=f"field-{f.name}",
                 suggester=suggester,
@@ -98,10 +138,11 @@ class FormScreen(EditScreen):
         return self.query_one(f"#field-{name}", Input)
 
     def values(self) -> dict[str, str]:
-        return {f.name: self.box(f.name).value for f in self.fields}
+        """The real values: a field left as shown gives back the document's exact value."""
+        return {f.name: self.shown.value(f.name, self.box(f.name).value) for f in self.fields}
 
     def dirty(self) -> bool:
-        return any(self.box(f.name).value != f.value for f in self.fields)
+        return any(self.box(f.name).value != self.auto[f.name] for f in self.fields)
 
     # -- moving between fields ---------------------------------------------------------
 
@@ -134,14 +175,15 @@ class FormScreen(EditScreen):
         spec = next((f for f in self.fields if widget.id == f"field-{f.name}"), None)
         if spec is None or spec.loads is None:
             return
-        for name, value in spec.loads(self.box(spec.name).value).items():
+        for name, value in spec.loads(self.values()[spec.name]).items():
             box = self.box(name)
             if box.value != self.auto.get(name, ""):
                 continue  # the user typed this one: theirs, never overwritten
-            if box.value != value:
-                box.value = value
-                box.cursor_position = len(value)
-            self.auto[name] = value
+            shown = self.shown.show(name, value)
+            if box.value != shown:
+                box.value = shown
+                box.cursor_position = len(shown)
+            self.auto[name] = shown
 
     def on_input_changed(self, event: Input.Changed) -> None:
         # A click or a suggestion can change the driving field without leaving it; load
@@ -149,7 +191,7 @@ class FormScreen(EditScreen):
         spec = next((f for f in self.fields if event.input.id == f"field-{f.name}"), None)
         if spec is None or spec.loads is None:
             return
-        driven = set(spec.loads(event.value))
+        driven = set(spec.loads(self.shown.value(spec.name, event.value)))
         if self.focused is None or self.focused.id not in {f"field-{n}" for n in driven}:
             self._load_from(event.input)
 
@@ -158,6 +200,8 @@ class FormScreen(EditScreen):
 
     def build_ops(self) -> list[dict[str, Any]] | None:
         try:
+            for f in self.fields:
+                self.shown.check(f.name, f.label, self.box(f.name).value)
             return self.build(self.values())
         except ValueError as exc:
             self.notify(str(exc), title="invalid_op", severity="error")
@@ -165,6 +209,7 @@ class FormScreen(EditScreen):
 
 
 Check = Callable[[dict[str, str]], str | None]
+_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 
 class InputFormScreen(ModalScreen[dict[str, str] | None]):
@@ -186,15 +231,22 @@ class InputFormScreen(ModalScreen[dict[str, str] | None]):
         self.title_text = title
         self.fields = fields
         self.check = check
-        self.auto: dict[str, str] = {f.name: f.value for f in fields}
+        # A field's name may come from a flow bundle (its inputs): one that is not a
+        # widget id (spaces, brackets, bidi controls) gets one by position instead.
+        self.ids = {
+            f.name: f"field-{f.name}" if _ID.fullmatch(f.name) else f"field--{i}"
+            for i, f in enumerate(fields)
+        }
+        self.shown = Shown()
+        self.auto: dict[str, str] = {f.name: self.shown.show(f.name, f.value) for f in fields}
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog edit-dialog input-form"):
-            yield Static(self.title_text, classes="dialog-title")
+            yield Static(line_text(self.title_text), classes="dialog-title")
             for f in self.fields:
-                yield Label(f.label, classes="field-label")
+                yield Label(line_text(f.label), classes="field-label")
                 yield OrderedInput(
-                    f.value, placeholder=f.placeholder, id=f"field-{f.name}",
+                    self.auto[f.name], placeholder=plain(f.placeholder), id=self.ids[f.name],
                     select_on_focus=False,
                 )  # fmt: skip
             yield Static("", id="form-error", classes="form-error")
@@ -205,8 +257,12 @@ class InputFormScreen(ModalScreen[dict[str, str] | None]):
     def on_mount(self) -> None:
         self.set_focus(self.query(Input).first())
 
+    def typed(self) -> dict[str, str]:
+        return {f.name: self.query_one(f"#{self.ids[f.name]}", Input).value for f in self.fields}
+
     def values(self) -> dict[str, str]:
-        return {f.name: self.query_one(f"#field-{f.name}", Input).value for f in self.fields}
+        """The real values (see `Shown`)."""
+        return {name: self.shown.value(name, text) for name, text in self.typed().items()}
 
     def _step(self, delta: int, *, submit_at_end: bool) -> None:
         inputs = list(self.query(Input))
@@ -235,10 +291,16 @@ class InputFormScreen(ModalScreen[dict[str, str] | None]):
     def _submit_now(self) -> None:
         if not self.is_attached or self.app.screen is not self:
             return
+        try:
+            for f in self.fields:
+                self.shown.check(f.name, f.label, self.typed()[f.name])
+        except ValueError as exc:
+            self.query_one("#form-error", Static).update(line_text(f"✗ {exc}"))
+            return
         values = self.values()
         problem = self.check(values) if self.check is not None else None
         if problem:
-            self.query_one("#form-error", Static).update(f"✗ {problem}")
+            self.query_one("#form-error", Static).update(line_text(f"✗ {problem}"))
             return
         self.dismiss(values)
 
@@ -248,7 +310,7 @@ class InputFormScreen(ModalScreen[dict[str, str] | None]):
     def _cancel_now(self) -> None:
         if not self.is_attached or self.app.screen is not self:
             return
-        if self.values() == self.auto:
+        if self.typed() == self.auto:
             self.dismiss(None)
             return
         from .confirm import ConfirmScreen

@@ -18,6 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from ..keys import ALL_ACTIONS, display_key
+from ..visible import line_text
 
 IN_DIALOGS = (
     ("ctrl+s", "In an editor: show the proof; in the proof: apply"),
@@ -42,7 +43,8 @@ def help_table(keymap: Mapping[str, str]) -> Table:
             table.add_row("", Text(group, style="bold underline"), "")
         keys = keymap.get(spec.id, spec.key)
         help_text = spec.help + (f"  ({spec.op})" if spec.op else "")
-        table.add_row(display_key(keys), help_text, spec.id)
+        # A keymap may come from the workspace's config: never markup, never controls.
+        table.add_row(line_text(display_key(keys)), help_text, spec.id)
     table.add_row("", Text("In dialogs", style="bold underline"), "")
     for key, what in IN_DIALOGS:
         table.add_row(key, what, "")

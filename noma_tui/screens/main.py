@@ -23,6 +23,7 @@ from core.noma.ids import index
 from core.noma.nodes import Directive, Section
 from core.noma.patch.applicable import ops_for_kind
 from core.noma.patch.errors import PatchError
+from core.noma.visible import is_visible
 
 from .. import ops
 from ..document import ROOT, LoadedDocument
@@ -45,6 +46,7 @@ from ..session import EditSession
 from ..tables import read_table
 from ..templates import BY_NAME, TEMPLATES
 from ..versions import Changes
+from ..visible import plain
 from .confirm import ConfirmScreen
 from .form import Field, FormScreen, InputFormScreen
 from .picker import PickerScreen
@@ -67,6 +69,12 @@ class NotAvailable(Exception):
         super().__init__(message)
         self.message = message
 
+
+CONTROLS_IN_BLOCK = (
+    "This block holds characters a terminal acts on (ESC, C1 or bidi controls, shown as "
+    "⟨U+001B⟩-style markers in the block view): the in-app editor cannot show them. Edit it "
+    "with $EDITOR (ctrl+e) or in another editor."
+)
 
 GENERAL_OPS = frozenset(
     {"replace_body", "update_attribute", "rename_id", "add_block", "delete_block", "add_comment"}
@@ -231,7 +239,7 @@ class MainScreen(Screen[None]):
         status.sha = loaded.sha256
         status.errors = loaded.count("error")
         status.warnings = loaded.count("warning")
-        self.sub_title = loaded.name
+        self.sub_title = plain(loaded.name)
         self.refresh_footer()
 
     @property
@@ -410,6 +418,14 @@ class MainScreen(Screen[None]):
         what = f"::{node.name}" if isinstance(node, Directive) else "section"
         return f"{op} · {what} {node.id}"
 
+    @staticmethod
+    def _editable(text: str) -> str:
+        """The in-app editor shows text as it is; text a terminal would act on is refused
+        here (never drawn raw, never silently rewritten as marker letters)."""
+        if not is_visible(text):
+            raise NotAvailable(CONTROLS_IN_BLOCK)
+        return text
+
     # -- editing actions -----------------------------------------------------------------
 
     @guarded
@@ -422,7 +438,7 @@ class MainScreen(Screen[None]):
                 session,
                 self._title("replace_body", loaded, block),
                 mode="replace_body",
-                text=loaded.body_text(block),
+                text=self._editable(loaded.body_text(block)),
                 block_id=ident,
                 cursor_blink=self._blink(),
             )
@@ -438,7 +454,7 @@ class MainScreen(Screen[None]):
                 session,
                 self._title("replace_block", loaded, block),
                 mode="replace_block",
-                text=loaded.block_text(block).replace("\r", ""),
+                text=self._editable(loaded.block_text(block).replace("\r", "")),
                 block_id=ident,
                 cursor_blink=self._blink(),
             )
@@ -951,6 +967,12 @@ class MainScreen(Screen[None]):
         ident = loaded.blocks[block].id or "(no id)"
         digest = loaded.block_hash(block) or ""
         text = f"{ident} {digest}".strip()
+        if not is_visible(text, single_line=True):
+            # Pasted into a shell, an ESC or bidi control would act there (pastejacking).
+            raise NotAvailable(
+                f"Not copied: the id {plain(ident)} holds characters a terminal acts on "
+                "(shown as ⟨U+…⟩ markers); pasting it would send them to a terminal."
+            )
         self.app.copy_to_clipboard(text)
         self.notify(text, title="Copied id and block hash", timeout=8)
 

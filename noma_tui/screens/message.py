@@ -10,6 +10,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from ..visible import block_text, line_text
+
 
 class MessageScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -23,9 +25,9 @@ class MessageScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog message-dialog"):
-            yield Static(self.title_text, classes="dialog-title")
+            yield Static(line_text(self.title_text), classes="dialog-title")
             with VerticalScroll(id="message-scroll"):
-                yield Static(self.body, id="message-body", markup=False)
+                yield Static(block_text(self.body), id="message-body")
             yield Static("esc close", classes="dialog-hint")
         yield Footer()
 

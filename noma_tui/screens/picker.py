@@ -13,6 +13,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ..visible import block_text, line_text
+
 
 class PickerScreen(ModalScreen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -30,11 +32,12 @@ class PickerScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog picker-dialog"):
-            yield Static(self.title_text, classes="dialog-title")
+            yield Static(line_text(self.title_text), classes="dialog-title")
             if self.detail:
-                yield Static(self.detail, id="picker-detail", classes="picker-detail")
+                yield Static(block_text(self.detail), id="picker-detail", classes="picker-detail")
             yield OptionList(
-                *[Option(label, id=value) for value, label in self.choices], id="choices"
+                *[Option(line_text(label), id=value) for value, label in self.choices],
+                id="choices",
             )
             yield Static("enter choose · esc cancel", classes="dialog-hint")
         yield Footer()

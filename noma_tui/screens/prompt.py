@@ -13,6 +13,7 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Footer, Input, Static
 
 from ..keyorder import OrderedInput
+from ..visible import line_text, plain
 
 
 class PromptScreen(ModalScreen[str | None]):
@@ -25,12 +26,15 @@ class PromptScreen(ModalScreen[str | None]):
     ) -> None:
         super().__init__()
         self.title_text = title
-        self.suggestions = suggestions
+        # Suggestions are shown as markers (an id may hold ESC); choosing one gives back
+        # the real name.
+        self.real = {plain(name): name for name in suggestions}
+        self.suggestions = list(self.real)
         self.cursor_blink = cursor_blink
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog prompt-dialog"):
-            yield Static(self.title_text, classes="dialog-title")
+            yield Static(line_text(self.title_text), classes="dialog-title")
             box = OrderedInput(
                 id="answer",
                 suggester=SuggestFromList(self.suggestions, case_sensitive=True)
@@ -47,7 +51,8 @@ class PromptScreen(ModalScreen[str | None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.dismiss(event.value.strip() or None)
+        answer = event.value.strip()
+        self.dismiss(self.real.get(answer, answer) or None)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -36,6 +36,7 @@ from core.noma.proof import Proof
 from ..keyorder import OrderedInput, after_typed
 from ..session import EditSession
 from ..styles import SEVERITY_GLYPH, Styles, Themed
+from ..visible import line_text, plain
 
 MAX_DIFF_LINES = 400
 
@@ -43,7 +44,7 @@ MAX_DIFF_LINES = 400
 def render_diff(proof: Proof, palette: Styles) -> Group:
     rows: list[Text] = []
     for line in proof.diff[:MAX_DIFF_LINES]:
-        line = line.rstrip("\n").rstrip("\r")
+        line = plain(line.rstrip("\n").rstrip("\r"))  # document lines: controls as markers
         if line.startswith(("+++", "---")):
             rows.append(Text(line, palette.muted, no_wrap=True))
         elif line.startswith("@@"):
@@ -70,8 +71,8 @@ def _diagnostic_lines(title: str, items: list[Diagnostic], palette: Styles) -> l
         line.append(f"{SEVERITY_GLYPH[d.severity]} {d.severity:<7}", palette.severity(d.severity))
         line.append(f" {d.code}")
         if d.node_id:
-            line.append(f" [{d.node_id}]", palette.muted)
-        line.append(f"  {d.message}", palette.muted)
+            line.append(f" [{plain(d.node_id)}]", palette.muted)
+        line.append(f"  {plain(d.message)}", palette.muted)
         out.append(line)
     return out
 
@@ -96,7 +97,7 @@ def render_summary(proof: Proof, session: EditSession, palette: Styles) -> Group
         rows.append(Text("Diagnostics: no change.", palette.muted))
     rows.extend(appeared)
     rows.extend(gone)
-    rows.extend(Text(f"note: {note}", palette.muted) for note in o.advisories)
+    rows.extend(Text(plain(f"note: {note}"), palette.muted) for note in o.advisories)
     return Group(*rows)
 
 
@@ -130,7 +131,7 @@ class ProofScreen(Themed, ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog proof-dialog"):
-            yield Static(self.title_text, classes="dialog-title")
+            yield Static(line_text(self.title_text), classes="dialog-title")
             yield Static("", id="proof-summary")
             with VerticalScroll(id="proof-diff-scroll"):
                 yield Static("", id="proof-diff")

@@ -13,7 +13,10 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static, TextArea
 
+from core.noma.visible import visible
+
 from ..history import TranscriptRow
+from ..visible import line_text
 
 
 class RecordScreen(ModalScreen[str | None]):
@@ -34,10 +37,11 @@ class RecordScreen(ModalScreen[str | None]):
         else:
             body = row.raw.decode("utf-8", errors="replace")
         with Vertical(classes="dialog record-dialog"):
-            yield Static(title, classes="dialog-title")
+            yield Static(line_text(title), classes="dialog-title")
             if row.problem:
-                yield Static(f"audit: {row.problem}", classes="record-problem")
-            yield TextArea(body, read_only=True, id="record-json", soft_wrap=True)
+                yield Static(line_text(f"audit: {row.problem}"), classes="record-problem")
+            # JSON escapes C0 itself; C1 and bidi controls it keeps: shown as markers here
+            yield TextArea(visible(body), read_only=True, id="record-json", soft_wrap=True)
             if row.record is not None and row.record.get("patch_result") == "applied":
                 with Horizontal(classes="dialog-buttons"):
                     yield Button("Revert this edit (R)", id="revert", variant="warning")

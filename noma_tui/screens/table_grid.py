@@ -11,17 +11,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import DataTable, Input, Label
 
 from core.noma.patch.errors import PatchError
+from core.noma.visible import has_markers
 
 from .. import ops
 from ..document import LoadedDocument
 from ..keyorder import OrderedInput
 from ..session import EditSession
 from ..tables import TableCells, read_table
+from ..visible import line_text, plain
 from .edit_base import EditScreen
+from .form import MARKER_TYPED
 
 
 class TableGridScreen(EditScreen):
@@ -62,8 +66,9 @@ class TableGridScreen(EditScreen):
         if grid.row_count:
             grid.move_cursor(row=min(row, grid.row_count - 1), column=column, animate=False)
 
-    def _pad(self, row: list[str]) -> list[str]:
-        return row + [""] * (self.cells.width - len(row))
+    def _pad(self, row: list[str]) -> list[Text]:
+        """Cells as Text: a cell's text is neither markup nor terminal controls."""
+        return [line_text(cell) for cell in row] + [Text()] * (self.cells.width - len(row))
 
     def _cell_text(self, row: int, column: int) -> str:
         cells = self.cells
@@ -81,7 +86,7 @@ class TableGridScreen(EditScreen):
         where = "header" if header else f"row {row - (1 if self.cells.header else 0)}"
         self.query_one("#cell-label", Label).update(f"{where}, column {column}:")
         box = self.query_one("#cell-value", Input)
-        box.value = self._cell_text(row, column)
+        box.value = plain(self._cell_text(row, column))  # as shown: see `_typed`
         box.focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -92,14 +97,26 @@ class TableGridScreen(EditScreen):
         if self.editing is None:
             return False
         row, column = self.editing
-        return self.query_one("#cell-value", Input).value != self._cell_text(row, column)
+        return self._typed() != self._cell_text(row, column)
+
+    def _typed(self) -> str:
+        """The cell's real text when the input still shows it; else what was typed (marker
+        text typed or left in a changed value is refused, as in `FormScreen`)."""
+        typed = self.query_one("#cell-value", Input).value
+        if self.editing is None:
+            return typed
+        real = self._cell_text(*self.editing)
+        return real if typed == plain(real) else typed
 
     def build_ops(self) -> list[dict[str, Any]] | None:
         if self.editing is None:
             self.notify("Select a cell first (enter on the grid).", severity="warning")
             return None
         row, column = self.editing
-        value = self.query_one("#cell-value", Input).value
+        value = self._typed()
+        if value != self._cell_text(row, column) and has_markers(value):
+            self.notify(MARKER_TYPED.format(label="cell"), title="invalid_op", severity="error")
+            return None
         ident = self.cells.ident
         if self.cells.header is not None:
             if row == 0:

@@ -19,6 +19,8 @@ from textual.widgets import Button, Footer, Static
 from core.trust import restrictions, summary
 from core.workspace import Workspace
 
+from ..visible import block_text, line_text, plain
+
 
 def trust_title(workspace: Workspace) -> str:
     state = workspace.trust.state.value
@@ -36,7 +38,7 @@ def trust_body(workspace: Workspace) -> str:
             "config or state reaches outside it until you trust it."
         )
     lines += ["", *summary(workspace.root, workspace.config, workspace.trust)]
-    return "\n".join("".join(c if c.isprintable() else "?" for c in line) for line in lines)
+    return "\n".join(plain(line) for line in lines)
 
 
 def is_restricted(workspace: Workspace) -> bool:
@@ -58,9 +60,9 @@ class TrustScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog message-dialog", id="trust-dialog"):
-            yield Static(trust_title(self.workspace), classes="dialog-title")
+            yield Static(line_text(trust_title(self.workspace)), classes="dialog-title")
             with VerticalScroll(id="trust-scroll"):
-                yield Static(trust_body(self.workspace), id="trust-body", markup=False)
+                yield Static(block_text(trust_body(self.workspace)), id="trust-body")
             with Horizontal(classes="dialog-buttons"):
                 if not self.workspace.trusted:
                     yield Button("Trust this folder (y)", id="yes", variant="warning")

@@ -528,3 +528,67 @@ def test_no_caller_is_tokenless_and_pages_cannot_act_as_the_owner(hub: Hub) -> N
     token, _ = hub.tokens.create("ada@example.org", human=True)
     ok = client.post(WR, json={"flow_version": "1.0.0"}, headers=bearer(token))
     assert ok.status_code == 201
+
+
+HOSTILE_BODIES = [
+    pytest.param(b'{"intent": "a\\ud800b"}', id="lone-surrogate"),
+    pytest.param(b'{"intent": "a\xff\xfeb"}', id="not-utf8"),
+    pytest.param(b'\xff\xfe{\x00"\x00i\x00"\x00:\x001\x00}\x00', id="utf16"),
+    pytest.param(b'{"intent": ' + b"[" * 100 + b"]" * 100 + b"}", id="deep"),
+    pytest.param(b'{"intent": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", id="deeper-than-python"),
+]
+
+
+@pytest.mark.parametrize("body", HOSTILE_BODIES)
+def test_a_body_that_is_not_json_text_is_a_coded_refusal(client: TestClient, body: bytes) -> None:
+    """Issue 29: every request gets its coded answer (a lone surrogate used to reach the
+    handler; a body nested past Python's recursion limit was a 500)."""
+    rid = start(client)["run_id"]
+    r = client.post(f"{WR}/{rid}/submit-review", content=body, headers=JSON)
+    assert (r.status_code, r.json()["code"]) == (400, "BAD_REQUEST"), r.text
+    assert client.get(f"{WR}/{rid}").status_code == 200  # and the hub still serves
+
+
+def test_an_interrupted_execution_over_rest(
+    client: TestClient, hub: Hub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 29 over REST: a hub that died mid-execution left a running row holding the
+    whole cap; after the lease, GET shows it failed ``interrupted``, the consent's
+    reservation is charged (not held), and the retry says why it cannot run."""
+    from datetime import UTC, datetime, timedelta
+
+    from core.flow.consent import consent_key
+    from core.flow.store import StoredExecution
+
+    token, _ = hub.tokens.create(ACTOR, "personal", human=True)
+    run = start(client, LEAD, **bearer(token))
+    base = f"{LEAD}/{run['run_id']}"
+    consent = {"allowed_lanes": ["local_default"], "cost_cap_units": 10}
+    cid = client.post(f"{base}/consent", json=consent, headers=bearer(token)).json()["consent"][
+        "consent_id"
+    ]
+    now = datetime.now(UTC).replace(microsecond=0)
+    lease = ids.iso(now + timedelta(seconds=121))
+    with hub.base.store.write() as tx:
+        assert tx.reserve_units(consent_key(cid), 10)
+        tx.insert_execution(
+            StoredExecution(
+                "fexec_dead", run["run_id"], "flow_lead_import#1", consent_key(cid), "running",
+                "local_default", 10, 0, None, None, ids.iso(now), lease, None,
+            )
+        )  # fmt: skip
+    body = {"step_id": "flow_lead_import#1", "consent_id": cid}
+    waiting = client.post(f"{base}/execute-automatable", json=body, headers=bearer(token))
+    assert (
+        waiting.status_code == 200 and waiting.json()["in_flight"]["execution_id"] == "fexec_dead"
+    )
+    monkeypatch.setattr(ids, "now", lambda: now + timedelta(seconds=151))
+    shown = client.get(base).json()["executions"]
+    assert [(e["execution_id"], e["status"], e["failure"]) for e in shown] == [
+        ("fexec_dead", "failed", "interrupted")
+    ]
+    retry = client.post(f"{base}/execute-automatable", json=body, headers=bearer(token))
+    assert (retry.status_code, retry.json()["code"]) == (403, "FLOW_EXECUTION_COST_CAPPED")
+    with hub.base.store.read() as tx:
+        held = tx.load_consent(consent_key(cid))
+    assert held is not None and (held.cost_consumed_units, held.cost_reserved_units) == (10, 0)

@@ -52,7 +52,8 @@ def test_a_number_out_of_range_is_bad_request_on_rest(client: TestClient, number
         r = client.post(path, content=body.encode())
         assert r.status_code == 400, (path, r.text)
         assert r.json()["code"] == "BAD_REQUEST"
-        assert r.json()["problems"] == [{"path": "", "message": MESSAGE}]
+        [problem] = r.json()["problems"]
+        assert problem["path"] == "" and problem["message"].endswith(MESSAGE)
         assert number.lstrip("-")[:20] not in r.text
 
 

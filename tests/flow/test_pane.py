@@ -332,3 +332,37 @@ async def test_pane_reviews_the_outcome_and_revokes_a_consent(tmp_path, clock, p
         assert app.pane.last_status.startswith("Consent revoked")
         await press(pilot, "x")
         assert app.pane.last_status.startswith("✗ FLOW_EXECUTION_CONSENT_REQUIRED")
+
+
+async def test_pane_shows_an_interrupted_execution_as_such(tmp_path, clock, pinned_ids):
+    """Issue 29: a step whose execution's process died, once its lease ran out, says so
+    (before, the step sat ``in_progress`` with nothing to tell why, for good)."""
+    from core.flow import FlowContext
+    from core.flow.consent import consent_key
+    from core.flow.store import StoredExecution
+
+    from .conftest import consent_for, started
+
+    root = make_workspace(tmp_path / "ws")
+    ctx = FlowContext.open(Workspace.open(root))
+    try:
+        rid = started(ctx, "flow_lead_import")["run_id"]
+        cid = consent_for(ctx, rid, cap=10)
+        with ctx.store.write() as tx:  # what a hub killed mid-execution leaves behind
+            assert tx.reserve_units(consent_key(cid), 10)
+            tx.insert_execution(
+                StoredExecution(
+                    "fexec_dead", rid, "flow_lead_import#1", consent_key(cid), "running",
+                    "local_default", 10, 0, None, None, "2026-06-20T12:00:00Z",
+                    "2026-06-20T12:02:01Z", None,
+                )
+            )  # fmt: skip
+    finally:
+        ctx.close()
+    clock.advance(151)
+    app = PaneApp(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = str(app.pane.query_one("#flow-detail").render())
+        assert "last execution interrupted" in detail and "fexec_dead" in detail, detail
+        assert "10 units charged" in detail

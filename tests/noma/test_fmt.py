@@ -129,13 +129,20 @@ def test_stdout_mode_prints_the_normal_form_and_writes_nothing(tmp_path: Path) -
     assert doc.read_text() == "*  a\n* b\n\n::x{a='1'}\n::\n"
 
 
-def test_inplace_keeps_mode_follows_symlinks_and_keeps_the_bom(tmp_path: Path) -> None:
+def test_inplace_keeps_mode_and_the_bom_and_refuses_symlinks(tmp_path: Path) -> None:
+    """A document that is a symlink is refused, not followed (the file boundary: a cloned
+    ``doc.noma -> ~/.bashrc`` must not be rewritten); a real one keeps its mode and BOM."""
+    from core.noma.boundary import BoundaryError
+
     real = tmp_path / "real.noma"
     real.write_bytes(b"\xef\xbb\xbf* a\r\n")
     os.chmod(real, 0o640)
     link = tmp_path / "link.noma"
     link.symlink_to(real)
-    format_in_place(link)
+    with pytest.raises(BoundaryError):
+        format_in_place(link)
+    assert real.read_bytes() == b"\xef\xbb\xbf* a\r\n"
+    format_in_place(real)
     assert link.is_symlink()
     assert real.read_bytes() == b"\xef\xbb\xbf- a\n"
     assert real.stat().st_mode & 0o777 == 0o640
@@ -147,7 +154,7 @@ def test_a_crash_before_the_rename_leaves_the_old_file(
     doc = tmp_path / "d.noma"
     doc.write_text("* a\n")
 
-    def boom(src: object, dst: object) -> None:
+    def boom(*args: object, **kwargs: object) -> None:  # renames now pass dir fds
         raise OSError("disk gone")
 
     monkeypatch.setattr(os, "replace", boom)

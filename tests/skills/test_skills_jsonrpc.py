@@ -125,3 +125,34 @@ def test_run_failures_are_in_band_not_protocol_errors(server: Server) -> None:
     assert result["summary"] == "run_code failed: ValueError: bad row"
     assert result["run_id"].startswith("run_")
     assert result["isolation"] == server.health()["sandbox"]["tier"]
+
+
+def test_malformed_text_gets_its_coded_error(server: Server) -> None:
+    """Issue 29: a lone surrogate used to reach the handlers (and a reply echoing it could
+    not be encoded); bytes that are not UTF-8 or are UTF-16 were read anyway."""
+    cases = [
+        (b'{"jsonrpc":"2.0","id":5,"method":"list_skills","params":{"x":"\\ud800"}}', 5, -32600),
+        (
+            b'{"jsonrpc":"2.0","id":5,"method":"create_blob","params":{"content":"a\\udc00",'
+            b'"kind":"text/plain"}}',
+            5,
+            -32600,
+        ),
+        (b'{"jsonrpc":"2.0","id":"\\ud800","method":"list_skills"}', None, -32600),
+        (b'[{"jsonrpc":"2.0","id":5,"method":"list_skills","params":{"\\udfff":1}}]', None, -32600),
+        (b'{"jsonrpc":"2.0","id":5,"method":"list_skills","params":{"x":"\xff"}}', None, -32700),
+        ('{"jsonrpc":"2.0","id":5,"method":"list_skills"}'.encode("utf-16"), None, -32700),
+        (
+            b'{"jsonrpc":"2.0","id":5,"method":"list_skills","params":{"x":'
+            + b"[" * 100
+            + b"]" * 100
+            + b"}}",
+            5,
+            -32600,
+        ),
+    ]
+    for body, id_, code in cases:
+        response = server.post_raw(body)
+        reply = response.json()
+        assert (reply["id"], reply["error"]["code"]) == (id_, code), (body[:60], reply)
+    server.assert_serving()

@@ -22,15 +22,15 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
+from ..boundary import Place, document_place
 from ..capabilities import advisories, load_descriptor
-from ..commit import Recovery, TranscriptWriteError, commit, recover
+from ..commit import Recovery, TranscriptWriteError, commit, recover, temp_name
 from ..diagnostics import Diagnostic, Summary, summarize
-from ..files import DocumentIOError, is_book_manifest, read_source
+from ..files import DocumentIOError, is_book_manifest, read_source, read_source_at
 from ..incremental import reparse
 from ..nodes import Document
 from ..parser import parse
 from ..source import Source, encode
-from ..storage import atomic_write, document_lock
 from ..transcript import (
     PROTOCOL_VERSION,
     TOOL_VERSION,
@@ -121,6 +121,8 @@ class PatchOutcome:
     pre_text: str | None = None
     # The op of the list that failed (None when the request as a whole was refused).
     failed_index: int | None = None
+    # What settling an interrupted earlier write found (`core.noma.commit.recover`).
+    recovery: Recovery | None = None
 
     @property
     def drift(self) -> bool:
@@ -208,10 +210,12 @@ class DocumentCache:
             return None
         return state
 
-    def load(self, path: Path) -> tuple[Source, DocumentState]:
+    def load(self, path: Path, source: Source | None = None) -> tuple[Source, DocumentState]:
         """One read and one hash; an unchanged file is not parsed again, a changed one is
-        spliced from the last version kept."""
-        source = read_source(path)
+        spliced from the last version kept. ``source`` is the file's content when the
+        caller has read it already (through the boundary)."""
+        if source is None:
+            source = read_source(path)
         sha256 = source.sha256
         state = self.get(path, sha256)
         if state is None:
@@ -294,12 +298,19 @@ def patch_file(
     write: bool = True,
     record: bool = True,
     cache: DocumentCache | None = None,
+    root: str | Path | None = None,
 ) -> PatchOutcome:
     """Apply ``request`` to the document at ``path``.
 
     ``write=False`` computes everything (a preview) and touches no file. Rejections are
     outcomes (``ok=False`` with a §3.5 ``code``); only system faults raise
-    (`DocumentIOError`, or `PatchError(unsupported_op)` for a book manifest).
+    (`DocumentIOError`, `PatchError(unsupported_op)` for a book manifest, `BoundaryError`
+    for a file the document tools may not edit).
+
+    Every file is reached through the boundary (`core.noma.boundary`): the document (and
+    ``out_path``) must be a regular ``.noma`` file, reached from ``root`` without a symlink
+    (without ``root``, the path's directory is trusted as typed); its transcript, pending
+    and temp files are opened relative to that directory and never through a symlink.
     """
     doc_path = Path(path)
     if is_book_manifest(doc_path):
@@ -308,23 +319,40 @@ def patch_file(
             f"{doc_path.name} is a book manifest; patch the chapter's .noma file instead (§2.3).",
         )
     target = Path(out_path) if out_path is not None else doc_path
-    if write:
-        with document_lock(target if target.exists() else doc_path):
-            return _patch_locked(doc_path, target, request, write, record, cache)
-    return _patch_locked(doc_path, target, request, write, False, cache)
+    with _placed(doc_path, root) as source_place:
+        if not write:
+            return _patch_locked(doc_path, source_place, source_place, request, False, False, cache)
+        if out_path is None:
+            with source_place.folder.locked():
+                return _patch_locked(
+                    doc_path, source_place, source_place, request, True, record, cache
+                )
+        with _placed(target, root) as target_place, target_place.folder.locked():
+            return _patch_locked(doc_path, source_place, target_place, request, True, record, cache)
+
+
+def _placed(path: Path, root: str | Path | None) -> Place:
+    """The document's place (`boundary.document_place`); a missing folder is the same
+    fault as a missing file."""
+    try:
+        return document_place(path, root)
+    except FileNotFoundError as exc:
+        raise DocumentIOError(f"{path}: no such file") from exc
 
 
 def _patch_locked(
     doc_path: Path,
-    target: Path,
+    source_place: Place,
+    target_place: Place,
     request: PatchRequest,
     write: bool,
     record: bool,
     cache: DocumentCache | None,
 ) -> PatchOutcome:
     started = time.perf_counter()
-    recovered = recover(target) if write else None
-    source = read_source(doc_path)
+    target = target_place.path if target_place is not source_place else doc_path
+    recovered = recover(target_place) if write else None
+    source = read_source_at(source_place, doc_path)
     pre_sha256 = source.sha256
     base_dir = doc_path.parent
     state = cache.get(doc_path, pre_sha256) if cache is not None else None
@@ -347,7 +375,7 @@ def _patch_locked(
         )
     ops = request.ops if isinstance(request.ops, list) else [request.ops]
     request.ops = ops
-    ctx = _Context(doc_path, target, request, pre_sha256, pre, started)
+    ctx = _Context(doc_path, target, target_place, request, pre_sha256, pre, started)
     ctx.recovery = recovered
 
     wire = _wire_error(ops, request)
@@ -424,7 +452,7 @@ def _patch_locked(
     outcome.advisories = _advisories(doc_path, request, state.doc)
     if not write:
         return outcome
-    target_pre = pre_sha256 if target == doc_path else _current_sha256(target)
+    target_pre = pre_sha256 if target_place is source_place else _current_sha256(target_place)
     try:
         ctx.commit(outcome, data, record, target_pre)
     except TranscriptWriteError as exc:
@@ -470,11 +498,9 @@ def _guard(steps: list[OpStep], pre_doc: Document, post_doc: Document) -> ListFa
     return None
 
 
-def _current_sha256(path: Path) -> str | None:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except FileNotFoundError:
-        return None
+def _current_sha256(where: Place) -> str | None:
+    data = where.folder.read_bytes(where.name)
+    return hashlib.sha256(data).hexdigest() if data is not None else None
 
 
 def _advisories(doc_path: Path, request: PatchRequest, doc: Document) -> list[str]:
@@ -508,6 +534,7 @@ class _Context:
         self,
         doc_path: Path,
         target: Path,
+        place: Place,
         request: PatchRequest,
         pre_sha256: str,
         pre: list[Diagnostic],
@@ -515,6 +542,7 @@ class _Context:
     ) -> None:
         self.doc_path = doc_path
         self.target = target
+        self.place = place
         self.request = request
         self.pre_sha256 = pre_sha256
         self.pre = pre
@@ -664,6 +692,7 @@ class _Context:
             written=written,
             code=error.code if error else None,
             error=error.message if error else None,
+            recovery=self.recovery,
         )
 
     def finish(self, outcome: PatchOutcome, record: bool) -> PatchOutcome:
@@ -671,11 +700,11 @@ class _Context:
         if record and outcome.records:
             try:
                 commit(
-                    self.target,
+                    self.place,
                     None,
                     outcome.records,
                     pre_sha256=None,
-                    post_sha256=_current_sha256(self.target) or self.pre_sha256,
+                    post_sha256=_current_sha256(self.place) or self.pre_sha256,
                 )
             except (OSError, TranscriptWriteError) as exc:  # §B.6: never fails the patch
                 outcome.transcript_error = f"transcript not written: {exc}"
@@ -687,6 +716,6 @@ class _Context:
         """Write the new bytes and the records write-ahead (`core.noma.commit`)."""
         post = outcome.post_sha256 if data is not None else (target_pre or outcome.post_sha256)
         if record:
-            commit(self.target, data, outcome.records, pre_sha256=target_pre, post_sha256=post)
+            commit(self.place, data, outcome.records, pre_sha256=target_pre, post_sha256=post)
         elif data is not None:
-            atomic_write(self.target, data)
+            self.place.folder.atomic_write(self.place.name, data, temp_name(self.place.name))
