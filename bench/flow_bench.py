@@ -104,8 +104,10 @@ def _workspace(tmp: Path) -> Path:
     )
     # The gates apply in a trusted folder only (core.trust). Trusted, and its hub tokens
     # kept, in user dirs of this run, so the user's own never collect temp dirs.
-    for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME"):
+    for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR"):
         os.environ[name] = str(tmp / "user" / name.lower())
+    # The servers keep the owner's token in the runtime dir (core.netauth.local_token).
+    Path(os.environ["XDG_RUNTIME_DIR"]).mkdir(mode=0o700, parents=True, exist_ok=True)
     from core.trust import TrustStore
 
     workspace = Workspace.open(root)

@@ -15,15 +15,18 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
+from . import json_numbers
+
 MAX_DEPTH = 64  # far beyond any real request, far below the parsers' recursion limits
 
-Reason = Literal["not_utf8", "not_json", "too_deep", "lone_surrogate"]
+Reason = Literal["not_utf8", "not_json", "too_deep", "lone_surrogate", "number_out_of_range"]
 
 MESSAGES: dict[str, str] = {
     "not_utf8": "not UTF-8 text",
     "not_json": "not JSON",
     "too_deep": f"nested more than {MAX_DEPTH} levels deep",
     "lone_surrogate": "a string holds a lone surrogate (not Unicode text)",
+    "number_out_of_range": json_numbers.MESSAGE,
 }
 
 
@@ -78,7 +81,9 @@ def loads(data: bytes | str, max_depth: int = MAX_DEPTH) -> Any:
         if not is_text(text):
             raise NotJsonText("not_utf8")
     try:
-        value = json.loads(text)
+        value = json.loads(text, **json_numbers.HOOKS)  # int64 and finite floats only
+    except json_numbers.NumberOutOfRange:
+        raise NotJsonText("number_out_of_range") from None
     except RecursionError:
         raise NotJsonText("too_deep") from None
     except ValueError:

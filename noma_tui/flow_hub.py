@@ -1,7 +1,9 @@
 """The flow pane on a remote team hub: the same calls, over the hub's REST routes.
 
 With ``[hub] url = "http://hub.example:8765"`` in ``noma-workbench.toml`` and the bearer
-token in ``NOMA_HUB_TOKEN``, `open_flow_context` returns a `HubContext` instead of a local
+token in ``NOMA_HUB_TOKEN`` (for a hub on this machine, a loopback URL, the owner's own
+server token is found by itself: `core.netauth.local_token`; it is never sent to any other
+address), `open_flow_context` returns a `HubContext` instead of a local
 `FlowContext`, and every function here (named and shaped like the `core.flow` handler it
 stands for) sends the request to the hub and returns the hub's record, or its refusal as
 the same `FlowRefusal` value. The pane calls these names either way, so its keys, its
@@ -31,6 +33,8 @@ from core.flow.errors import CODES, Problem
 from core.flow.execute import execute_automatable as local_execute
 from core.flow.models import FlowBundle
 from core.flow.posture import Posture
+from core.netauth.bind import is_loopback
+from core.netauth.local_token import read_local_token
 from core.workspace import Workspace
 
 TOKEN_ENV = "NOMA_HUB_TOKEN"
@@ -79,7 +83,7 @@ def open_flow_context(workspace: Workspace) -> FlowContext | HubContext:
     url = hub_url(workspace)
     if url is None:  # the local store, opened lazily: nothing is written until a run is
         return FlowContext.open(workspace, lazy=True)
-    token = os.environ.get(TOKEN_ENV, "")
+    token = os.environ.get(TOKEN_ENV, "") or _local_token_for(url)
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     client = httpx.Client(base_url=url, headers=headers, timeout=TIMEOUT_SECONDS)
     ctx = HubContext(url, client, Posture.from_config({}, None))
@@ -98,6 +102,18 @@ def open_flow_context(workspace: Workspace) -> FlowContext | HubContext:
             },
         )
     return ctx
+
+
+def _local_token_for(url: str) -> str:
+    """The owner's server token if ``url`` is a hub on this machine (http(s) to a loopback
+    address), else nothing: the secret never travels to a host the config names."""
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, TypeError):
+        return ""
+    if parsed.scheme not in ("http", "https") or not is_loopback(parsed.host):
+        return ""
+    return read_local_token() or ""
 
 
 def _fault(where: str, message: str) -> FlowRefusal:

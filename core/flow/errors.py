@@ -132,8 +132,8 @@ CODES: dict[str, tuple[int, str, str]] = {
     "FLOW_HUMAN_APPROVAL_REQUIRED": (
         403,
         "approving a human review is a human's act, not an agent's",
-        "an agent (MCP, an agent hub token) approves a human_review step, reviews a "
-        "proposal or mints consent",
+        "an agent (MCP, an agent hub token) approves, skips or finishes a human_review "
+        "step, reviews a proposal or mints consent",
     ),
     "unknown_consent": (404, "no such consent", "revoking a consent that is missing or not yours"),
 }

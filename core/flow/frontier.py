@@ -15,6 +15,7 @@ from .enums import ACTIVE_VERIFICATION, FINISHED_STEP
 from .errors import Problem, Refused
 from .ids import HASH_POINTER, PROPOSAL_ID, STEP_ID
 from .models import FlowStep
+from .posture import Actor
 
 ARTIFACT_POINTERS = frozenset({"artifact", "hash", "test_result"})
 
@@ -66,6 +67,21 @@ def verified_for_done(step: FlowStep, state: dict[str, Any], approve: bool) -> b
     if required and not verified:
         raise Refused("FLOW_VERIFICATION_UNSATISFIED")
     return verified
+
+
+def require_human_to_finish(actor: Actor, step: FlowStep, to_status: str) -> None:
+    """A `human_review` step is finished (done or skipped) only by a human.
+
+    The contract keeps human review "manual approval only" (§3.1) and lets a step be skipped
+    only where its `when_not_to_run` is met, which for a review is a person's judgement. An
+    agent that skips the step, or marks it done without the approval it may not give (when
+    evidence is not required that would be done, unverified), would finish the run with
+    nobody's sign-off: refused outright, with the approval code, rather than leaving a run
+    that looks finished. The agent may still move it in progress or blocked and attach
+    evidence for the human.
+    """
+    if step.verification.kind == "human_review" and to_status in FINISHED_STEP and not actor.human:
+        raise Refused("FLOW_HUMAN_APPROVAL_REQUIRED")
 
 
 def check_skip(to_status: str, reason: str | None) -> None:

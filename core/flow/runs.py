@@ -17,6 +17,7 @@ from .frontier import (
     check_skip,
     evidence_verifies,
     require_frontier,
+    require_human_to_finish,
     run_status,
     step_index,
     verified_for_done,
@@ -176,9 +177,10 @@ def advance_step(ctx: FlowContext, request: Any) -> dict[str, Any]:
         if state["status"] == req.to_status:
             return {"schema": RUN_SCHEMA, "run": record}
         step = tx.snapshot(stored.flow_sha256).steps[index]
-        if req.to_status == "done":
+        if req.to_status == "done":  # missing proof is named first, for human and agent
             state["verified"] = verified_for_done(step, state, req.approve)
-        elif req.to_status == "skipped":
+        require_human_to_finish(ctx.actor, step, req.to_status)
+        if req.to_status == "skipped":
             state["skip_reason"] = req.skip_reason  # additive field on the step state
         state["status"] = req.to_status
         new_states = [*states[:index], state, *states[index + 1 :]]

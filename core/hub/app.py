@@ -1,7 +1,8 @@
 """The team hub: the contract's REST routes over the one flow handler family, on Starlette.
 
-Every route resolves its caller to an `Actor` (a bearer token's, or on a loopback hub
-without tokens the workspace's own actor as an agent), opens nothing per request but the
+Every route resolves its caller to an `Actor` (a hub token's, or for the server's own
+local token the workspace's actor as an agent; `core.netauth` authenticates every request
+before any route sees it, and there is no token-less caller), opens nothing per request but the
 workspace config (so posture is current, as on every other surface), and calls the same
 handler the CLI, the MCP tool and the pane call. The handler's record is the response
 body; a refusal is ``{ok: false, code, status, error}`` with the §8 status.
@@ -25,7 +26,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp
 
 from .. import strict_json
 from ..flow import FlowContext, FlowRefusal, FlowResult, to_json
@@ -35,19 +36,20 @@ from ..flow.errors import Problem, Refused
 from ..flow.handlers import require_automatable, require_run_writes
 from ..flow.lanes import ExecutionLane
 from ..flow.posture import Actor, Posture, workspace_actor
+from ..netauth.bind import LOOPBACK_ONLY, HostPolicy
+from ..netauth.gate import Authenticator, AuthGate, Caller, bearer, caller_in
+from ..netauth.local_token import load_or_create_local_token
 from ..workspace import Workspace
 from .openapi import docs_html, openapi_document
 from .routes import ROUTES, RouteSpec
 from .tokens import HubToken, TokenStore
 
 MAX_BODY_BYTES = 256 * 1024
-PUBLIC_PATHS = frozenset({"/openapi.json", "/docs"})
 SCOPE_LADDER = {
     "personal": ("personal",),
     "project": ("personal", "project"),
     "org": ("personal", "project", "org"),
 }
-UNAUTHORIZED = {"ok": False, "status": 401, "error": "unauthorized"}
 
 
 @dataclass
@@ -57,14 +59,14 @@ class Hub:
     root: Path
     base: FlowContext
     tokens: TokenStore
-    require_tokens: bool = False
+    require_tokens: bool = True  # kept for callers; every caller needs a token now
 
     @classmethod
     def open(
         cls,
         root: Path,
         *,
-        require_tokens: bool = False,
+        require_tokens: bool = True,
         lanes: Mapping[str, ExecutionLane] | None = None,
     ) -> Hub:
         workspace = Workspace.open(root)
@@ -80,20 +82,23 @@ class Hub:
         return Workspace.open(self.root)
 
     def authenticate(self, authorization: str | None) -> Actor | None:
-        """The caller, or None for a 401 (missing, malformed, unknown, revoked alike)."""
-        if authorization is None:
-            if self.require_tokens:
-                return None
+        """The actor of a hub token, or None for a 401 (missing, malformed, unknown, revoked
+        alike). The server's local token is checked by `core.netauth`, not here."""
+        presented = bearer(authorization)
+        token = None if presented is None else self.tokens.verify(presented)
+        return None if token is None else self.token_actor(token)
+
+    def actor_for(self, caller: Caller) -> Actor:
+        """The actor an authenticated caller speaks as: the owner's local token is the
+        workspace's actor as an agent (an HTTP caller is as likely a local agent)."""
+        if caller.name is None:
             ws = self.workspace()
             policy = Posture.from_workspace(ws).policy
-            # Whoever can reach a loopback hub can run the CLI too, but an HTTP caller is
-            # as likely a local agent: it is the workspace's actor, as an agent.
             return workspace_actor(ws, policy, self.base.actor_key).as_agent()
-        scheme, _, presented = authorization.partition(" ")
-        if scheme.lower() != "bearer" or not presented.strip():
-            return None
-        token = self.tokens.verify(presented.strip())
-        return None if token is None else self.token_actor(token)
+        policy = Posture.from_workspace(self.workspace()).policy
+        scopes: list[str] = [s for s in SCOPE_LADDER[caller.scope] if s in policy.scopes]
+        actor = Actor.named(caller.name, scopes, key=self.base.actor_key)
+        return actor if caller.human else actor.as_agent()
 
     def token_actor(self, token: HubToken) -> Actor:
         """A token speaks for the actor it is named for, keyed-hashed like every actor."""
@@ -186,10 +191,10 @@ def _run_in_flow(ctx: FlowContext, run_id: str, flow_id: str | None) -> FlowRefu
     return None
 
 
-def _actor(request: Request) -> Actor:
-    actor = request.scope.get("state", {}).get("hub_actor")
-    assert isinstance(actor, Actor)
-    return actor
+def _actor(hub: Hub, request: Request) -> Actor:
+    caller = caller_in(request.scope)
+    assert caller is not None  # the gate answered 401 otherwise
+    return hub.actor_for(caller)
 
 
 # ---------------------------------------------------------------------- endpoints
@@ -197,7 +202,7 @@ def _actor(request: Request) -> Actor:
 
 def _endpoint(hub: Hub, spec: RouteSpec) -> Callable[[Request], Any]:
     async def endpoint(request: Request) -> Response:
-        ctx = hub.context(_actor(request))
+        ctx = await run_in_threadpool(lambda: hub.context(_actor(hub, request)))
         params = dict(request.path_params)
         refused = _gate(ctx, spec.gate)
         if refused is not None:
@@ -271,57 +276,6 @@ def _dispatch(
     return run_action(ctx, spec.action, merged)
 
 
-class TokenGate:
-    """ASGI middleware: every path but the public docs needs a caller; else a bare 401."""
-
-    def __init__(self, app: ASGIApp, hub: Hub) -> None:
-        self.app = app
-        self.hub = hub
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] in PUBLIC_PATHS:
-            await self.app(scope, receive, send)
-            return
-        headers = {name: value.decode("latin-1") for name, value in scope.get("headers", ())}
-        header = headers.get(b"authorization")
-        if header is None and not _safe_tokenless(scope["method"], headers):
-            await self._unauthorized(scope, receive, send)
-            return
-        actor = await run_in_threadpool(self.hub.authenticate, header)
-        if actor is None:
-            await self._unauthorized(scope, receive, send)
-            return
-        scope.setdefault("state", {})["hub_actor"] = actor
-        await self.app(scope, receive, send)
-
-    @staticmethod
-    async def _unauthorized(scope: Scope, receive: Receive, send: Send) -> None:
-        response = JSONResponse(
-            UNAUTHORIZED, status_code=401, headers={"WWW-Authenticate": "Bearer"}
-        )
-        await response(scope, receive, send)
-
-
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]", "::1"})
-
-
-def _safe_tokenless(method: str, headers: dict[bytes, str]) -> bool:
-    """A caller without a token is only ever served on loopback; a web page the user has
-    open must not be able to act as them. A page can send a "simple" cross-origin POST
-    (text/plain, no preflight) and, by DNS rebinding, make its own name point here; it
-    cannot set ``Content-Type: application/json`` without a preflight we never answer, nor
-    send a loopback ``Host`` for its own origin. So token-less requests need both."""
-    host = headers.get(b"host", "")
-    name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-    if name not in LOOPBACK_HOSTS:
-        return False
-    if method not in ("GET", "HEAD", "OPTIONS"):
-        ctype = headers.get(b"content-type", "")
-        if ctype.split(";", 1)[0].strip().lower() != "application/json":
-            return False
-    return True
-
-
 def hub_routes(hub: Hub) -> list[BaseRoute]:
     routes: list[BaseRoute] = [
         Route(spec.path, _endpoint(hub, spec), methods=[spec.method]) for spec in ROUTES
@@ -339,12 +293,21 @@ def hub_routes(hub: Hub) -> list[BaseRoute]:
     return routes
 
 
-def create_hub_app(hub: Hub, extra: Starlette | None = None) -> ASGIApp:
-    """The hub's ASGI app; ``extra`` (the Skills runtime app) adds its routes and lifespan."""
+def create_hub_app(
+    hub: Hub,
+    extra: Starlette | None = None,
+    *,
+    hosts: HostPolicy = LOOPBACK_ONLY,
+    local_token: str | None = None,
+) -> ASGIApp:
+    """The hub's ASGI app behind the one authentication layer; ``extra`` (the Skills
+    runtime app) adds its routes and lifespan. The owner's local token is created (or
+    found) here unless given, so the owner's clients find it before the first request."""
     routes = hub_routes(hub)
     lifespan = None
     if extra is not None:
         routes.extend(extra.routes)
         lifespan = extra.router.lifespan_context
     app = Starlette(routes=routes, lifespan=lifespan)
-    return TokenGate(app, hub)
+    local = local_token if local_token is not None else load_or_create_local_token()
+    return AuthGate(app, Authenticator(hub.tokens, local), hosts)

@@ -20,7 +20,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     serve.add_argument(
         "--require-token",
         action="store_true",
-        help="ask for a bearer token even on loopback (always asked on any other address)",
+        help="no effect: every caller needs a token (the owner's is found automatically)",
+    )
+    serve.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also answer requests for this Host name (e.g. a reverse proxy's public name)",
     )
     serve.add_argument(
         "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
@@ -47,6 +54,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     p.set_defaults(func=_token_create)
 
+    p = tsub.add_parser(
+        "local",
+        help="print your own server token (made by the first noma serve / skills serve; "
+        "the app and clients on this machine find it by themselves)",
+    )
+    p.set_defaults(func=_token_local)
+
     p = tsub.add_parser("list", parents=[common], help="list tokens (never the tokens)")
     p.set_defaults(func=_token_list)
 
@@ -56,14 +70,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def is_loopback(host: str) -> bool:
-    import ipaddress
+    from core.netauth.bind import is_loopback as loopback
 
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
+    return loopback(host)
 
 
 def _tokens(args: argparse.Namespace) -> object:
@@ -103,6 +112,20 @@ def _token_create(args: argparse.Namespace) -> int:
             f"{'human' if row.human else 'agent'}): shown once, keep it secret",
             file=sys.stderr,
         )
+    return 0
+
+
+def _token_local(args: argparse.Namespace) -> int:
+    from core.netauth.local_token import read_local_token, token_path
+
+    token = read_local_token()
+    if token is None:
+        print(
+            f"noma hub token local: no server token at {token_path()} (start noma serve first)",
+            file=sys.stderr,
+        )
+        return 2
+    print(token)
     return 0
 
 
@@ -148,11 +171,12 @@ def _token_revoke(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    import uvicorn
-
     from core.commands.trust import untrusted_refusal
     from core.flow.context import looks_like_workspace
     from core.hub.app import Hub, create_hub_app
+    from core.netauth import serving
+    from core.netauth.bind import HostPolicy, public_bind_refusal
+    from core.netauth.local_token import load_or_create_local_token, token_path
     from core.skills_runtime.app import create_app
     from core.skills_runtime.service import SkillsRuntime
     from core.workspace import Workspace, WorkspaceError
@@ -172,18 +196,20 @@ def _serve(args: argparse.Namespace) -> int:
     if refusal is not None:
         print(f"noma serve: {refusal}", file=sys.stderr)
         return 2
-    loopback = is_loopback(args.host)
     try:
-        hub = Hub.open(workspace.root, require_tokens=args.require_token or not loopback)
+        hub = Hub.open(workspace.root)
     except OSError as exc:  # the run store (e.g. PostgreSQL unreachable); never its URL
         _err(f"noma serve: {exc}")
         return 2
-    if not loopback and hub.tokens.active_count() == 0:
-        print(
-            f"noma serve: refusing to bind {args.host} without tokens: anyone who can reach "
-            "it could write runs. Create one first: noma hub token create --name NAME",
-            file=sys.stderr,
-        )
+    refused = public_bind_refusal("noma serve", args.host, hub.tokens.active_count())
+    if refused is not None:
+        print(refused, file=sys.stderr)
+        hub.close()
+        return 2
+    try:
+        local = load_or_create_local_token()
+    except OSError as exc:
+        print(f"noma serve: {exc}", file=sys.stderr)
         hub.close()
         return 2
     try:
@@ -192,9 +218,11 @@ def _serve(args: argparse.Namespace) -> int:
         _err(f"noma serve: {exc}")
         hub.close()
         return 2
-    app = create_hub_app(hub, create_app(runtime))
+    hosts = HostPolicy.for_bind(args.host, args.allow_host)
+    app = create_hub_app(hub, create_app(runtime), hosts=hosts, local_token=local)
+    print(f"noma serve: your token is in {token_path()} (noma hub token local)", file=sys.stderr)
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+        serving.run(app, host=args.host, port=args.port, log_level=args.log_level)
     finally:
         hub.close()
     return 0

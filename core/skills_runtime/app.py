@@ -41,10 +41,10 @@ def create_app(runtime: SkillsRuntime) -> Starlette:
                     },
                     status_code=413,
                 )
-        reply = await dispatcher.handle(bytes(body))
+        reply, status = await dispatcher.handle_http(bytes(body))
         if reply is None:
             return Response(status_code=204)
-        return Response(reply, media_type="application/json")
+        return Response(reply, status_code=status, media_type="application/json")
 
     async def healthz(request: Request) -> Response:
         return JSONResponse(

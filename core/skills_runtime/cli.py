@@ -24,6 +24,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     serve.add_argument("--port", type=int, default=8080)
     serve.add_argument("--workspace", default=".", help="workspace folder (default: current)")
     serve.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also answer requests for this Host name (e.g. a reverse proxy's public name)",
+    )
+    serve.add_argument(
         "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
     )
     serve.set_defaults(func=_serve)
@@ -59,9 +66,10 @@ def _serve(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
-    import uvicorn
-
     from core.commands.trust import untrusted_refusal
+    from core.netauth import serving
+    from core.netauth.gate import BindRefused, protect
+    from core.netauth.local_token import token_path
     from core.skills_runtime.app import create_app
     from core.skills_runtime.service import SkillsRuntime
     from core.workspace import Workspace, WorkspaceError
@@ -80,7 +88,16 @@ def _serve(args: argparse.Namespace) -> int:
     except ValueError as exc:  # e.g. a blob quota that is not a number of bytes
         print(f"noma skills serve: {exc}", file=sys.stderr)
         return 2
-    uvicorn.run(create_app(runtime), host=args.host, port=args.port, log_level=args.log_level)
+    try:
+        app = protect(create_app(runtime), workspace.root, args.host, args.allow_host)
+    except (OSError, BindRefused) as exc:  # no token for a public bind, a foreign token dir
+        print(f"noma skills serve: {exc}", file=sys.stderr)
+        return 2
+    print(
+        f"noma skills serve: your token is in {token_path()} (noma hub token local)",
+        file=sys.stderr,
+    )
+    serving.run(app, host=args.host, port=args.port, log_level=args.log_level)
     return 0
 
 

@@ -46,10 +46,24 @@ class Dispatcher:
         self._methods = methods
         self._max_batch = max_batch
 
+    async def handle_http(self, body: bytes) -> tuple[bytes | None, int]:
+        """The reply and its HTTP status: 400 when the body as a whole is malformed (not
+        JSON, a number out of range, not a request object), so HTTP sees a coded 4xx too;
+        200 for any reply to a well-formed request, errors of its methods included."""
+        reply = await self.handle(body)
+        if reply is None or not reply.startswith(b"{") or len(reply) > 4096:
+            return reply, 200  # no reply, a batch's array, or a result (errors are small)
+        error = json.loads(reply).get("error")
+        malformed = isinstance(error, dict) and error.get("code") in (PARSE_ERROR, INVALID_REQUEST)
+        return reply, 400 if malformed else 200
+
     async def handle(self, body: bytes) -> bytes | None:
         try:
             message = strict_json.loads(body)
         except strict_json.NotJsonText as exc:
+            if exc.reason == "number_out_of_range":  # past int64, 1e999, NaN: never echoed
+                error = _invalid_error(str(exc), "number_out_of_range")
+                return _dumps(_response(None, error=error))
             if not exc.parsed:  # not UTF-8, not JSON, or too deep for the parser
                 error = {"code": PARSE_ERROR, "message": "Parse error"}
                 return _dumps(_response(None, error=error))
@@ -98,6 +112,14 @@ class Dispatcher:
             }
             return None if is_notification else _response(reply_id, error=error)
         return None if is_notification else _response(reply_id, result=result)
+
+
+def _invalid_error(why: str, code: str) -> dict[str, Any]:
+    return {
+        "code": INVALID_REQUEST,
+        "message": "Invalid Request",
+        "data": {"reason": code, "detail": why},
+    }
 
 
 def _clean_id(message: Any) -> Any:

@@ -38,3 +38,24 @@ def version_key(version: str) -> tuple[object, ...]:
         return tuple((1, int(p)) if p.isdigit() else (0, p) for p in re.split(r"[.]", text))
 
     return (parts(main), 0 if sep else 1, parts(pre) if sep else ())
+
+
+def is_segment(text: str) -> bool:
+    """One dotted segment of a skill name: an ASCII identifier that is not a keyword."""
+    return bool(_SEGMENT.match(text)) and not keyword.iskeyword(text)
+
+
+def under(name: str, namespace: str) -> bool:
+    """True if ``name`` is ``namespace`` or below it, segment by segment (case-folded, so
+    ``Skills.Protocol.x`` is under ``skills.protocol``): ``userland.acme`` is not under
+    ``user``, however the strings begin."""
+    parts = name.casefold().split(".")
+    prefix = namespace.casefold().split(".")
+    return parts[: len(prefix)] == prefix
+
+
+def user_namespace(identity: str) -> str | None:
+    """``user.<identity>``, the namespace a caller may create skills in, or None when the
+    caller's name cannot be one segment (e.g. ``ada@example.org``): then it may create none,
+    rather than share a namespace with another name that maps to the same segment."""
+    return f"user.{identity}" if is_segment(identity) else None

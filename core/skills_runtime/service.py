@@ -8,6 +8,7 @@ work runs in a worker thread so one large blob never stalls the event loop.
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import os
 from collections.abc import Awaitable, Callable
@@ -17,6 +18,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 from starlette.concurrency import run_in_threadpool
 
+from core.netauth.gate import Caller, current_caller
 from core.skills_runtime.blob_store import (
     BlobNotFound,
     BlobQuotaExceeded,
@@ -31,13 +33,14 @@ from core.skills_runtime.errors import (
     invalid_params,
 )
 from core.skills_runtime.manifest import ManifestError, split_frontmatter
-from core.skills_runtime.names import version_key
+from core.skills_runtime.names import user_namespace, version_key
 from core.skills_runtime.runs import RunService
 from core.skills_runtime.safe_paths import UnsafePath, list_files, read_contained
 from core.skills_runtime.secret_store import SecretStore
 from core.skills_runtime.skill_store import (
     GUIDE_NAME,
     SHIPPED_DIR,
+    NamespaceNotYours,
     Skill,
     SkillExists,
     SkillNotFound,
@@ -160,6 +163,16 @@ class SkillsRuntime:
             "load_skills_protocol_guide": self.load_skills_protocol_guide,
             "create_skill": self.create_skill,
         }
+
+    def caller_namespace(self, caller: Caller | None) -> str | None:
+        """The ``user.<name>`` a caller may create skills in: its token's name, or for the
+        server's owner (the local token) the workspace's actor. None without a caller."""
+        if caller is None:
+            return None
+        if caller.name is not None:
+            return user_namespace(caller.name)
+        ws = self._config()
+        return user_namespace(ws.actor_name) if ws is not None else None
 
     def _config(self) -> Workspace | None:
         try:
@@ -295,17 +308,26 @@ class SkillsRuntime:
 
     async def load_skills_protocol_guide(self, raw: Any) -> dict[str, Any]:
         parse_params(EmptyParams, raw)
-        skill = await run_in_threadpool(self._get, GUIDE_NAME, None)
+        # Only the product's copy: the guide every agent reads first is never a folder's.
+        try:
+            skill = await run_in_threadpool(
+                functools.partial(self.store.get, GUIDE_NAME, None, shipped=True)
+            )
+        except SkillNotFound as exc:
+            raise invalid_params(str(exc), "skill_not_found", name=GUIDE_NAME) from exc
         data = await run_in_threadpool(_read_optional, skill.root, "SKILL.md", 1 << 20)
         return {"content": data or ""}
 
     async def create_skill(self, raw: Any) -> dict[str, Any]:
         params = parse_params(CreateSkillParams, raw)
         files = [(f.path, f.content) for f in params.files]
+        owner = await run_in_threadpool(self.caller_namespace, current_caller())
         try:
             skill = await run_in_threadpool(
-                self.store.create, params.manifest, params.skill_md, files
+                self.store.create, params.manifest, params.skill_md, files, owner
             )
+        except NamespaceNotYours as exc:
+            raise invalid_params(str(exc), "namespace_not_yours") from exc
         except ManifestError as exc:
             raise invalid_params(str(exc), "invalid_skill") from exc
         except SkillExists as exc:

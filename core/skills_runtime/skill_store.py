@@ -3,15 +3,19 @@
 A skill directory holds ``skill.toml`` and ``SKILL.md`` (plus optional ``code/`` and
 ``resources/``). Directories are found one or two levels below each root, so both
 ``skills/<name>/`` and ``skills/<name>/<version>/`` layouts work and several versions of a
-skill can sit side by side. A workspace skill with the same name and version as a shipped
-one replaces it. The index is rebuilt when a root's listing or a manifest changes, so
-skills edited on disk show up without a restart.
+skill can sit side by side. A shipped skill's id (any version) and the reserved
+``skills.protocol`` namespace resolve only to the shipped copy: a workspace or created skill
+that names one is not loaded (it would replace the bootstrap guide every agent is told to
+read first). The index is rebuilt when a root's listing or a manifest changes, so skills
+edited on disk show up without a restart.
 
 Skills created over ``create_skill`` live apart from installed ones (shipped, or put in
 the workspace's ``skills/`` by the operator): in the state dir, under the ``user.``
 namespace only, and never under a name an installed skill has, so an agent cannot publish
 ``salesforce.leads.sync@9.0.0`` and have unversioned calls (and the operator's secret
-grants) go to its copy.
+grants) go to its copy. Within ``user.`` a caller owns only ``user.<its name>``: the name its
+token speaks for, so nobody publishes ``user.alice.report@0.1.0`` before Alice does and
+inherits the grant the operator pinned to it.
 """
 
 from __future__ import annotations
@@ -37,13 +41,13 @@ from core.skills_runtime.manifest import (
     split_frontmatter,
     validate_manifest,
 )
-from core.skills_runtime.names import version_key
+from core.skills_runtime.names import under, version_key
 from core.skills_runtime.shipped import shipped_skills_dir
 
 SHIPPED_DIR = shipped_skills_dir()
 GUIDE_NAME = "skills.protocol.guide"
 RESERVED_NAMESPACES = ("skills.protocol",)
-CREATED_PREFIX = "user."
+CREATED_NAMESPACE = "user"
 MAX_CREATE_FILES = 100
 MAX_CREATE_BYTES = 5 * 1024 * 1024
 
@@ -81,6 +85,10 @@ class SkillNotFound(LookupError):
 
 class SkillExists(ValueError):
     pass
+
+
+class NamespaceNotYours(ManifestError):
+    """A created skill's name or namespace is outside the caller's own ``user.<name>``."""
 
 
 @dataclass(frozen=True)
@@ -152,27 +160,36 @@ class SkillStore:
             except (ManifestError, OSError, UnicodeDecodeError) as exc:
                 problems.append(Problem(str(path), str(exc)))
         installed = {s.name for s in loaded if s.source != "created"}
+        shipped = {s.name.casefold() for s in loaded if s.source == "shipped"}
         for skill in loaded:
             source = skill.source
+            if source != "shipped" and (
+                skill.name.casefold() in shipped or reserved(skill.name, skill.manifest.namespace)
+            ):
+                problems.append(
+                    Problem(str(skill.root), f"{skill.name!r} is a shipped skill's id or namespace")
+                )
+                continue
             if source == "created" and (
-                skill.name in installed or not skill.name.startswith(CREATED_PREFIX)
+                skill.name in installed or not under(skill.name, CREATED_NAMESPACE)
             ):
                 problems.append(
                     Problem(str(skill.root), f"{skill.name!r} is not a name agents may own")
                 )
                 continue
-            key = (skill.name, skill.version)
-            if key in index and index[key].source == "workspace" and source == "shipped":
-                continue
-            index[key] = skill
+            index[(skill.name, skill.version)] = skill
         ordered = sorted(index.values(), key=lambda s: version_key(s.version), reverse=True)
         ordered.sort(key=_sort_key)  # stable: version DESC within each (namespace, name)
         self._skills = ordered
         self._index = index
         self.problems = problems
 
-    def get(self, name: str, version: str | None = None) -> Skill:
-        skills = [s for s in self.skills() if s.name == name]
+    def get(self, name: str, version: str | None = None, *, shipped: bool = False) -> Skill:
+        """The skill ``name`` at ``version`` (default the latest); ``shipped`` looks only at
+        the product's own copies."""
+        skills = [
+            s for s in self.skills() if s.name == name and (not shipped or s.source == "shipped")
+        ]
         if version is not None:
             skills = [s for s in skills if s.version == version]
         if not skills:
@@ -183,21 +200,38 @@ class SkillStore:
     # ------------------------------------------------------------------ creation
 
     def create(
-        self, manifest: dict[str, Any], skill_md: str, files: list[tuple[str, str]]
+        self,
+        manifest: dict[str, Any],
+        skill_md: str,
+        files: list[tuple[str, str]],
+        owner: str | None = None,
     ) -> Skill:
-        """Write a new skill into the workspace atomically (temp dir, then rename)."""
+        """Write a new skill into the workspace atomically (temp dir, then rename).
+
+        ``owner`` is the caller's own namespace (``user.<name>``, from its token); None is a
+        caller with none, which may create nothing."""
         if self._writable_root is None:
             raise ManifestError("this runtime has no workspace to create skills in")
         model = validate_manifest(json_safe(manifest))
-        if any(model.name == ns or model.name.startswith(ns + ".") for ns in RESERVED_NAMESPACES):
+        if reserved(model.name, model.namespace):
             raise ManifestError(f"the namespace of {model.name!r} is reserved")
-        if not model.name.startswith(CREATED_PREFIX) or model.name.count(".") < 2:
+        if not under(model.name, CREATED_NAMESPACE) or model.name.count(".") < 2:
             raise ManifestError(
                 f"skills created over create_skill are named 'user.<you>.<skill>', "
                 f"not {model.name!r}: other names belong to installed skills"
             )
-        if model.namespace is not None and not model.namespace.startswith("user"):
-            raise ManifestError("a created skill's namespace must be under 'user'")
+        if owner is None:
+            raise NamespaceNotYours(
+                "this caller has no skill namespace: its token's name is not one identifier "
+                "(create skills with a token named like 'alice', which owns user.alice.*)"
+            )
+        if model.name.split(".")[:2] != owner.split("."):
+            raise NamespaceNotYours(
+                f"{model.name!r} is not in your namespace: this caller creates skills under "
+                f"{owner}.* only"
+            )
+        if model.namespace is not None and not under(model.namespace, owner):
+            raise NamespaceNotYours(f"a created skill's namespace must be under {owner!r}")
         if any(s.name == model.name and s.source != "created" for s in self.skills()):
             raise ManifestError(f"{model.name!r} is the name of an installed skill")
         if len(files) > MAX_CREATE_FILES:
@@ -256,6 +290,14 @@ class SkillStore:
         with self._lock:
             self._signature = None
         return self.get(model.name, model.version)
+
+
+def reserved(name: str, namespace: str | None) -> bool:
+    """True if a skill name or its declared namespace is in a reserved namespace."""
+    return any(
+        under(name, ns) or (namespace is not None and under(namespace, ns))
+        for ns in RESERVED_NAMESPACES
+    )
 
 
 def load_skill(path: Path, source: Source) -> Skill:

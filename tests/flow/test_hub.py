@@ -22,13 +22,14 @@ from core.hub.app import Hub, create_hub_app
 from core.hub.cli import is_loopback
 from core.hub.routes import ROUTES
 from core.hub.tokens import TokenStore, token_store_path
+from core.netauth.local_token import read_local_token
 from core.workspace import Workspace
 
 from .conftest import ACTOR, OTHER, FakeLane, bundle, make_workspace, starter_bundle, step
 
 pytestmark = pytest.mark.usefixtures("both_stores")
 
-LOCAL = "http://127.0.0.1:8765"  # a loopback Host: token-less callers need one
+LOCAL = "http://127.0.0.1:8765"  # a loopback Host: a loopback-bound hub answers no other
 JSON = {"Content-Type": "application/json"}
 WR = "/api/v1/flows/flow_weekly_review/runs"
 LEAD = "/api/v1/flows/flow_lead_import/runs"
@@ -52,9 +53,17 @@ def hub(root: Path) -> Iterator[Hub]:
     h.close()
 
 
+def owner_client(app: Any) -> TestClient:
+    """A client carrying the owner's local token, found where the server made it (the
+    owner's clients never type it; there is no token-less caller any more)."""
+    token = read_local_token()
+    assert token is not None
+    return TestClient(app, base_url=LOCAL, headers=bearer(token))
+
+
 @pytest.fixture
 def client(hub: Hub) -> TestClient:
-    return TestClient(create_hub_app(hub), base_url=LOCAL)
+    return owner_client(create_hub_app(hub))
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -143,7 +152,7 @@ def test_consent_and_execute_over_rest_need_a_human_token_for_consent(
     run = start(client, LEAD, **bearer(token))
     base = f"{LEAD}/{run['run_id']}"
     consent = {"allowed_lanes": ["local_default"], "cost_cap_units": 20}
-    refused = client.post(f"{base}/consent", json=consent)  # loopback, no token: an agent
+    refused = client.post(f"{base}/consent", json=consent)  # the owner's token: an agent
     assert (refused.status_code, refused.json()["code"]) == (403, "FLOW_HUMAN_APPROVAL_REQUIRED")
     minted = client.post(f"{base}/consent", json=consent, headers=bearer(token))
     assert minted.status_code == 201
@@ -259,7 +268,7 @@ def test_a_gate_off_answers_its_code_before_anything_else(
 ) -> None:
     root = make_workspace(tmp_path / "ws", writes=writes, automatable=automatable)
     hub = Hub.open(root, lanes=lanes())
-    client = TestClient(create_hub_app(hub), base_url=LOCAL)
+    client = owner_client(create_hub_app(hub))
     try:
         # Even a missing run and a body that is not JSON get the gate's code first.
         r = client.post(f"{WR}/run_missing/advance", content=b"nope", headers=JSON)
@@ -355,7 +364,7 @@ def test_the_tokens_actor_is_the_hashed_provenance_actor(client: TestClient, hub
     # The same name through another token is the same person (token rotation).
     again, _ = hub.tokens.create("grace@example.org", human=True)
     assert client.get(f"{WR}/{run['run_id']}", headers=bearer(again)).status_code == 200
-    # No token on loopback: the workspace's own actor (as an agent).
+    # The owner's local token: the workspace's own actor (as an agent).
     local = start(client)
     assert local["provenance"]["actor"] == ids.actor_hash(hub.base.actor_key, ACTOR)
 
@@ -401,7 +410,7 @@ def test_token_scope_limits_what_it_sees(tmp_path: Path) -> None:
         policy={"scopes": ["personal", "project", "org"]},
     )
     hub = Hub.open(root, lanes=lanes())
-    client = TestClient(create_hub_app(hub), base_url=LOCAL)
+    client = owner_client(create_hub_app(hub))
     try:
         personal, _ = hub.tokens.create("pat", "personal", human=True)
         wide, _ = hub.tokens.create("olga", "org", human=True)
@@ -463,7 +472,7 @@ def test_one_app_serves_rest_and_the_skills_rpc(root: Path) -> None:
     hub = Hub.open(root, lanes=lanes())
     app = create_hub_app(hub, create_app(SkillsRuntime(root)))
     try:
-        with TestClient(app, base_url=LOCAL) as client:
+        with owner_client(app) as client:
             rpc = client.post("/rpc", json={"jsonrpc": "2.0", "id": 1, "method": "list_skills"})
             assert rpc.status_code == 200 and "result" in rpc.json(), rpc.text
             assert client.get(WR).json()["schema"] == "knowtation.flow_run_list/v0"
@@ -487,26 +496,37 @@ def test_sqlite_rows_hold_no_raw_actor(client: TestClient, hub: Hub, root: Path)
             assert "grace" not in dump and ACTOR not in dump
 
 
-def test_tokenless_callers_must_be_loopback_json_callers(client: TestClient, hub: Hub) -> None:
-    """A web page must not act as the local user: no simple (text/plain) cross-origin POST,
-    no DNS-rebound Host. A token-bearing caller is not affected (browsers preflight it)."""
+def test_no_caller_is_tokenless_and_pages_cannot_act_as_the_owner(hub: Hub) -> None:
+    """Every caller needs a token, loopback included; a web page gets neither a simple
+    (text/plain or form) POST through nor a DNS-rebound Host, token or not."""
+    app = create_hub_app(hub)
+    bare = TestClient(app, base_url=LOCAL)
+    client = owner_client(app)
     body = b'{"flow_version": "1.0.0"}'
+    tokenless = [
+        bare.get(WR),
+        bare.post(WR, json={"flow_version": "1.0.0"}),
+        bare.post("/rpc", json={"jsonrpc": "2.0", "id": 1, "method": "list_skills"}),
+    ]
+    assert {r.status_code for r in tokenless} == {401}
     plain = client.post(WR, content=body, headers={"Content-Type": "text/plain"})
     form = client.post(
         WR, content=body, headers={"Content-Type": "application/x-www-form-urlencoded"}
     )
+    untyped = client.post("/rpc", content=b'{"jsonrpc": "2.0", "id": 1, "method": "run_code"}')
+    for r in (plain, form, untyped):
+        assert r.status_code == 415, r.text
+        assert r.json() == {"ok": False, "status": 415, "error": "unsupported_media_type"}
     rebound = client.post(WR, json={"flow_version": "1.0.0"}, headers={"Host": "evil.example:8765"})
-    rpc = client.post("/rpc", content=b'{"jsonrpc": "2.0", "id": 1, "method": "run_code"}')
     read = client.get(WR, headers={"Host": "evil.example"})
-    for r in (plain, form, rebound, rpc, read):
-        assert r.status_code == 401, r.text
+    for r in (rebound, read):
+        assert r.status_code == 421, r.text
+        assert r.json() == {"ok": False, "status": 421, "error": "host_not_allowed"}
     assert client.get(WR).json()["runs"] == []  # nothing was started
     assert client.get(WR, headers={"Host": "localhost:8765"}).status_code == 200
     assert client.get(WR, headers={"Host": "[::1]:8765"}).status_code == 200
     token, _ = hub.tokens.create("ada@example.org", human=True)
-    ok = client.post(
-        WR, content=body, headers={"Authorization": f"Bearer {token}", "Host": "hub.example"}
-    )
+    ok = client.post(WR, json={"flow_version": "1.0.0"}, headers=bearer(token))
     assert ok.status_code == 201
 
 

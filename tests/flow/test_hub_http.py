@@ -29,6 +29,7 @@ from core.flow.actions import run_action
 from core.flow.lanes import ProviderLane
 from core.hub.app import Hub, create_hub_app
 from core.hub.tokens import token_store_path
+from core.netauth.local_token import read_local_token
 from core.workspace import Workspace
 
 from .conftest import (
@@ -98,6 +99,13 @@ def lanes(lane: FakeLane) -> dict[str, Any]:
 
 def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
+
+
+def owner() -> dict[str, str]:
+    """The owner's local token, where the serving hub made it (no caller is token-less)."""
+    token = read_local_token()
+    assert token is not None
+    return auth(token)
 
 
 # ----------------------------------------------------------------------------- security
@@ -234,7 +242,7 @@ def test_stress_tier_over_http_loses_no_update(tmp_path: Path) -> None:
     hub = Hub.open(root, lanes=lanes(FakeLane()))
     try:
         with serving(hub) as (url, _):
-            with httpx.Client(base_url=url, timeout=60) as http:
+            with httpx.Client(base_url=url, headers=owner(), timeout=60) as http:
                 runs = [
                     http.post(WR, json={"flow_version": "1.0.0"}).json()["run"]["run_id"]
                     for _ in range(RUNS)
@@ -245,7 +253,7 @@ def test_stress_tier_over_http_loses_no_update(tmp_path: Path) -> None:
             def client(n: int) -> None:
                 out: list[tuple[str, str, int, str]] = []
                 try:
-                    with httpx.Client(base_url=url, timeout=120) as http:
+                    with httpx.Client(base_url=url, headers=owner(), timeout=120) as http:
                         for i in range(WRITES):
                             rid = runs[(n * 13 + i * 7) % RUNS]
                             base = f"{WR}/{rid}"
@@ -281,7 +289,7 @@ def test_stress_tier_over_http_loses_no_update(tmp_path: Path) -> None:
             for t in threads:
                 t.join(300)
             assert not failures, failures
-            with httpx.Client(base_url=url, timeout=60) as http:
+            with httpx.Client(base_url=url, headers=owner(), timeout=60) as http:
                 final = {rid: http.get(f"{WR}/{rid}").json()["run"] for rid in runs}
     finally:
         hub.close()
@@ -312,7 +320,10 @@ def test_parallel_execute_posts_return_one_execution(tmp_path: Path) -> None:
     hub = Hub.open(root, lanes=lanes(lane))
     token, _ = hub.tokens.create("ada@example.org", human=True)
     try:
-        with serving(hub) as (url, _), httpx.Client(base_url=url, timeout=60) as http:
+        with (
+            serving(hub) as (url, _),
+            httpx.Client(base_url=url, headers=owner(), timeout=60) as http,
+        ):
             h = auth(token)
             rid = http.post(
                 LEAD, headers=h, json={"flow_version": "1.0.0", "inputs": {"sheet_url": SHEET_URL}}
@@ -330,7 +341,7 @@ def test_parallel_execute_posts_return_one_execution(tmp_path: Path) -> None:
             lock = threading.Lock()
 
             def post() -> None:
-                with httpx.Client(base_url=url, timeout=60) as c:
+                with httpx.Client(base_url=url, headers=owner(), timeout=60) as c:
                     r = c.post(f"{LEAD}/{rid}/execute-automatable", json=body, headers=h)
                 with lock:
                     answers.append(r.json())
@@ -433,7 +444,7 @@ def test_noma_serve_serves_rest_and_rpc_on_one_port(tmp_path: Path) -> None:
             assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
             assert time.monotonic() < deadline, "noma serve did not come up"
             time.sleep(0.1)
-        assert httpx.get(f"{url}/api/v1/flows").status_code == 401  # not loopback-bound
+        assert httpx.get(f"{url}/api/v1/flows").status_code == 401  # no caller is token-less
         with httpx.Client(base_url=url, headers=auth(token), timeout=30) as http:
             assert http.get("/api/v1/flows").json()["schema"] == "noma.flow_list/v0"
             started = http.post(WR, json={"flow_version": "1.0.0"})

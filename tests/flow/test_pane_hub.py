@@ -219,3 +219,28 @@ async def test_the_pane_and_the_cli_and_rest_write_the_same_records(
     assert same(pane_run, cli_run) and same(pane_run, rest_run)
     assert same(pane_proposal, cli_proposal) and same(pane_proposal, rest_proposal)
     assert pane_run["status"] == "done" and pane_proposal["kind"] == "flow_run_outcome"
+
+
+def test_the_app_finds_the_owners_token_for_a_hub_on_this_machine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The quick start: `noma serve`, then the app on a folder pointing at it; nobody types
+    a token (the app reads the owner's, for a loopback URL only)."""
+    from noma_tui.flow_hub import list_flows, open_flow_context
+
+    monkeypatch.delenv("NOMA_HUB_TOKEN", raising=False)
+    hub = Hub.open(make_workspace(tmp_path / "hub"))
+    client_root, _ = workspace_with_document(tmp_path / "client")
+    try:
+        with serving(hub) as (url, _):
+            point_at_hub(client_root, url)
+            ctx = open_flow_context(Workspace.open(client_root))
+            assert isinstance(ctx, HubContext)
+            try:
+                listed = list_flows(ctx)
+                assert isinstance(listed, dict), listed
+                assert listed["schema"] == "noma.flow_list/v0"
+            finally:
+                ctx.close()
+    finally:
+        hub.close()

@@ -293,8 +293,10 @@ def test_a_folder_skill_cannot_shadow_a_shipped_skill(tmp_path: Path) -> None:
     assert SkillsRuntime(root).store.get("gdrive.sheets.read", None).source == "shipped"
     from tests.workspace_trust import trust_folder
 
-    trust_folder(root)  # trusted, the folder's skill is the operator's choice and loads
-    assert SkillsRuntime(root).store.get("gdrive.sheets.read", None).source == "workspace"
+    trust_folder(root)  # trusted too: a shipped skill's id resolves only to the shipped copy
+    trusted = SkillsRuntime(root)
+    assert trusted.store.get("gdrive.sheets.read", None).source == "shipped"
+    assert any("shipped skill's id" in p.message for p in trusted.store.problems)
 
 
 # ------------------------------------------------------------------ shipped hub tokens

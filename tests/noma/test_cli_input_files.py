@@ -138,6 +138,7 @@ NO_FILE_INPUT = {
     "serve": "a server (its bodies: tests/flow/test_hub.py)",
     "skills serve": "a server (its bodies: tests/skills/test_skills_jsonrpc.py)",
     "skills tools": "prints tool schemas",
+    "hub token local": "prints the owner's server token (its file: tests/flow/test_auth_layer.py)",
     "skills blobs list": "reads the workspace's blob store (tests/skills/test_blob_crashes.py)",
     "skills blobs gc": "reads the workspace's blob store (tests/skills/test_blob_crashes.py)",
     "skills blobs delete": "reads the workspace's blob store (tests/skills/test_blob_crashes.py)",

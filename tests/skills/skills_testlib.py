@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import httpx
 import pytest
@@ -144,13 +145,43 @@ def build_workspace(ws: Path) -> None:
 
 
 class Server:
-    def __init__(self, proc: subprocess.Popen[bytes], port: int, workspace: Path) -> None:
+    """A running server and a client carrying the owner's token (``user_env`` holds the
+    server's own XDG runtime and state dirs: where that token and the hub tokens live)."""
+
+    def __init__(
+        self,
+        proc: subprocess.Popen[bytes],
+        port: int,
+        workspace: Path,
+        user_env: dict[str, str] | None = None,
+    ) -> None:
         self.proc = proc
         self.port = port
         self.workspace = workspace
+        self.user_env = user_env or {}
         self.base = f"http://127.0.0.1:{port}"
         self.client = httpx.Client(timeout=120)
         self._ids = 0
+
+    def owner_token(self) -> str | None:
+        """The local token the server made, read where the owner's clients find it."""
+        from core.netauth.local_token import read_local_token
+
+        with mock.patch.dict(os.environ, self.user_env):
+            return read_local_token()
+
+    def as_caller(self, name: str, *, human: bool = False) -> Server:
+        """The same server seen through a new hub token named ``name`` (an agent unless
+        ``human``): it creates skills under ``user.<name>`` only."""
+        from core.hub.tokens import TokenStore
+        from core.workspace import Workspace
+
+        with mock.patch.dict(os.environ, self.user_env):
+            store = TokenStore.for_workspace(Workspace.open(self.workspace).root)
+        token, _ = store.create(name, human=human)
+        other = Server(self.proc, self.port, self.workspace, self.user_env)
+        other.client.headers["Authorization"] = f"Bearer {token}"
+        return other
 
     def rpc(self, method: str, params: Any = None, **extra: Any) -> dict[str, Any]:
         self._ids += 1
@@ -171,7 +202,9 @@ class Server:
         )
 
     def health(self) -> dict[str, Any]:
-        return self.client.get(f"{self.base}/healthz").json()
+        r = self.client.get(f"{self.base}/healthz")
+        assert r.status_code == 200, r.text
+        return r.json()  # type: ignore[no-any-return]
 
     def rss_kib(self) -> int:
         for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
@@ -196,15 +229,25 @@ def trust_in(workspace: Path, config_home: Path) -> None:
 
 
 def start_server(
-    workspace: Path, extra_env: dict[str, str] | None = None, config_home: Path | None = None
+    workspace: Path,
+    extra_env: dict[str, str] | None = None,
+    config_home: Path | None = None,
+    user_home: Path | None = None,
 ) -> Server:
     """Serve ``workspace``, trusted as the user trusts it: in ``config_home`` (default the
-    test's own ``XDG_CONFIG_HOME``), which the server is given."""
+    test's own ``XDG_CONFIG_HOME``), which the server is given. ``user_home`` (default the
+    test's own dirs) holds the server's runtime and state dirs: its token is found there."""
     port = free_port()
     env = dict(os.environ)
     home = config_home or Path(os.environ["XDG_CONFIG_HOME"])
     trust_in(workspace, home)
     env["XDG_CONFIG_HOME"] = str(home)
+    if user_home is not None:
+        (user_home / "runtime").mkdir(mode=0o700, exist_ok=True)
+        (user_home / "state").mkdir(exist_ok=True)
+        env["XDG_RUNTIME_DIR"] = str(user_home / "runtime")
+        env["XDG_STATE_HOME"] = str(user_home / "state")
+    user_env = {k: env[k] for k in ("XDG_RUNTIME_DIR", "XDG_STATE_HOME") if k in env}
     env.update(
         {
             "NOMA_TEST_SERVER_SECRET": SERVER_SECRET,
@@ -232,14 +275,18 @@ def start_server(
         cwd=REPO,
         env=env,
     )
-    server = Server(proc, port, workspace)
+    server = Server(proc, port, workspace, user_env)
     deadline = time.monotonic() + 60
     while True:
         if proc.poll() is not None:
             raise AssertionError(f"server exited early with {proc.returncode}")
         try:
-            server.health()
-            return server
+            token = server.owner_token()  # made by the server before it listens
+            if token is not None:
+                server.client.headers["Authorization"] = f"Bearer {token}"
+                server.health()
+                return server
+            raise httpx.ConnectError("no token yet")
         except httpx.TransportError:
             if time.monotonic() > deadline:
                 proc.kill()
@@ -295,7 +342,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     ws = tmp_path_factory.mktemp("skills-ws")
     build_workspace(ws)
     # Session-scoped: set up before any test's own XDG dirs, so it brings its own.
-    srv = start_server(ws, config_home=tmp_path_factory.mktemp("skills-user-config"))
+    srv = start_server(
+        ws,
+        config_home=tmp_path_factory.mktemp("skills-user-config"),
+        user_home=tmp_path_factory.mktemp("skills-user"),
+    )
     try:
         yield srv
     finally:

@@ -199,7 +199,7 @@ def _no_secret_values(result: object) -> None:
 def test_created_skill_cannot_read_server_secrets_it_declares(server: Server) -> None:
     """An agent declares any variable in permissions.secrets: it gets none of them."""
     names = ["DEMO_TOKEN", "OTHER_TOKEN", "NOMA_TEST_SERVER_SECRET"]
-    server.result("create_skill", _action("user.evil.grab", "0.1.0", names))
+    server.as_caller("evil").result("create_skill", _action("user.evil.grab", "0.1.0", names))
     run = server.result("execute_skill", {"name": "user.evil.grab"})
     assert run["status"] == "completed", run
     assert run["output"] == dict.fromkeys(("DEMO_TOKEN", "OTHER_TOKEN", "NOMA_TEST_SERVER_SECRET"))
@@ -240,12 +240,13 @@ def test_created_skill_cannot_take_over_an_installed_name(server: Server) -> Non
 
 
 def test_a_pinned_grant_reaches_only_the_pinned_created_version(server: Server) -> None:
-    server.result("create_skill", _action("user.ops.tool", "0.1.0", ["OTHER_TOKEN"]))
+    ops = server.as_caller("ops")
+    ops.result("create_skill", _action("user.ops.tool", "0.1.0", ["OTHER_TOKEN"]))
     run = server.result("execute_skill", {"name": "user.ops.tool"})
     assert run["output"]["OTHER_TOKEN"] == OTHER_TOKEN  # the operator granted 0.1.0
-    # Another agent publishes a newer version under the same name: it gets nothing, and
-    # the unversioned call (which now resolves to it) leaks nothing.
-    server.result("create_skill", _action("user.ops.tool", "0.2.0", ["OTHER_TOKEN"]))
+    # A newer version published under the same name (only its owner may: see
+    # test_namespaces) gets nothing, and the unversioned call (now resolving to it) leaks nothing.
+    ops.result("create_skill", _action("user.ops.tool", "0.2.0", ["OTHER_TOKEN"]))
     run = server.result("execute_skill", {"name": "user.ops.tool"})
     assert run["output"] == dict.fromkeys(("DEMO_TOKEN", "OTHER_TOKEN", "NOMA_TEST_SERVER_SECRET"))
     _no_secret_values(run)
@@ -256,13 +257,14 @@ def test_created_names_outside_user_namespace_and_bad_file_names_are_refused(
 ) -> None:
     reply = server.rpc("create_skill", _action("team.tool", "0.1.0", []))
     assert reply["error"]["code"] == -32602 and "user." in reply["error"]["message"]
+    tester = server.as_caller("tester")
     params = _action("user.tester.longname", "0.1.0", [])
     params["files"].append({"path": "resources/" + "x" * 300, "content": "x"})
-    reply = server.rpc("create_skill", params)
+    reply = tester.rpc("create_skill", params)
     assert reply["error"]["code"] == -32602, reply
     params = _action("user.tester.clash", "0.1.0", [])
     params["files"].append({"path": "code", "content": "x"})
-    reply = server.rpc("create_skill", params)
+    reply = tester.rpc("create_skill", params)
     assert reply["error"]["code"] == -32602, reply
     assert not list(server.workspace.glob("**/user.tester.longname*"))
     server.assert_serving()
@@ -275,7 +277,7 @@ def test_network_permission_that_is_not_granted_is_noted(server: Server) -> None
     )
     params = _action("user.tester.net", "0.1.0", [], permissions={"network": ["https://x.io"]})
     params["files"] = [{"path": "code/main.py", "content": code}]
-    server.result("create_skill", params)
+    server.as_caller("tester").result("create_skill", params)
     run = server.result("execute_skill", {"name": "user.tester.net"})
     assert run["status"] == "failed"
     assert any("permissions.network" in n for n in run["notes"]), run

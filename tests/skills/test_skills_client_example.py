@@ -4,7 +4,9 @@ The code is taken byte for byte from the spec (shared/spec/skills-protocol-v0.1.
 executed as is. Its client posts to the spec's default endpoint ``localhost:8080``; the
 test gives it a ``requests`` module whose ``post`` sends that endpoint to the test server's
 free port (real ``requests`` when installed, else an httpx-backed stand-in with the same
-``post(url, json=...)`` / ``.json()`` surface), so nothing in the example is edited.
+``post(url, json=...)`` / ``.json()`` surface), so nothing in the example is edited. Every
+server asks for a token: the stand-in carries the owner's, and the script form finds it in a
+``.netrc`` (``NETRC``), as the real ``requests`` does for any client.
 """
 
 from __future__ import annotations
@@ -39,9 +41,10 @@ def requests_for(server: Server) -> types.ModuleType:
     def post(url: str, json: Any = None, **kwargs: Any) -> Any:
         assert url == SPEC_ENDPOINT, url
         target = f"{server.base}/rpc"
+        headers = {"Authorization": server.client.headers["Authorization"]}
         if real is not None:
-            return real.post(target, json=json, timeout=120, **kwargs)
-        return httpx.post(target, json=json, timeout=120)
+            return real.post(target, json=json, timeout=120, headers=headers, **kwargs)
+        return httpx.post(target, json=json, timeout=120, headers=headers)
 
     module.post = post  # type: ignore[attr-defined]
     return module
@@ -113,23 +116,44 @@ def test_spec_client_example_as_a_script_against_noma_skills_serve_on_8080(tmp_p
         ],
         env=env,
     )
+    from core.netauth.local_token import read_local_token
+
     try:
         deadline = time.monotonic() + 60
         while True:
+            token = read_local_token()  # the server makes it before it listens
             try:
-                if httpx.get("http://127.0.0.1:8080/healthz", timeout=2).status_code == 200:
+                if token is not None and (
+                    httpx.get(
+                        "http://127.0.0.1:8080/healthz",
+                        timeout=2,
+                        headers={"Authorization": f"Bearer {token}"},
+                    ).status_code
+                    == 200
+                ):
                     break
             except httpx.HTTPError:
                 pass
             assert server.poll() is None, "noma skills serve exited early"
             assert time.monotonic() < deadline, "noma skills serve did not come up"
             time.sleep(0.1)
-        result = subprocess.run(
+        netrc = tmp_path / "netrc"
+        netrc.write_text(f"machine localhost login noma password {token}\n")
+        netrc.chmod(0o600)
+        no_token = subprocess.run(
             [sys.executable, str(script)], capture_output=True, text=True, timeout=300
+        )
+        result = subprocess.run(
+            [sys.executable, str(script)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, "NETRC": str(netrc)},
         )
     finally:
         server.terminate()
         server.wait(timeout=30)
+    assert no_token.returncode != 0  # the unchanged example without the owner's token: 401
     assert result.returncode == 0, result.stderr
     assert "Success: Synced 1 leads (1 failed)." in result.stdout
     assert "Custom workflow result: {'synced': 4" in result.stdout

@@ -17,7 +17,8 @@ CALLS = 200
 
 async def _fire(server: Server) -> list[dict]:
     limits = httpx.Limits(max_connections=CALLS, max_keepalive_connections=CALLS)
-    async with httpx.AsyncClient(timeout=300, limits=limits) as client:
+    auth = {"Authorization": server.client.headers["Authorization"]}
+    async with httpx.AsyncClient(timeout=300, limits=limits, headers=auth) as client:
 
         async def one(i: int) -> dict:
             body = {

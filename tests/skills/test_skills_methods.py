@@ -191,7 +191,8 @@ def test_run_code_with_a_custom_entrypoint_and_timeout(server: Server) -> None:
 
 
 def test_create_skill_persists_and_runs(server: Server) -> None:
-    created = server.result(
+    tester = server.as_caller("tester")  # owns user.tester.*
+    created = tester.result(
         "create_skill",
         {
             "manifest": {
@@ -214,7 +215,7 @@ def test_create_skill_persists_and_runs(server: Server) -> None:
     created_dir = server.workspace / ".noma-workbench" / "created-skills"
     assert (created_dir / "user.tester.double@0.1.0" / "skill.toml").is_file()
     assert not (server.workspace / "skills" / "user.tester.double@0.1.0").exists()
-    again = server.rpc(
+    again = tester.rpc(
         "create_skill",
         {
             "manifest": {
@@ -256,8 +257,9 @@ def test_create_skill_rejects_escaping_paths_and_bad_manifests(server: Server) -
         },
         {"manifest": base, "skill_md": "", "files": []},  # entrypoint missing
     ]
+    tester = server.as_caller("tester")
     for params in cases:
-        reply = server.rpc("create_skill", params)
+        reply = tester.rpc("create_skill", params)
         assert reply["error"]["code"] == -32602, params
     assert not list(server.workspace.glob("**/user.tester.evil*"))
     assert not (server.workspace.parent / "evil.py").exists()
