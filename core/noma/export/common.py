@@ -33,6 +33,12 @@ LITERAL_DIRECTIVES = frozenset({"code", "code_cell", "output", "math", "query", 
 # Escape hatches (raw HTML, SVG, script): shown as inert source text in every format.
 ESCAPE_HATCHES = frozenset({"html", "svg", "script"})
 
+# Containers (sections and directives) a renderer descends into. Each level costs the
+# recursive renderers a few stack frames, and the parser nests directives as deep as the
+# colons go; a directive deeper than this is shown as its source text, never recursed into.
+MAX_RENDER_DEPTH = 48
+TOO_DEEP_NOTE = "Nested too deeply to render: shown as source text."
+
 _URL_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
 _IGNORED_IN_URL = re.compile(r"[\x00-\x20\x7f]")
 SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
@@ -200,6 +206,7 @@ def dataset_grid(node: Directive) -> Grid | None:
     (or ``data:``/``records:``) of lists or mappings, or a list of records. Columns come
     from ``columns=``, ``schema:``/``columns:`` or the record keys. None for another shape
     (shown as code)."""
+    from ..bounded import ContentRefused
     from ..frontmatter import load_yaml
 
     body = node.body
@@ -211,7 +218,9 @@ def dataset_grid(node: Directive) -> Grid | None:
         return _csv_grid(body, "\t" if fmt == "tsv" else ",", node)
     try:
         data: Any = load_yaml(body)
-    except Exception:  # any loader failure: not YAML/JSON (maybe CSV, else shown as code)
+    except ContentRefused:  # beyond the bounds (the validator says why): shown as code
+        return None
+    except Exception:  # any other loader failure: not YAML/JSON (maybe CSV, else code)
         data = None
     columns: list[str] = []
     rows_in: Any = None

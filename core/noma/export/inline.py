@@ -138,8 +138,9 @@ _RAW_HTML = re.compile(r"<(?=[A-Za-z/!?])")
 _AUTOLINK = re.compile(
     r"<([A-Za-z][A-Za-z0-9+.\-]{1,31}:[^\s<>]*|[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9.-]+)>"
 )
-# An inline link destination `](url` or `](<url>`.
-_DESTINATION = re.compile(r"\]\(\s*(<[^>\n]*>|[^\s()]*)")
+# An inline link destination `](url` or `](<url>` (CommonMark: no `<` inside the angle
+# brackets, which also keeps a line of `](<](<...` linear instead of quadratic).
+_DESTINATION = re.compile(r"\]\(\s*(<[^<>\n]*>|[^\s()]*)")
 # A link reference definition `[label]: url` at the start of a line.
 _REFERENCE_DEF = re.compile(r"^( {0,3})\[([^\]\n]+\]:[ \t]*)(<[^>\n]*>|\S*)", re.MULTILINE)
 

@@ -29,7 +29,9 @@ from ..nodes import (
 from .common import (
     ESCAPE_HATCHES,
     LITERAL_DIRECTIVES,
+    MAX_RENDER_DEPTH,
     REFERENCE_KEYS,
+    TOO_DEEP_NOTE,
     Context,
     Grid,
     dataset_grid,
@@ -126,6 +128,8 @@ def _attr_value(key: str, text: str, ctx: Context) -> str:
 
 def _directive_body(node: Directive, ctx: Context) -> str:
     name = node.name
+    if node.depth > MAX_RENDER_DEPTH:
+        return f"*{TOO_DEEP_NOTE}*\n\n" + fenced(node.body) if node.body.strip() else ""
     if name == "table":
         grid = directive_table(node)
         return grid_markdown(grid, ctx) if grid is not None else ""

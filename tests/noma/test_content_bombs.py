@@ -1,0 +1,190 @@
+"""Content bombs: small documents that cost the reader far more than their size.
+
+Each bomb is read by every surface that reads it (parse, validate, the three exports, the
+JSON render, a dataset patch op, the capability sidecar) in a child process with a
+generous timeout, so a regression fails here instead of hanging the suite. The product
+must bound each one itself: a coded finding or refusal, a bounded output, no traceback.
+No wall-clock asserts: the timeout only turns a hang into a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import REPO
+
+TIMEOUT = 120  # seconds: far beyond any bounded run on a loaded machine
+
+
+def _laughs(levels: int, *, records: bool = False) -> list[str]:
+    """YAML whose last anchor expands to 9**levels leaves ("billion laughs")."""
+    first = '{k: "lol"}' if records else '"lol"'
+    lines = ["a0: &a0 [" + ", ".join([first] * 9) + "]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, levels)]
+    return lines
+
+
+def _dataset(body: list[str], attrs: str = "") -> str:
+    return "# Bomb\n\n" + f'::dataset{{id="d"{attrs}}}\n' + "\n".join(body) + "\n::\n"
+
+
+def _deep(n: int) -> str:
+    return "[" * n + "]" * n
+
+
+BOMBS: dict[str, str] = {
+    # dataset bodies: aliases, depth, numbers
+    "dataset-laughs": _dataset([*_laughs(9), "rows: [*a8, *a8]"]),
+    "dataset-laughs-records": _dataset([*_laughs(8, records=True), "rows: *a7"]),
+    "dataset-laughs-schema": _dataset([*_laughs(9), "schema: *a8", "rows:", "  - [1]"]),
+    "dataset-self-alias": _dataset(["rows: &r [*r]"]),
+    "dataset-deep-yaml": _dataset(["rows:", "  - " + _deep(990)]),
+    "dataset-deep-block-yaml": _dataset(["rows:", *(("  " * k) + "- " for k in range(1, 400))]),
+    "dataset-deep-json": _dataset(["[", "  " + _deep(990), "]"]),
+    "dataset-deep-json-inline": _dataset(["[" + _deep(5000) + "]"]),
+    "dataset-bigint-yaml": _dataset(["schema:", "  a: " + "9" * 5000, "rows:", "  - [1]"]),
+    "dataset-bigint-row": _dataset(["schema:", "  a: number", "rows:", "  - [" + "9" * 5000 + "]"]),
+    "dataset-bigint-json": _dataset(["[", "  [" + "9" * 5000 + "]", "]"]),
+    # frontmatter
+    "frontmatter-deep": "---\nx: " + _deep(990) + "\n---\n\n# T\n",
+    "frontmatter-laughs": "---\n" + "\n".join(_laughs(9)) + "\n---\n\n# T\n",
+    "frontmatter-bigint": "---\nx: " + "9" * 5000 + "\n---\n\n# T\n",
+    # attributes and formulas
+    "attribute-bigint": '# T\n\n::claim{id="c" n=' + "9" * 5000 + "}\nx\n::\n",
+    "formula-power-tower": (
+        '# T\n\n::control{id="x" default=9}\n::\n\n'
+        '::computed_metric{id="m" formula="9^9^9^9^9^x"}\n::\n'
+    ),
+    "formula-deep-parens": '# T\n\n::computed_metric{id="m" formula="'
+    + "(" * 3000
+    + "1"
+    + ")" * 3000
+    + '"}\n::\n',
+    "plotly-deep-json": "# T\n\n::plotly\n" + _deep(100_000) + "\n::\n",
+    # the block parser and the renderers
+    "nested-directives": "# T\n\n"
+    + "".join(":" * (k + 2) + f'note{{id="n{k}"}}\n' for k in range(600))
+    + "x\n"
+    + "".join(":" * (k + 2) + "\n" for k in reversed(range(600))),
+    "nested-quotes": "# T\n\n" + "\n".join("> " * k + "q" for k in range(1, 2000)) + "\n",
+    "nested-list": "# T\n\n" + "\n".join("  " * k + "- i" for k in range(2000)) + "\n",
+    "nested-emphasis": "# T\n\n" + "*_" * 50_000 + "x" + "_*" * 50_000 + "\n",
+    "nested-brackets": "# T\n\n" + "[" * 100_000 + "x" + "](u)" * 1000 + "\n",
+    # inline regexes on one long line
+    "long-line-destinations": "# T\n\n" + "](<" * 200_000 + "\n",
+    "long-line-autolinks": "# T\n\n" + "<a" * 200_000 + "\n",
+    "long-line-backticks": "# T\n\n" + "".join("`" * k + "a" for k in range(1, 1500)) + "\n",
+    "long-line-wikilinks": "# T\n\n" + "[[" * 200_000 + "\n",
+    "huge-table": "# T\n\n| a | b |\n| --- | --- |\n" + "| `x` | <b> |\n" * 50_000,
+}
+
+# What each bomb must give: the codes a surface reports for it.
+DATASET_BOMBS = {name for name in BOMBS if name.startswith("dataset-")}
+FRONTMATTER_BOMBS = {name for name in BOMBS if name.startswith("frontmatter-")}
+
+_CHILD = r"""
+import json, sys
+from pathlib import Path
+from core.noma import parse
+from core.noma.export import export
+from core.noma.validate import validate
+from core.noma.patch import PatchError, apply_ops_to_text
+from core.noma.capabilities import load_descriptor
+
+path = Path(sys.argv[1])
+text = path.read_text(encoding="utf-8")
+out = {}
+doc = parse(text)
+out["notes"] = [[n.code, n.message] for n in doc.notes]
+out["diagnostics"] = [[d.code, d.message] for d in validate(doc, base_dir=path.parent)]
+for fmt in ("markdown", "html", "llm"):
+    out[fmt] = len(export(doc, fmt))
+try:
+    apply_ops_to_text(text, [{"op": "update_dataset_cell", "id": "d", "row": 0, "column": 0,
+                              "value": "9" * 5000}])
+    out["patch"] = "applied"
+except PatchError as exc:
+    out["patch"] = [exc.code, str(exc)]
+out["sidecar"] = load_descriptor(path).problems
+print(json.dumps(out))
+"""
+
+
+def _run(tmp_path: Path, name: str) -> dict[str, Any]:
+    path = tmp_path / f"{name}.noma"
+    path.write_text(BOMBS[name], encoding="utf-8")
+    # The same bytes as the document's capability sidecar: a workspace file read as YAML.
+    sidecar = BOMBS[name]
+    if name in FRONTMATTER_BOMBS:
+        sidecar = sidecar.split("\n---\n", 1)[0].removeprefix("---\n")
+    elif name in DATASET_BOMBS:
+        sidecar = sidecar.split("\n", 3)[3].rsplit("\n::", 1)[0]
+    (tmp_path / f"{name}.noma.capabilities.yml").write_text(sidecar, encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        cwd=REPO,
+    )
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-3000:]
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
+
+
+@pytest.mark.parametrize("name", sorted(BOMBS))
+def test_every_surface_bounds_the_bomb(tmp_path: Path, name: str) -> None:
+    out = _run(tmp_path, name)
+    size = len(BOMBS[name])
+    for fmt in ("markdown", "html", "llm"):
+        # No expansion: every output is within a small factor of the input.
+        assert out[fmt] <= 8 * size + 20_000, (fmt, out[fmt], size)
+    codes = {code for code, _message in out["diagnostics"]}
+    notes = {code for code, _message in out["notes"]}
+    if name in DATASET_BOMBS:
+        assert "dataset-body-unreadable" in codes, out["diagnostics"]
+        assert out["patch"][0] == "invalid_content", out["patch"]
+    if name in FRONTMATTER_BOMBS:
+        assert notes == {"frontmatter-invalid-yaml"}, out["notes"]
+    if name in DATASET_BOMBS | FRONTMATTER_BOMBS:
+        assert out["sidecar"] and out["sidecar"][0].startswith("not valid YAML"), out["sidecar"]
+
+
+def test_a_refused_dataset_body_says_which_bound() -> None:
+    from core.noma import parse
+    from core.noma.validate import validate
+
+    messages = {
+        name: [d.message for d in validate(parse(BOMBS[name])) if d.code.startswith("dataset-")]
+        for name in ("dataset-laughs", "dataset-deep-yaml", "dataset-bigint-yaml")
+    }
+    assert "values (YAML aliases)" in messages["dataset-laughs"][0]
+    assert "nests deeper than" in messages["dataset-deep-yaml"][0]
+    assert "4300" in messages["dataset-bigint-yaml"][0]
+
+
+def test_an_attribute_number_too_long_to_convert_stays_text() -> None:
+    from core.noma import parse
+
+    doc = parse(BOMBS["attribute-bigint"])
+    claim = doc.children[0].children[0]
+    assert claim.attrs["n"] == "9" * 5000
+
+
+def test_ordinary_datasets_are_not_refused() -> None:
+    """The bounds never refuse unaliased data: a 20,000-row dataset is read whole."""
+    from core.noma import parse
+    from core.noma.export import export
+    from core.noma.validate import validate
+
+    rows = [f"  - [r{k}, {k}, {k / 7:.3f}]" for k in range(20_000)]
+    text = _dataset(["schema:", "  a: string", "  b: integer", "  c: number", "rows:", *rows])
+    doc = parse(text)
+    assert not [d for d in validate(doc) if d.code == "dataset-body-unreadable"]
+    assert "<td>r19999</td>" in export(doc, "html")
