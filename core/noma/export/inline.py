@@ -167,10 +167,22 @@ def _markdown_text(text: str, ctx: Context) -> str:
             out.append(text[pos : auto.end()])
             pos = auto.end()
             continue
-        out.append(text[pos : match.start()] + "\\<")
+        before = text[pos : match.start()]
+        if _odd_backslashes(text, match.start()):
+            out.append(before + "<")  # the author's own escape: doubling it would undo it
+        else:
+            out.append(before + "\\<")
         pos = match.start() + 1
     out.append(text[pos:])
     return "".join(out)
+
+
+def _odd_backslashes(text: str, end: int) -> bool:
+    """Is ``text[end]`` escaped, i.e. preceded by an odd run of backslashes?"""
+    start = end
+    while start > 0 and text[start - 1] == "\\":
+        start -= 1
+    return (end - start) % 2 == 1
 
 
 def _checked_destination(match: re.Match[str]) -> str:
