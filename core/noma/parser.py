@@ -51,6 +51,10 @@ ORDERED = re.compile(r"(\d{1,9})\.[ \t]+(.*)\Z")
 SEPARATOR_CELL = re.compile(r"[ \t]*:?-{3,}:?[ \t]*\Z")
 
 _SPECIAL_START = frozenset("`:#-*_>|0123456789")
+# Open directives at once. Nesting costs only colons, and every reader of the tree (the
+# renderers, the AST's JSON, the exports) walks it recursively: a deeper opener is read as
+# text with a note (``directive-too-deep``), so no document outgrows the stack.
+MAX_DIRECTIVE_DEPTH = 64
 
 # Block kinds `_Parser.block_start` reports: indexes into `_Parser.run`'s builders.
 _CLOSE, _OPEN, _HEADING, _FENCE, _QUOTE, _TABLE, _BREAK, _BULLETS, _ORDERED = range(9)
@@ -222,6 +226,14 @@ class _Parser:
                 f"'{line.strip()}' closes no open directive; read as text.",
                 i + 1,
             )
+        elif OPENER.match(line) and len(self.directive_colons) >= MAX_DIRECTIVE_DEPTH:
+            self._note(
+                "error",
+                "directive-too-deep",
+                f"'{line.strip()}' would nest deeper than {MAX_DIRECTIVE_DEPTH} directives; "
+                "read as text.",
+                i + 1,
+            )
         elif OPENER.match(line):
             self._note(
                 "error",
@@ -261,7 +273,7 @@ class _Parser:
             m = OPENER.match(line)
             if m is not None:
                 colons = self.directive_colons
-                if not colons or len(m[1]) > colons[-1]:
+                if not colons or (len(m[1]) > colons[-1] and len(colons) < MAX_DIRECTIVE_DEPTH):
                     return (_OPEN, m)
             return None
         if c == "#":

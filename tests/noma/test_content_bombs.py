@@ -93,6 +93,7 @@ import json, sys
 from pathlib import Path
 from core.noma import parse
 from core.noma.export import export
+from core.noma.render import render_json, render_noma
 from core.noma.validate import validate
 from core.noma.patch import PatchError, apply_ops_to_text
 from core.noma.capabilities import load_descriptor
@@ -105,6 +106,8 @@ out["notes"] = [[n.code, n.message] for n in doc.notes]
 out["diagnostics"] = [[d.code, d.message] for d in validate(doc, base_dir=path.parent)]
 for fmt in ("markdown", "html", "llm"):
     out[fmt] = len(export(doc, fmt))
+out["json"] = len(render_json(doc))
+out["noma"] = len(render_noma(doc))
 try:
     apply_ops_to_text(text, [{"op": "update_dataset_cell", "id": "d", "row": 0, "column": 0,
                               "value": "9" * 5000}])
@@ -142,9 +145,11 @@ def _run(tmp_path: Path, name: str) -> dict[str, Any]:
 def test_every_surface_bounds_the_bomb(tmp_path: Path, name: str) -> None:
     out = _run(tmp_path, name)
     size = len(BOMBS[name])
-    for fmt in ("markdown", "html", "llm"):
+    for fmt in ("markdown", "html", "llm", "noma"):
         # No expansion: every output is within a small factor of the input.
         assert out[fmt] <= 8 * size + 20_000, (fmt, out[fmt], size)
+    # The AST repeats each directive's body at every level: at most 64 levels deep.
+    assert out["json"] <= 70 * size + 20_000, (out["json"], size)
     codes = {code for code, _message in out["diagnostics"]}
     notes = {code for code, _message in out["notes"]}
     if name in DATASET_BOMBS:
@@ -188,3 +193,16 @@ def test_ordinary_datasets_are_not_refused() -> None:
     doc = parse(text)
     assert not [d for d in validate(doc) if d.code == "dataset-body-unreadable"]
     assert "<td>r19999</td>" in export(doc, "html")
+
+
+def test_directives_nest_at_most_64_deep() -> None:
+    """Deeper openers are text with a note, so every recursive reader of the tree is safe."""
+    from core.noma import parse
+    from core.noma.nodes import Directive
+    from core.noma.parser import MAX_DIRECTIVE_DEPTH
+
+    doc = parse(BOMBS["nested-directives"])
+    deepest = max(n.depth for n, _parent in doc.walk() if isinstance(n, Directive))
+    assert deepest <= MAX_DIRECTIVE_DEPTH + 1  # the document's heading section is one level
+    codes = {n.code for n in doc.notes}
+    assert "directive-too-deep" in codes
