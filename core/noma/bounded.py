@@ -22,6 +22,7 @@ Refusals are `ContentRefused` (a ``ValueError``), whose message says which bound
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 MAX_NODES = 100_000
@@ -96,7 +97,7 @@ def load_yaml_bounded(text: str, loader: Any) -> Any:
     except RecursionError:
         raise ContentRefused(f"it nests deeper than {MAX_DEPTH} levels") from None
     except ValueError as exc:  # int() of a number past sys.int_max_str_digits, and kin
-        raise ContentRefused(f"a value cannot be read ({_first_line(exc)})") from None
+        raise ContentRefused(_value_problem(exc)) from None
     if "&" in text or _may_nest(text):  # no anchor, no alias: the tree is the text's size
         check_tree(value, node_budget(text))
     return value
@@ -114,8 +115,8 @@ def load_json_bounded(text: str) -> Any:
     except json.JSONDecodeError:
         raise
     except ValueError as exc:  # int() of a number past sys.int_max_str_digits
-        raise ContentRefused(f"a value cannot be read ({_first_line(exc)})") from None
-    if _may_nest(text):
+        raise ContentRefused(_value_problem(exc)) from None
+    if text.count("[") + text.count("{") >= MAX_DEPTH:  # JSON nests by brackets only
         check_tree(value, node_budget(text))
     return value
 
@@ -128,6 +129,9 @@ def _may_nest(text: str) -> bool:
     return marks + text.count(":") + text.count("?") >= MAX_DEPTH
 
 
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).split("\n", 1)[0]
-    return text[:120]
+def _value_problem(exc: ValueError) -> str:
+    """What a ``ValueError`` from inside a loader means, in one short clause."""
+    text = str(exc)
+    if "int_max_str_digits" in text or "Exceeds the limit" in text:
+        return f"a number has more than {sys.get_int_max_str_digits()} digits"
+    return "a value cannot be read (" + text.split("\n", 1)[0][:80] + ")"

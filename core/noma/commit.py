@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .bounded import load_json_bounded
 from .faults import fault
 from .storage import document_lock, real_path
 from .transcript import append_records, transcript_path
@@ -185,8 +186,8 @@ def _replace(target: Path, temp: Path, data: bytes) -> None:
 
 def _load_pending(raw: bytes) -> dict[str, Any] | None:
     try:
-        state = json.loads(raw.decode("utf-8", errors="surrogateescape"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        state = load_json_bounded(raw.decode("utf-8", errors="surrogateescape"))
+    except (UnicodeDecodeError, ValueError):  # ValueError: not JSON, or beyond the bounds
         return None
     if not isinstance(state, dict) or state.get("pending_version") != PENDING_VERSION:
         return None

@@ -171,7 +171,7 @@ def test_a_refused_dataset_body_says_which_bound() -> None:
     }
     assert "values (YAML aliases)" in messages["dataset-laughs"][0]
     assert "nests deeper than" in messages["dataset-deep-yaml"][0]
-    assert "4300" in messages["dataset-bigint-yaml"][0]
+    assert "more than 4300 digits" in messages["dataset-bigint-yaml"][0]
 
 
 def test_an_attribute_number_too_long_to_convert_stays_text() -> None:
@@ -206,3 +206,28 @@ def test_directives_nest_at_most_64_deep() -> None:
     assert deepest <= MAX_DIRECTIVE_DEPTH + 1  # the document's heading section is one level
     codes = {n.code for n in doc.notes}
     assert "directive-too-deep" in codes
+
+
+TRANSCRIPT_BOMBS = {
+    "bigint": '{"a": ' + "9" * 5000 + "}",
+    "deep-array": _deep(100_000),
+    "deep-record": '{"a":' + _deep(900) + "}",
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRANSCRIPT_BOMBS))
+def test_a_transcript_line_bomb_is_a_broken_line_not_a_traceback(tmp_path: Path, name: str) -> None:
+    doc = tmp_path / "t.noma"
+    doc.write_text("# T\n", encoding="utf-8")
+    patches = tmp_path / "t.noma.patches"
+    patches.write_text(TRANSCRIPT_BOMBS[name] + "\n", encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "core.cli", "transcript", "verify", str(patches)],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        cwd=REPO,
+    )
+    assert "Traceback" not in result.stderr, result.stderr[-3000:]
+    assert result.returncode == 1, (result.stdout, result.stderr)
+    assert "first broken line: 1" in result.stdout and "cannot be read" in result.stdout
