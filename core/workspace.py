@@ -9,10 +9,11 @@ that own them (``[gates]``/``[policy]`` by ``core.flow``); unknown keys are kept
 from __future__ import annotations
 
 import getpass
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .noma.bounded import load_toml_bounded
 
 CONFIG_NAME = "noma-workbench.toml"
 STATE_DIR = ".noma-workbench"
@@ -36,8 +37,9 @@ class Workspace:
         config: dict[str, Any] = {}
         if config_path.is_file():
             try:
-                config = tomllib.loads(config_path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+                config = load_toml_bounded(config_path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: not TOML,
+                # or beyond the bounds on structured text (`core.noma.bounded`)
                 raise WorkspaceError(f"{config_path}: {exc}") from exc
         return cls(path, config)
 

@@ -69,7 +69,7 @@ def check_tree(value: Any, budget: int = MAX_NODES, max_depth: int = MAX_DEPTH) 
             if key in path:
                 raise ContentRefused("a YAML anchor refers to itself")
             if depth >= max_depth:
-                raise ContentRefused(f"it nests deeper than {max_depth} levels")
+                raise ContentRefused(f"it is nested too deeply (more than {max_depth} levels)")
             path.add(key)
             exits.append(key)
             stack.append((None, -1))
@@ -95,7 +95,7 @@ def load_yaml_bounded(text: str, loader: Any) -> Any:
     try:
         value = yaml.load(text, Loader=loader)
     except RecursionError:
-        raise ContentRefused(f"it nests deeper than {MAX_DEPTH} levels") from None
+        raise ContentRefused(f"it is nested too deeply (more than {MAX_DEPTH} levels)") from None
     except ValueError as exc:  # int() of a number past sys.int_max_str_digits, and kin
         raise ContentRefused(_value_problem(exc)) from None
     if "&" in text or _may_nest(text):  # no anchor, no alias: the tree is the text's size
@@ -111,7 +111,7 @@ def load_json_bounded(text: str) -> Any:
     try:
         value = json.loads(text)
     except RecursionError:
-        raise ContentRefused(f"it nests deeper than {MAX_DEPTH} levels") from None
+        raise ContentRefused(f"it is nested too deeply (more than {MAX_DEPTH} levels)") from None
     except json.JSONDecodeError:
         raise
     except ValueError as exc:  # int() of a number past sys.int_max_str_digits
@@ -135,3 +135,25 @@ def _value_problem(exc: ValueError) -> str:
     if "int_max_str_digits" in text or "Exceeds the limit" in text:
         return f"a number has more than {sys.get_int_max_str_digits()} digits"
     return "a value cannot be read (" + text.split("\n", 1)[0][:80] + ")"
+
+
+def load_toml_bounded(text: str) -> dict[str, Any]:
+    """``tomllib.loads(text)`` within the bounds. TOML has no aliases, but ``tomllib``
+    recurses per nested array or table (``RecursionError``) and converts integers with
+    ``int()``; both become `ContentRefused`. Raises ``tomllib.TOMLDecodeError`` (also a
+    ``ValueError``) for text that is not TOML."""
+    import tomllib
+
+    if len(text) > MAX_TEXT_CHARS:
+        raise ContentRefused(f"it is longer than {MAX_TEXT_CHARS} characters")
+    try:
+        value = tomllib.loads(text)
+    except RecursionError:
+        raise ContentRefused(f"it is nested too deeply (more than {MAX_DEPTH} levels)") from None
+    except tomllib.TOMLDecodeError:
+        raise
+    except ValueError as exc:
+        raise ContentRefused(_value_problem(exc)) from None
+    if text.count("[") + text.count("{") >= MAX_DEPTH:
+        check_tree(value, node_budget(text))
+    return value

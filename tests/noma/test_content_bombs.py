@@ -170,7 +170,7 @@ def test_a_refused_dataset_body_says_which_bound() -> None:
         for name in ("dataset-laughs", "dataset-deep-yaml", "dataset-bigint-yaml")
     }
     assert "values (YAML aliases)" in messages["dataset-laughs"][0]
-    assert "nests deeper than" in messages["dataset-deep-yaml"][0]
+    assert "nested too deeply" in messages["dataset-deep-yaml"][0]
     assert "more than 4300 digits" in messages["dataset-bigint-yaml"][0]
 
 
@@ -231,3 +231,80 @@ def test_a_transcript_line_bomb_is_a_broken_line_not_a_traceback(tmp_path: Path,
     assert "Traceback" not in result.stderr, result.stderr[-3000:]
     assert result.returncode == 1, (result.stdout, result.stderr)
     assert "first broken line: 1" in result.stdout and "cannot be read" in result.stdout
+
+
+# Other workspace files read as structured data: flow bundles, skill manifests (skill.toml
+# and SKILL.md frontmatter) and the workspace's own noma-workbench.toml.
+_YAML_BOMBS = {
+    "laughs": "\n".join(_laughs(9)) + "\nflow: *a8\nsteps: *a8\n",
+    "bigint": "flow: " + "9" * 5000 + "\nsteps: []\n",
+    "deep": "flow: " + _deep(990) + "\nsteps: []\n",
+}
+_TOML_BOMBS = {
+    "bigint": "a = " + "9" * 5000 + "\n",
+    "deep-array": "a = " + _deep(5000) + "\n",
+    "deep-table": "a = " + "{b = " * 3000 + "1" + "}" * 3000 + "\n",
+}
+
+_FILES_CHILD = r"""
+import json, sys
+from pathlib import Path
+from core.flow.bundle import BundleError, parse_bundle_text
+from core.skills_runtime.manifest import ManifestError, parse_manifest, split_frontmatter
+from core.workspace import Workspace, WorkspaceError
+
+kind, text = sys.argv[1], Path(sys.argv[2]).read_text(encoding="utf-8")
+if kind == "bundle":
+    try:
+        parse_bundle_text(text)
+        out = "parsed"
+    except BundleError as exc:
+        out = "refused: " + str(exc)
+elif kind == "skill-md":
+    data, body = split_frontmatter("---\n" + text + "---\nbody\n")
+    out = "frontmatter: " + json.dumps(data)[:200]
+elif kind == "skill-toml":
+    try:
+        parse_manifest(text)
+        out = "parsed"
+    except ManifestError as exc:
+        out = "refused: " + str(exc)
+else:
+    folder = Path(sys.argv[2]).parent
+    try:
+        Workspace.open(folder)
+        out = "opened"
+    except WorkspaceError as exc:
+        out = "refused: " + str(exc)
+print(out)
+"""
+
+
+def _read_file(tmp_path: Path, kind: str, text: str) -> str:
+    path = tmp_path / "noma-workbench.toml"
+    path.write_text(text, encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-c", _FILES_CHILD, kind, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        cwd=REPO,
+    )
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-3000:]
+    return result.stdout.strip()
+
+
+@pytest.mark.parametrize("name", sorted(_YAML_BOMBS))
+def test_a_flow_bundle_bomb_is_refused(tmp_path: Path, name: str) -> None:
+    assert _read_file(tmp_path, "bundle", _YAML_BOMBS[name]).startswith("refused: ")
+
+
+@pytest.mark.parametrize("name", sorted(_YAML_BOMBS))
+def test_a_skill_md_frontmatter_bomb_is_ignored(tmp_path: Path, name: str) -> None:
+    assert _read_file(tmp_path, "skill-md", _YAML_BOMBS[name]) == "frontmatter: {}"
+
+
+@pytest.mark.parametrize("name", sorted(_TOML_BOMBS))
+def test_a_toml_bomb_is_refused(tmp_path: Path, name: str) -> None:
+    assert _read_file(tmp_path, "skill-toml", _TOML_BOMBS[name]).startswith("refused: ")
+    assert _read_file(tmp_path, "workspace", _TOML_BOMBS[name]).startswith("refused: ")

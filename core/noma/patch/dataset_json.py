@@ -265,7 +265,7 @@ class InlineJsonBody(DatasetBody):
                 raise unsupported(self.ident, f"row {len(rows)} cannot be read: {exc}") from None
             except RecursionError:
                 raise unsupported(
-                    self.ident, f"row {len(rows)} cannot be read: it nests too deeply"
+                    self.ident, f"row {len(rows)} cannot be read: it is nested too deeply"
                 ) from None
             except json.JSONDecodeError:
                 value, end = None, pos

@@ -175,7 +175,7 @@ def _dataset(state: OpState, ident: str) -> Dataset:
     try:
         shape = _shape(state, node, ident)
     except (ContentRefused, RecursionError) as exc:  # each shape refuses its own; a backstop
-        why = str(exc) if isinstance(exc, ContentRefused) else "it nests too deeply"
+        why = str(exc) if isinstance(exc, ContentRefused) else "it is nested too deeply"
         raise unsupported(ident, f"the body cannot be read: {why}") from None
     return Dataset(state, node, shape)
 

@@ -155,7 +155,7 @@ def body_refusal(d: Directive) -> str | None:
         return str(exc)
     except yaml.YAMLError as exc:
         if "maximum nesting depth" in str(exc):  # libyaml's own bound, deeper than ours
-            return f"it nests deeper than {MAX_DEPTH} levels"
+            return f"it is nested too deeply (more than {MAX_DEPTH} levels)"
     if fmt == "json" or text.lstrip()[:1] in ("[", "{"):
         try:
             load_json_bounded(text)
