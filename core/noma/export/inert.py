@@ -31,8 +31,6 @@ from .common import safe_url
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 # The exporter's own anchors are the only raw HTML it writes.
 _ANCHOR = re.compile(r'<a id="[^"<>]*"></a>|<a id="[^"<>]*">|</a>')
-_LINK_MARKS = ("<", "](", "]:")
-_FENCE_MARKS = ("```", "~~~")
 
 
 class _EveryLink(MarkdownIt):
@@ -47,12 +45,19 @@ def _reader() -> MarkdownIt:
     return _EveryLink("commonmark", {"html": True}).enable(["table", "strikethrough"])
 
 
-def may_disagree(source: str, markdown: str) -> bool:
-    """Could a reader see ``markdown`` (written from ``source``) differently from the
-    exporter? Only then is it worth reading back."""
-    if "`" in source and any(mark in markdown for mark in _LINK_MARKS):
-        return True
-    return any(mark in markdown for mark in _FENCE_MARKS)
+def needs_literal(source: str, markdown: str) -> bool:
+    """Must ``markdown`` (written from ``source``) be replaced by the literal form? Only
+    when a reader could see it differently from the exporter and, read back, it is active.
+
+    The first test is plain ``in`` checks, no loop or call: it runs once per exported block,
+    and an ordinary block stops there.
+    """
+    if "```" not in markdown and "~~~" not in markdown:
+        if "`" not in source:
+            return False
+        if "<" not in markdown and "](" not in markdown and "]:" not in markdown:
+            return False
+    return not is_inert(markdown)
 
 
 def is_inert(markdown: str) -> bool:
@@ -87,11 +92,3 @@ def literal_markdown(text: str) -> str:
     """``text`` shown exactly as written, as Markdown no reader turns into markup: each
     line stripped of its indentation and every ASCII punctuation backslash-escaped."""
     return "\n".join(_PUNCTUATION.sub(r"\\\1", line.strip()) for line in text.split("\n"))
-
-
-def checked(source: str, markdown: str, literal: str | None = None) -> str:
-    """``markdown`` when it is inert or cannot disagree; else the literal form of
-    ``source`` (or ``literal``, already written by the caller)."""
-    if not may_disagree(source, markdown) or is_inert(markdown):
-        return markdown
-    return literal if literal is not None else literal_markdown(source)

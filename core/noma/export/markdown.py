@@ -41,7 +41,7 @@ from .common import (
     shown_attrs,
     value_text,
 )
-from .inert import checked, is_inert, literal_markdown
+from .inert import is_inert, literal_markdown, needs_literal
 from .inline import anchor, escape_markdown, inline_markdown
 
 _BACKTICK_RUN = re.compile(r"`+")
@@ -61,9 +61,12 @@ def render_markdown(doc: Document) -> str:
 
 def _block(node: Node, ctx: Context) -> str:
     if isinstance(node, Paragraph):
-        return checked(node.content, stays_paragraph(inline_markdown(node.content, ctx)))
+        text = stays_paragraph(inline_markdown(node.content, ctx))
+        return literal_markdown(node.content) if needs_literal(node.content, text) else text
     if isinstance(node, Section):
-        title = checked(node.title, inline_markdown(node.title, ctx))
+        title = inline_markdown(node.title, ctx)
+        if needs_literal(node.title, title):
+            title = literal_markdown(node.title)
         if title.endswith("#"):
             title = title[:-1] + "\\#"  # a trailing `#` run would be read as a closing sequence
         head = "#" * node.level + " " + _anchor_tag(node.id) + title
@@ -80,7 +83,9 @@ def _block(node: Node, ctx: Context) -> str:
         )
     if isinstance(node, Quote):
         quoted = _quoted(stays_paragraph(inline_markdown(node.content, ctx)))
-        return checked(node.content, quoted, _quoted(literal_markdown(node.content)))
+        if needs_literal(node.content, quoted):
+            return _quoted(literal_markdown(node.content))
+        return quoted
     if isinstance(node, Table):
         return grid_markdown(Grid(node.header, node.align, node.rows), ctx)
     if isinstance(node, ThematicBreak):
@@ -92,7 +97,7 @@ def _block(node: Node, ctx: Context) -> str:
 
 def _item(marker: str, content: str, ctx: Context) -> str:
     text = marker + inline_markdown(content, ctx)
-    return checked(content, text, marker + literal_markdown(content))
+    return marker + literal_markdown(content) if needs_literal(content, text) else text
 
 
 # Frontmatter is passed through as written (YAML, which Markdown readers either parse or
@@ -114,7 +119,7 @@ def stays_paragraph(text: str) -> str:
     indented by four (indented code), a ``===``/``---`` line (setext underline), ``~~~``
     or three backticks Noma does not read as a fence (a fence to Markdown), ``+ x`` or
     ``1) x`` (list items) and ``| a |`` rows (a GFM table). What else could read
-    differently is checked by `inert.checked`.
+    differently is caught by `inert.needs_literal`.
     """
     lines = text.split("\n")
     lines[0] = lines[0].lstrip(" \t")
@@ -198,7 +203,9 @@ def grid_markdown(grid: Grid, ctx: Context) -> str:
             return escape_markdown(text)
         # Noma keeps `|` inside code spans in one cell; GFM splits there unless escaped.
         shown = _UNESCAPED_PIPE.sub(r"\\|", inline_markdown(text, ctx)).replace("\n", " ")
-        return checked(text, shown, literal_markdown(text).replace("\n", " "))
+        if needs_literal(text, shown):
+            return literal_markdown(text).replace("\n", " ")
+        return shown
 
     width = max(len(grid.header), 1)
     seps = []
