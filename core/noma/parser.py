@@ -17,6 +17,7 @@ from types import ModuleType
 from typing import Any
 
 from .attrs import GROUP_BODY, read_attrs, split_trailing_group
+from .backtick_runs import paired_runs
 from .diagnostics import Diagnostic
 from .frontmatter import load_frontmatter
 from .ids import assign_ids
@@ -101,23 +102,9 @@ def parse_source(source: Source, *, chapter: str | None = None) -> Document:
 def code_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) offsets of closed inline code spans: a run of N backticks up to the
     next run of exactly N (CommonMark). An unmatched run is literal text, so a lone
-    backtick in a table cell never swallows the separators after it."""
-    spans: list[tuple[int, int]] = []
-    runs = list(_BACKTICKS.finditer(text))
-    i = 0
-    while i < len(runs):
-        opener = runs[i]
-        width = len(opener.group(0))
-        for j in range(i + 1, len(runs)):
-            if len(runs[j].group(0)) == width:
-                spans.append((opener.start(), runs[j].end()))
-                i = j
-                break
-        i += 1
-    return spans
-
-
-_BACKTICKS = re.compile(r"`+")
+    backtick in a table cell never swallows the separators after it. Linear in the runs
+    (`backtick_runs`): a row of many unmatched widths cannot stall the parser."""
+    return paired_runs(text)
 
 
 def split_table_row(line: str) -> list[str]:

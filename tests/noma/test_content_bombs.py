@@ -38,6 +38,9 @@ def _deep(n: int) -> str:
     return "[" * n + "]" * n
 
 
+_WIDTHS = "".join("`" * k + "a" for k in range(2, 1000)) + "`a" * 50_000
+
+
 BOMBS: dict[str, str] = {
     # dataset bodies: aliases, depth, numbers
     "dataset-laughs": _dataset([*_laughs(9), "rows: [*a8, *a8]"]),
@@ -81,6 +84,12 @@ BOMBS: dict[str, str] = {
     "long-line-autolinks": "# T\n\n" + "<a" * 200_000 + "\n",
     "long-line-backticks": "# T\n\n" + "".join("`" * k + "a" for k in range(1, 1500)) + "\n",
     "long-line-wikilinks": "# T\n\n" + "[[" * 200_000 + "\n",
+    # backtick runs of many unmatched widths, then single backticks: pairing each opener
+    # by scanning the later runs was runs x runs (in a paragraph and in a table row)
+    "unmatched-widths": "# T\n\n" + _WIDTHS + "\n",
+    "unmatched-widths-table": "# T\n\n| a | b |\n| --- | --- |\n| " + _WIDTHS + " | x |\n",
+    # a long run then no match: the validator's code-span pattern backtracked N x N x len
+    "backtick-run-wikilink": "# T\n\n" + "`" * 30_000 + "a" * 30_000 + " [[x]]\n",
     "huge-table": "# T\n\n| a | b |\n| --- | --- |\n" + "| `x` | <b> |\n" * 50_000,
 }
 
@@ -308,3 +317,32 @@ def test_a_skill_md_frontmatter_bomb_is_ignored(tmp_path: Path, name: str) -> No
 def test_a_toml_bomb_is_refused(tmp_path: Path, name: str) -> None:
     assert _read_file(tmp_path, "skill-toml", _TOML_BOMBS[name]).startswith("refused: ")
     assert _read_file(tmp_path, "workspace", _TOML_BOMBS[name]).startswith("refused: ")
+
+
+_TABLE_CELL_CHILD = r"""
+from core.noma.patch import PatchError, apply_ops_to_text
+
+text = '::table{id="t" header}\na | b\n1 | 2\n::\n'
+value = "`a`|" * 100_000
+try:
+    out = apply_ops_to_text(
+        text, [{"op": "update_table_cell", "id": "t", "row": 0, "column": 0, "value": value}]
+    )
+    print("applied", out.count("`a`|"))
+except PatchError as exc:
+    print("refused", exc.code)
+"""
+
+
+def test_a_table_cell_of_many_code_spans_is_escaped_in_one_pass() -> None:
+    """100,000 code spans with a pipe after each: checking every pipe against every span
+    was spans x characters."""
+    result = subprocess.run(
+        [sys.executable, "-c", _TABLE_CELL_CHILD],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        cwd=REPO,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.split()[0] in ("applied", "refused"), result.stdout
