@@ -38,7 +38,7 @@ def _deep(n: int) -> str:
     return "[" * n + "]" * n
 
 
-_WIDTHS = "".join("`" * k + "a" for k in range(2, 1000)) + "`a" * 50_000
+_WIDTHS = "".join("`" * k + "a" for k in range(2, 1400)) + "`a" * 100_000
 
 
 BOMBS: dict[str, str] = {

@@ -80,12 +80,14 @@ ALPHABET = st.sampled_from(
     ["`", "``", "```", "~", "~~~", "<", ">", "&", '"', "'", "\n", "\n\n", " ", "    ", "\t",
      "\\", "#", "-", "*", "_", "|", "[", "]", "(", ")", ":", "!", "=", "1.", "a", "b",
      "img", "script", "<img src=x onerror=alert(1)>", "<script>", "javascript:alert(1)",
-     "::note{id=\"n\"}\n", "\n::\n", "---\n", "[[n]]", "<a href=x>", "&lt;", "```js\n"]
+     "::note{id=\"n\"}\n", "\n::\n", "---\n", "[[n]]", "<a href=x>", "&lt;", "```js\n",
+     "\n- ", "\n> ", "\n1. ", "](", "]: ", "<http://a>", "\n| a | `b` |\n| --- | --- |\n| ",
+     "::table{id=\"t\" header}\n", "::dataset{id=\"d\"}\nrows:\n  - [", "---\ntitle: "]
 )  # fmt: skip
 
 
 @settings(
-    max_examples=400,
+    max_examples=1000,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],
