@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import getpass
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .noma.boundary import STATE_DIR_REFUSED, BoundaryError, owned_directory, state_file
+from .noma.bounded import load_toml_bounded
 from .trust import COVERED, TrustStatus, TrustStore
 
 CONFIG_NAME = "noma-workbench.toml"
@@ -79,8 +79,9 @@ class Workspace:
         config: dict[str, Any] = {}
         if config_path.is_file():
             try:
-                config = tomllib.loads(config_path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+                config = load_toml_bounded(config_path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: not TOML,
+                # or beyond the bounds on structured text (`core.noma.bounded`)
                 raise WorkspaceError(f"{config_path}: {exc}") from exc
         return cls(path, config, TrustStore().status(path, config))
 

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from ..noma.bounded import ContentRefused, check_tree, load_yaml_bounded, node_budget
 from .errors import Problem
 from .ids import STEP_ID
 from .models import ANATOMY, FlowBundle
@@ -98,17 +99,22 @@ def parse_bundle_text(text: str, *, json_form: bool = False) -> FlowBundle:
     try:
         if json_form:
             data = json.loads(text, object_pairs_hook=_json_object)
+            check_tree(data, node_budget(text))
         else:
-            data = yaml.load(text, Loader=_Loader)
+            data = load_yaml_bounded(text, _Loader)
     except DuplicateKey as exc:
         raise BundleError([Problem("", str(exc))]) from None
     except RecursionError:
         raise BundleError([Problem("", "nested too deeply")]) from None
+    except ContentRefused as exc:
+        raise BundleError([Problem("", f"cannot be read: {exc}")]) from None
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else getattr(exc, "lineno", None)
         kind = "JSON" if json_form else "YAML"
         raise BundleError([Problem("", f"not valid {kind} (line {line})")]) from None
+    except ValueError as exc:  # a number past sys.int_max_str_digits in the JSON form
+        raise BundleError([Problem("", f"cannot be read: {exc}")]) from None
     return parse_bundle(data)
 
 

@@ -23,6 +23,11 @@ _TRAILING_GROUP = re.compile(r"\{(" + GROUP_BODY + r")\}[ \t\r]*\Z")
 RAW_KEYS = frozenset({"id"})
 
 
+# A longer digit string stays text: ``int()`` refuses it (``sys.int_max_str_digits``), and
+# no attribute needs one (the same bound as `core.noma.bounded.MAX_NUMBER_CHARS`).
+MAX_NUMBER_CHARS = 4300
+
+
 def coerce(value: str) -> AttrValue:
     """``"true"``/``"false"`` to bool, ``-?digits[.digits]`` to a number, else the string."""
     first = value[:1]
@@ -32,7 +37,7 @@ def coerce(value: str) -> AttrValue:
         if value == "false":
             return False
         return value
-    if _NUMBER.match(value):
+    if len(value) <= MAX_NUMBER_CHARS and _NUMBER.match(value):
         if "." in value:
             number = float(value)
             return int(number) if number.is_integer() and abs(number) < 2**53 else number

@@ -23,7 +23,7 @@ class BookError(Exception):
 def load_book(manifest: Path) -> list[tuple[Path, Document]]:
     try:
         data = load_yaml(manifest.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, ValueError) as exc:
         raise BookError(f"{manifest}: cannot read book manifest ({exc})") from exc
     chapters = data.get("chapters") if isinstance(data, dict) else None
     if not isinstance(chapters, list) or not chapters:

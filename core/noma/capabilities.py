@@ -65,7 +65,7 @@ def load_descriptor(doc_path: str | Path) -> Descriptor:
         return Descriptor(path, exists=True, problems=[f"cannot read the sidecar: {exc}"])
     try:
         data = load_yaml(text)
-    except yaml.YAMLError as exc:
+    except (yaml.YAMLError, ValueError) as exc:  # ValueError: beyond `bounded`'s bounds
         return Descriptor(path, exists=True, problems=[f"not valid YAML: {exc}"])
     problems = validate_descriptor(data)
     return Descriptor(path, True, data if isinstance(data, dict) else {}, problems)

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from .boundary import BoundaryError, Folder, Place, place
+from .bounded import load_json_bounded
 from .faults import fault
 from .pending_key import sign, verify
 from .transcript import append_records, chain_bytes, last_line_before
@@ -247,8 +248,8 @@ def _load_pending(raw: bytes, identity: str) -> tuple[dict[str, Any] | None, str
     if not verify(body, identity, text_tag):
         return None, "its signature does not match this user's key and this document"
     try:
-        state = json.loads(body.decode("utf-8", errors="surrogateescape"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        state = load_json_bounded(body.decode("utf-8", errors="surrogateescape"))
+    except (UnicodeDecodeError, ValueError):  # ValueError: not JSON, or beyond the bounds
         return None, "it is not readable"
     if not isinstance(state, dict) or state.get("pending_version") != PENDING_VERSION:
         return None, "unknown pending_version"

@@ -9,6 +9,8 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+from .bounded import MAX_NODES, ContentRefused, load_yaml_bounded
+
 
 @cache
 def _loader() -> Any:
@@ -32,10 +34,12 @@ def _loader() -> Any:
 
 
 def load_yaml(text: str) -> Any:
-    """Parse YAML with the document-safe loader; raises ``yaml.YAMLError`` on bad input."""
-    import yaml
+    """Parse YAML with the document-safe loader, within `bounded`'s bounds.
 
-    return yaml.load(text, Loader=_loader())
+    Raises ``yaml.YAMLError`` on text that is not YAML and `ContentRefused` (a
+    ``ValueError``) on YAML too costly to read: callers catch both.
+    """
+    return load_yaml_bounded(text, _loader())
 
 
 def load_frontmatter(raw: str) -> tuple[dict[str, Any], tuple[str, str, str] | None]:
@@ -48,6 +52,8 @@ def load_frontmatter(raw: str) -> tuple[dict[str, Any], tuple[str, str, str] | N
         mark = getattr(exc, "problem_mark", None)
         where = f" (frontmatter line {mark.line + 1})" if mark is not None else ""
         return {}, ("error", "frontmatter-invalid-yaml", f"Frontmatter is not valid YAML{where}.")
+    except ContentRefused as exc:
+        return {}, ("error", "frontmatter-invalid-yaml", f"Frontmatter cannot be used: {exc}.")
     except (ValueError, RecursionError):
         return {}, ("error", "frontmatter-invalid-yaml", "Frontmatter is not valid YAML.")
     if data is None:
@@ -66,8 +72,8 @@ def load_frontmatter(raw: str) -> tuple[dict[str, Any], tuple[str, str, str] | N
 
 
 # Aliases can make a small text expand enormously ("billion laughs") or refer to itself;
-# both are refused rather than expanded.
-MAX_NODES = 100_000
+# both are refused rather than expanded (`load_yaml` checks first; this copy keeps its
+# own count so the frontmatter stays within MAX_NODES whatever its length).
 
 
 class _Unreadable(Exception):

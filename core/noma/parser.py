@@ -17,6 +17,7 @@ from types import ModuleType
 from typing import Any
 
 from .attrs import GROUP_BODY, read_attrs, split_trailing_group
+from .backtick_runs import paired_runs
 from .diagnostics import Diagnostic
 from .frontmatter import load_frontmatter
 from .ids import assign_ids
@@ -51,6 +52,10 @@ ORDERED = re.compile(r"(\d{1,9})\.[ \t]+(.*)\Z")
 SEPARATOR_CELL = re.compile(r"[ \t]*:?-{3,}:?[ \t]*\Z")
 
 _SPECIAL_START = frozenset("`:#-*_>|0123456789")
+# Open directives at once. Nesting costs only colons, and every reader of the tree (the
+# renderers, the AST's JSON, the exports) walks it recursively: a deeper opener is read as
+# text with a note (``directive-too-deep``), so no document outgrows the stack.
+MAX_DIRECTIVE_DEPTH = 64
 
 # Block kinds `_Parser.block_start` reports: indexes into `_Parser.run`'s builders.
 _CLOSE, _OPEN, _HEADING, _FENCE, _QUOTE, _TABLE, _BREAK, _BULLETS, _ORDERED = range(9)
@@ -97,23 +102,9 @@ def parse_source(source: Source, *, chapter: str | None = None) -> Document:
 def code_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) offsets of closed inline code spans: a run of N backticks up to the
     next run of exactly N (CommonMark). An unmatched run is literal text, so a lone
-    backtick in a table cell never swallows the separators after it."""
-    spans: list[tuple[int, int]] = []
-    runs = list(_BACKTICKS.finditer(text))
-    i = 0
-    while i < len(runs):
-        opener = runs[i]
-        width = len(opener.group(0))
-        for j in range(i + 1, len(runs)):
-            if len(runs[j].group(0)) == width:
-                spans.append((opener.start(), runs[j].end()))
-                i = j
-                break
-        i += 1
-    return spans
-
-
-_BACKTICKS = re.compile(r"`+")
+    backtick in a table cell never swallows the separators after it. Linear in the runs
+    (`backtick_runs`): a row of many unmatched widths cannot stall the parser."""
+    return paired_runs(text)
 
 
 def split_table_row(line: str) -> list[str]:
@@ -222,6 +213,14 @@ class _Parser:
                 f"'{line.strip()}' closes no open directive; read as text.",
                 i + 1,
             )
+        elif OPENER.match(line) and len(self.directive_colons) >= MAX_DIRECTIVE_DEPTH:
+            self._note(
+                "error",
+                "directive-too-deep",
+                f"'{line.strip()}' would nest deeper than {MAX_DIRECTIVE_DEPTH} directives; "
+                "read as text.",
+                i + 1,
+            )
         elif OPENER.match(line):
             self._note(
                 "error",
@@ -261,7 +260,7 @@ class _Parser:
             m = OPENER.match(line)
             if m is not None:
                 colons = self.directive_colons
-                if not colons or len(m[1]) > colons[-1]:
+                if not colons or (len(m[1]) > colons[-1] and len(colons) < MAX_DIRECTIVE_DEPTH):
                     return (_OPEN, m)
             return None
         if c == "#":

@@ -19,6 +19,7 @@ from typing import Any
 
 from .. import __version__
 from .boundary import Folder
+from .bounded import ContentRefused, load_json_bounded
 from .diagnostics import SEVERITY_RANK
 from .faults import fault
 
@@ -178,7 +179,10 @@ def parse_lines(data: bytes) -> list[TranscriptLine]:
             out.append(TranscriptLine(number, raw, None, "blank line"))
             continue
         try:
-            record = json.loads(raw.decode("utf-8"))
+            record = load_json_bounded(raw.decode("utf-8"))
+        except ContentRefused as exc:  # too deep, or a number too long to convert
+            out.append(TranscriptLine(number, raw, None, f"cannot be read ({exc})"))
+            continue
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             out.append(TranscriptLine(number, raw, None, f"not valid JSON ({exc})"))
             continue

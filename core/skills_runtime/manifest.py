@@ -15,6 +15,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from core.noma.bounded import ContentRefused, load_toml_bounded, load_yaml_bounded
 from core.skills_runtime.names import is_secret_name, is_skill_name, is_version
 
 MAX_NAME_BYTES = 255  # one file or directory name (the usual filesystem limit)
@@ -163,7 +164,9 @@ def validate_manifest(data: dict[str, Any]) -> SkillManifest:
 def parse_manifest(text: str) -> tuple[SkillManifest, dict[str, Any]]:
     """Parse skill.toml text into the validated model and its JSON-safe raw form."""
     try:
-        data = tomllib.loads(text)
+        data = load_toml_bounded(text)
+    except ContentRefused as exc:
+        raise ManifestError(f"skill.toml cannot be read: {exc}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ManifestError(f"skill.toml is not valid TOML: {exc}") from exc
     raw = json_safe(data)
@@ -184,8 +187,8 @@ def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
             head = "".join(lines[1:i])
             body = "".join(lines[i + 1 :])
             try:
-                data = yaml.safe_load(head)
-            except yaml.YAMLError:
+                data = load_yaml_bounded(head, yaml.SafeLoader)
+            except (yaml.YAMLError, ValueError):  # ValueError: beyond the bounds
                 return {}, body
             return (json_safe(data) if isinstance(data, dict) else {}), body
     return {}, text

@@ -34,6 +34,7 @@ DATASET = '::dataset{id="d"}\nschema:\n  year: integer\n::\n\n'
 ADDITIVE = frozenset(
     {
         "malformed-attribute",
+        "dataset-body-unreadable",
         "citation-missing-source",
         "claim-invalid-confidence",
         "claim-missing-confidence",
@@ -135,6 +136,7 @@ TRIGGERS: dict[str, tuple[str, str, int, dict[str, Any]]] = {
     "dataset-src-missing": ("warning", '::dataset{id="d" src="missing.csv"}\n::\n', 1, {}),
     "escape-hatch-untrusted": ("warning", "::script\nalert(1)\n::\n", 1, {}),
     "malformed-attribute": ("warning", '::note{id="n" x="1"y k=2}\ntext\n::\n', 1, {}),
+    "dataset-body-unreadable": ("error", '::dataset{id="d"}\nrows: &r [*r]\n::\n', 1, {}),
     "unknown-ignore-rule": ("info", "# Fine\n", 1, {"ignore_rules": ["no-such-rule"]}),
     "citation-missing-source": ("warning", '::citation{title="A paper"}\n::\n', 1, {}),
     "claim-invalid-confidence": (
@@ -256,6 +258,7 @@ NEAR_MISSES: dict[str, tuple[str, dict[str, Any]]] = {
     "dataset-src-missing": ('::dataset{id="d" src="present.csv"}\n::\n', {}),
     "escape-hatch-untrusted": ("::script{trusted}\nalert(1)\n::\n", {}),
     "malformed-attribute": ('::note{id="n" x="1" y k=2}\ntext\n::\n', {}),
+    "dataset-body-unreadable": ('::dataset{id="d"}\na: &a [1, 2]\nrows: [*a, *a]\n::\n', {}),
     "unknown-ignore-rule": ("# Fine\n", {"ignore_rules": ["duplicate-id"]}),
     "citation-missing-source": ('::citation{doi="10.1000/182"}\n::\n', {}),
     "claim-invalid-confidence": (
@@ -297,7 +300,7 @@ NEAR_MISSES: dict[str, tuple[str, dict[str, Any]]] = {
 def test_there_are_31_spec_rule_codes_plus_the_additive_ones_each_with_its_severity() -> None:
     from core.noma.validate.registry import ADDITIVE_CODES
 
-    assert ADDITIVE == ADDITIVE_CODES and len(ADDITIVE) == 15
+    assert ADDITIVE == ADDITIVE_CODES and len(ADDITIVE) == 16
     assert len(RULE_CODES - ADDITIVE) == 31
     assert ADDITIVE <= RULE_CODES
     assert "unknown-ignore-rule" in RULE_CODES

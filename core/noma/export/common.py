@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..attrs import AttrValue, format_number
+from ..backtick_runs import paired_runs
 from ..ids import IdIndex, index
 from ..nodes import Directive, Document
 from ..patch.table_rows import is_separator, split_row
@@ -33,10 +34,15 @@ LITERAL_DIRECTIVES = frozenset({"code", "code_cell", "output", "math", "query", 
 # Escape hatches (raw HTML, SVG, script): shown as inert source text in every format.
 ESCAPE_HATCHES = frozenset({"html", "svg", "script"})
 
+# Containers (sections and directives) a renderer descends into. Each level costs the
+# recursive renderers a few stack frames, and the parser nests directives as deep as the
+# colons go; a directive deeper than this is shown as its source text, never recursed into.
+MAX_RENDER_DEPTH = 48
+TOO_DEEP_NOTE = "Nested too deeply to render: shown as source text."
+
 _URL_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
 _IGNORED_IN_URL = re.compile(r"[\x00-\x20\x7f]")
 SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
-_BACKTICKS = re.compile(r"`+")
 
 
 @dataclass(slots=True)
@@ -92,22 +98,13 @@ def split_wikilink(match: re.Match[str]) -> tuple[str, str]:
 def code_segments(text: str) -> list[tuple[bool, str]]:
     """Split inline text into (is_code, text) runs: a run of N backticks up to the next
     run of exactly N is a code span (CommonMark); an unmatched run is literal text."""
-    runs = list(_BACKTICKS.finditer(text))
     out: list[tuple[bool, str]] = []
     pos = 0
-    i = 0
-    while i < len(runs):
-        opener = runs[i]
-        width = len(opener.group(0))
-        close = next((j for j in range(i + 1, len(runs)) if len(runs[j].group(0)) == width), None)
-        if close is None:
-            i += 1
-            continue
-        if opener.start() > pos:
-            out.append((False, text[pos : opener.start()]))
-        out.append((True, text[opener.start() : runs[close].end()]))
-        pos = runs[close].end()
-        i = close + 1
+    for start, end in paired_runs(text):  # linear: `core.noma.backtick_runs`
+        if start > pos:
+            out.append((False, text[pos:start]))
+        out.append((True, text[start:end]))
+        pos = end
     if pos < len(text):
         out.append((False, text[pos:]))
     return out
@@ -200,6 +197,7 @@ def dataset_grid(node: Directive) -> Grid | None:
     (or ``data:``/``records:``) of lists or mappings, or a list of records. Columns come
     from ``columns=``, ``schema:``/``columns:`` or the record keys. None for another shape
     (shown as code)."""
+    from ..bounded import ContentRefused
     from ..frontmatter import load_yaml
 
     body = node.body
@@ -211,7 +209,9 @@ def dataset_grid(node: Directive) -> Grid | None:
         return _csv_grid(body, "\t" if fmt == "tsv" else ",", node)
     try:
         data: Any = load_yaml(body)
-    except Exception:  # any loader failure: not YAML/JSON (maybe CSV, else shown as code)
+    except ContentRefused:  # beyond the bounds (the validator says why): shown as code
+        return None
+    except Exception:  # any other loader failure: not YAML/JSON (maybe CSV, else code)
         data = None
     columns: list[str] = []
     rows_in: Any = None

@@ -32,7 +32,9 @@ from ..nodes import (
 from .common import (
     ESCAPE_HATCHES,
     LITERAL_DIRECTIVES,
+    MAX_RENDER_DEPTH,
     REFERENCE_KEYS,
+    TOO_DEEP_NOTE,
     Context,
     Grid,
     dataset_grid,
@@ -232,6 +234,9 @@ def _directive(node: Directive, ctx: Context) -> str:
 
 def _directive_body(node: Directive, ctx: Context) -> str:
     name = node.name
+    if node.depth > MAX_RENDER_DEPTH:
+        note = f'<p class="raw-note">{escape(TOO_DEEP_NOTE)}</p>'
+        return note + "\n" + _pre(node.body) if node.body.strip() else ""
     if name == "table":
         grid = directive_table(node)
         return _grid(grid, ctx) if grid is not None else ""

@@ -138,8 +138,9 @@ _RAW_HTML = re.compile(r"<(?=[A-Za-z/!?])")
 _AUTOLINK = re.compile(
     r"<([A-Za-z][A-Za-z0-9+.\-]{1,31}:[^\s<>]*|[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9.-]+)>"
 )
-# An inline link destination `](url` or `](<url>`.
-_DESTINATION = re.compile(r"\]\(\s*(<[^>\n]*>|[^\s()]*)")
+# An inline link destination `](url` or `](<url>` (CommonMark: no `<` inside the angle
+# brackets, which also keeps a line of `](<](<...` linear instead of quadratic).
+_DESTINATION = re.compile(r"\]\(\s*(<[^<>\n]*>|[^\s()]*)")
 # A link reference definition `[label]: url` at the start of a line.
 _REFERENCE_DEF = re.compile(r"^( {0,3})\[([^\]\n]+\]:[ \t]*)(<[^>\n]*>|\S*)", re.MULTILINE)
 
@@ -166,10 +167,22 @@ def _markdown_text(text: str, ctx: Context) -> str:
             out.append(text[pos : auto.end()])
             pos = auto.end()
             continue
-        out.append(text[pos : match.start()] + "\\<")
+        before = text[pos : match.start()]
+        if _odd_backslashes(text, match.start()):
+            out.append(before + "<")  # the author's own escape: doubling it would undo it
+        else:
+            out.append(before + "\\<")
         pos = match.start() + 1
     out.append(text[pos:])
     return "".join(out)
+
+
+def _odd_backslashes(text: str, end: int) -> bool:
+    """Is ``text[end]`` escaped, i.e. preceded by an odd run of backslashes?"""
+    start = end
+    while start > 0 and text[start - 1] == "\\":
+        start -= 1
+    return (end - start) % 2 == 1
 
 
 def _checked_destination(match: re.Match[str]) -> str:

@@ -29,7 +29,9 @@ from ..nodes import (
 from .common import (
     ESCAPE_HATCHES,
     LITERAL_DIRECTIVES,
+    MAX_RENDER_DEPTH,
     REFERENCE_KEYS,
+    TOO_DEEP_NOTE,
     Context,
     Grid,
     dataset_grid,
@@ -39,11 +41,14 @@ from .common import (
     shown_attrs,
     value_text,
 )
+from .inert import is_inert, literal_markdown, needs_literal
 from .inline import anchor, escape_markdown, inline_markdown
 
 _BACKTICK_RUN = re.compile(r"`+")
 # Line starts that Markdown reads as a block (the group is where the backslash goes).
-_BLOCK_START = re.compile(r"[ \t]{0,3}(?:(=+|-+)[ \t]*\Z|(~{3,})|(\+)[ \t]|\d{1,9}(\))[ \t]|(\|))")
+_BLOCK_START = re.compile(
+    r"[ \t]{0,3}(?:(=+|-+)[ \t]*\Z|(~{3,}|`{3,})|(\+)[ \t]|\d{1,9}(\))[ \t]|(\|))"
+)
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 
 
@@ -56,9 +61,12 @@ def render_markdown(doc: Document) -> str:
 
 def _block(node: Node, ctx: Context) -> str:
     if isinstance(node, Paragraph):
-        return stays_paragraph(inline_markdown(node.content, ctx))
+        text = stays_paragraph(inline_markdown(node.content, ctx))
+        return literal_markdown(node.content) if needs_literal(node.content, text) else text
     if isinstance(node, Section):
         title = inline_markdown(node.title, ctx)
+        if needs_literal(node.title, title):
+            title = literal_markdown(node.title)
         if title.endswith("#"):
             title = title[:-1] + "\\#"  # a trailing `#` run would be read as a closing sequence
         head = "#" * node.level + " " + _anchor_tag(node.id) + title
@@ -70,18 +78,38 @@ def _block(node: Node, ctx: Context) -> str:
         return fenced(node.content, node.lang or "")
     if isinstance(node, ListNode):
         return "\n".join(
-            (f"{k}. " if node.ordered else "- ") + inline_markdown(item.content, ctx)
+            _item(f"{k}. " if node.ordered else "- ", item.content, ctx)
             for k, item in enumerate(node.items, 1)
         )
     if isinstance(node, Quote):
-        return _quoted(stays_paragraph(inline_markdown(node.content, ctx)))
+        quoted = _quoted(stays_paragraph(inline_markdown(node.content, ctx)))
+        if needs_literal(node.content, quoted):
+            return _quoted(literal_markdown(node.content))
+        return quoted
     if isinstance(node, Table):
         return grid_markdown(Grid(node.header, node.align, node.rows), ctx)
     if isinstance(node, ThematicBreak):
         return "***"  # never `---`: after text it would make a setext heading
     if isinstance(node, Frontmatter):
-        return f"---\n{node.raw}\n---"
+        return _frontmatter(node.raw)
     return ""
+
+
+def _item(marker: str, content: str, ctx: Context) -> str:
+    text = marker + inline_markdown(content, ctx)
+    return marker + literal_markdown(content) if needs_literal(content, text) else text
+
+
+# Frontmatter is passed through as written (YAML, which Markdown readers either parse or
+# show as text); one holding anything a reader could take for markup is read back first.
+_FRONTMATTER_MARKS = re.compile(r"[`<&~]|\]\(|\]:")
+
+
+def _frontmatter(raw: str) -> str:
+    text = f"---\n{raw}\n---"
+    if _FRONTMATTER_MARKS.search(raw) is None or is_inert(text):
+        return text
+    return f"---\n{literal_markdown(raw)}\n---"
 
 
 def stays_paragraph(text: str) -> str:
@@ -89,7 +117,9 @@ def stays_paragraph(text: str) -> str:
 
     Noma reads these as plain paragraph lines, so the export must too: a first line
     indented by four (indented code), a ``===``/``---`` line (setext underline), ``~~~``
-    (a fence), ``+ x`` or ``1) x`` (list items) and ``| a |`` rows (a GFM table).
+    or three backticks Noma does not read as a fence (a fence to Markdown), ``+ x`` or
+    ``1) x`` (list items) and ``| a |`` rows (a GFM table). What else could read
+    differently is caught by `inert.needs_literal`.
     """
     lines = text.split("\n")
     lines[0] = lines[0].lstrip(" \t")
@@ -126,6 +156,8 @@ def _attr_value(key: str, text: str, ctx: Context) -> str:
 
 def _directive_body(node: Directive, ctx: Context) -> str:
     name = node.name
+    if node.depth > MAX_RENDER_DEPTH:
+        return f"*{TOO_DEEP_NOTE}*\n\n" + fenced(node.body) if node.body.strip() else ""
     if name == "table":
         grid = directive_table(node)
         return grid_markdown(grid, ctx) if grid is not None else ""
@@ -170,7 +202,10 @@ def grid_markdown(grid: Grid, ctx: Context) -> str:
         if grid.literal:
             return escape_markdown(text)
         # Noma keeps `|` inside code spans in one cell; GFM splits there unless escaped.
-        return _UNESCAPED_PIPE.sub(r"\\|", inline_markdown(text, ctx)).replace("\n", " ")
+        shown = _UNESCAPED_PIPE.sub(r"\\|", inline_markdown(text, ctx)).replace("\n", " ")
+        if needs_literal(text, shown):
+            return literal_markdown(text).replace("\n", " ")
+        return shown
 
     width = max(len(grid.header), 1)
     seps = []

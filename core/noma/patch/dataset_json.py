@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..bounded import ContentRefused, check_tree, load_json_bounded, node_budget
 from .dataset_body import BodyLine, DatasetBody, Edits, unsupported
 from .dataset_values import coerce
 from .text import SourceLines
@@ -106,7 +107,9 @@ class JsonBody(DatasetBody):
         comma = _TRAILING_COMMA.search(text) is not None
         source = _TRAILING_COMMA.sub("", text).strip()
         try:
-            value = json.loads(source)
+            value = load_json_bounded(source)
+        except ContentRefused as exc:
+            raise unsupported(self.ident, f"row line {bl.lineno} cannot be read: {exc}") from None
         except ValueError:
             value = None
         if not isinstance(value, list | dict):
@@ -257,8 +260,17 @@ class InlineJsonBody(DatasetBody):
         while pos < len(text) and text[pos] != "]":
             try:
                 value, end = decoder.raw_decode(text, pos)
-            except ValueError:
+                check_tree(value, node_budget(text))
+            except ContentRefused as exc:
+                raise unsupported(self.ident, f"row {len(rows)} cannot be read: {exc}") from None
+            except RecursionError:
+                raise unsupported(
+                    self.ident, f"row {len(rows)} cannot be read: it is nested too deeply"
+                ) from None
+            except json.JSONDecodeError:
                 value, end = None, pos
+            except ValueError as exc:  # a number past sys.int_max_str_digits
+                raise unsupported(self.ident, f"row {len(rows)} cannot be read: {exc}") from None
             if not isinstance(value, list | dict):
                 raise unsupported(self.ident, f"row {len(rows)} is not a JSON row array or record")
             rows.append(_Span(pos, end, value))

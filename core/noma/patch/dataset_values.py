@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 import yaml
 
+from ..bounded import MAX_NUMBER_CHARS
 from ..frontmatter import load_yaml
 from .errors import INVALID_CONTENT, PatchError
 
@@ -76,8 +77,9 @@ def check_one_line(value: str, what: str = "A dataset cell") -> None:
 
 
 def literal(text: str) -> Value:
-    """A value with no schema type: it keeps the type its text spells in JSON."""
-    if _JSON_NUMBER.match(text):
+    """A value with no schema type: it keeps the type its text spells in JSON (a number
+    too long for any reader to convert stays text)."""
+    if len(text) <= MAX_NUMBER_CHARS and _JSON_NUMBER.match(text):
         return Value("number", text)
     if text in ("true", "false"):
         return Value("boolean", text)
@@ -101,6 +103,12 @@ def coerce(text: str, type_name: Any, column: str) -> Value:
     if kind is None:
         return literal(text)
     bare = text.strip()
+    if kind in NUMBER_TYPES | INTEGER_TYPES and len(bare) > MAX_NUMBER_CHARS:
+        raise PatchError(
+            INVALID_CONTENT,
+            f"column {column} is a {kind} column; a number of {len(bare)} characters is "
+            f"longer than readers convert (at most {MAX_NUMBER_CHARS}).",
+        )
     if kind in NUMBER_TYPES:
         if _NUMBER.match(bare):
             return Value("number", bare)
@@ -171,7 +179,7 @@ def _reads_back(text: str, value: Any) -> bool:
     snippet = "[" + text + "]"
     try:
         return bool(load_yaml(snippet) == [value] and yaml.safe_load(snippet) == [value])
-    except yaml.YAMLError:
+    except (yaml.YAMLError, ValueError):  # ValueError: a number too long to convert
         return False
 
 
@@ -211,7 +219,7 @@ def yaml_scalar(value: Value) -> str:
     if value.kind == "date":
         try:
             loaded = yaml.safe_load(value.text)
-        except yaml.YAMLError:
+        except (yaml.YAMLError, ValueError):
             loaded = None
         if isinstance(loaded, _dt.date) and _reads_back(value.text, loaded):
             return value.text

@@ -23,6 +23,7 @@ from typing import Any
 
 import yaml
 
+from ..bounded import ContentRefused
 from ..frontmatter import load_yaml
 from .dataset_body import BodyLine, DatasetBody, Edits, unsupported
 from .dataset_values import coerce, infer_type, yaml_scalar, yaml_string
@@ -104,7 +105,7 @@ def split_flow(text: str, start: int) -> tuple[list[str], str] | None:
         return cells, suffix  # plain words and numbers: nothing YAML could read otherwise
     try:
         loaded = load_yaml(text[start:])
-    except yaml.YAMLError:
+    except (yaml.YAMLError, ValueError):  # ValueError: beyond `bounded`'s bounds
         return None
     if not isinstance(loaded, list) or len(loaded) != len(cells):
         return None
@@ -212,6 +213,8 @@ class YamlBody(DatasetBody):
             raise unsupported(
                 ident, f"the body is not valid YAML ({exc.__class__.__name__})"
             ) from None
+        except ContentRefused as exc:
+            raise unsupported(ident, f"the body cannot be read: {exc}") from None
         self.data: dict[str, Any] = data if isinstance(data, dict) else {}
         self.types, self.schema_names = self._schema_types()
         self.column_names = self._columns_list()

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..bounded import ContentRefused
 from ..nodes import Directive
 from ..parser import FENCE
 from .dataset_body import BodyLine, DatasetBody, Edits, unsupported
@@ -171,7 +172,12 @@ def _dataset(state: OpState, ident: str) -> Dataset:
             f"::dataset '{ident}' has no closing fence, so its rows cannot be told from what "
             "follows; close it first.",
         )
-    return Dataset(state, node, _shape(state, node, ident))
+    try:
+        shape = _shape(state, node, ident)
+    except (ContentRefused, RecursionError) as exc:  # each shape refuses its own; a backstop
+        why = str(exc) if isinstance(exc, ContentRefused) else "it is nested too deeply"
+        raise unsupported(ident, f"the body cannot be read: {why}") from None
+    return Dataset(state, node, shape)
 
 
 def _check_cells(ds: Dataset, cells: list[str]) -> None:

@@ -65,14 +65,12 @@ def escape_cell(value: str, *, what: str = "A table cell") -> str:
     text = value.strip()
     if "|" not in text:
         return text
-    spans = _code_spans(text)
+    inside = [False] * len(text)  # one pass over the spans, not spans x characters
+    for a, b in _code_spans(text):
+        inside[a:b] = [True] * (b - a)
     out: list[str] = []
     for i, ch in enumerate(text):
-        if (
-            ch == "|"
-            and not (i > 0 and text[i - 1] == "\\")
-            and not any(a <= i < b for a, b in spans)
-        ):
+        if ch == "|" and not (i > 0 and text[i - 1] == "\\") and not inside[i]:
             out.append("\\|")
         else:
             out.append(ch)

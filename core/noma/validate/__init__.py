@@ -32,7 +32,7 @@ from .blocks import (
 from .citations import check_citations
 from .computed import check_computed
 from .controls import check_controls
-from .datasets import check_dataset_sources
+from .datasets import check_dataset_bodies, check_dataset_sources
 from .incremental_rules import splice_document_findings
 from .plots import check_plots
 from .profiles import KNOWN_PROFILES, check_profiles, declared_profiles
@@ -155,6 +155,7 @@ BLOCK_RULES = (
     check_state_changes,
     check_diagrams,
     check_figures,
+    check_dataset_bodies,
     check_escape_hatches,
     check_citation_sources,
     check_change_requests,

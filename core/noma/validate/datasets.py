@@ -22,6 +22,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..bounded import MAX_DEPTH, ContentRefused, load_json_bounded
 from ..diagnostics import Diagnostic
 from ..frontmatter import load_yaml
 from ..nodes import Directive
@@ -129,6 +130,53 @@ def check_dataset_sources(scan: Scan, base_dir: Path | None, out: list[Diagnosti
                 diag(
                     "dataset-src-missing",
                     f'::dataset src="{src}" could not be loaded (no readable file at {path}).',
+                    d,
+                )
+            )
+
+
+def body_refusal(d: Directive) -> str | None:
+    """Why a dataset body is beyond `core.noma.bounded`'s bounds, or None.
+
+    Only a body read as YAML or JSON can be: CSV/TSV is read line by line. A body that is
+    simply not YAML is not refused (it may be CSV, or shown as text).
+    """
+    text = body_text(d)
+    if not text.strip():
+        return None
+    fmt = str(d.attrs.get("format", "")).strip().lower()
+    if fmt in ("csv", "tsv"):
+        return None
+    import yaml
+
+    try:
+        load_yaml(text)
+    except ContentRefused as exc:
+        return str(exc)
+    except yaml.YAMLError as exc:
+        if "maximum nesting depth" in str(exc):  # libyaml's own bound, deeper than ours
+            return f"it is nested too deeply (more than {MAX_DEPTH} levels)"
+    if fmt == "json" or text.lstrip()[:1] in ("[", "{"):
+        try:
+            load_json_bounded(text)
+        except ContentRefused as exc:
+            return str(exc)
+        except ValueError:
+            return None
+    return None
+
+
+def check_dataset_bodies(scan: Scan, out: list[Diagnostic]) -> None:
+    """``dataset-body-unreadable`` (additive code): aliases that expand past the bound, a
+    nesting too deep, or a number too long to convert. No tool reads such a body as data
+    (exports show it as text, dataset ops refuse it); the finding says why."""
+    for d in scan.checked("dataset"):
+        why = body_refusal(d)
+        if why is not None:
+            out.append(
+                diag(
+                    "dataset-body-unreadable",
+                    f"::dataset body cannot be read as data: {why}.",
                     d,
                 )
             )

@@ -52,6 +52,8 @@ SEVERITIES: dict[str, Severity] = {
     "figure-missing-alt": "warning",
     # Dataset checks
     "dataset-src-missing": "warning",
+    # Additive: a body beyond the bounds on structured data (core.noma.bounded).
+    "dataset-body-unreadable": "error",
     # Escape-hatch checks
     "escape-hatch-untrusted": "warning",
     # Meta-rule
@@ -81,6 +83,7 @@ SEVERITIES: dict[str, Severity] = {
 ADDITIVE_CODES: frozenset[str] = frozenset(
     {
         "malformed-attribute",
+        "dataset-body-unreadable",
         "citation-missing-source",
         "claim-invalid-confidence",
         "claim-missing-confidence",
