@@ -293,9 +293,12 @@ class BlobStore:
         try:
             fd = os.open(self.root / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
             try:
-                return int(os.read(fd, 64))
+                value = int(os.read(fd, 64))
             finally:
                 os.close(fd)
+            if value < 0:
+                raise ValueError(value)  # never written by us: a planted count
+            return value
         except (OSError, ValueError):  # a planted symlink is not followed: recounted
             if name == SKILLS_LEDGER_NAME:
                 return self._skills_disk_usage()

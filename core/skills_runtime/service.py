@@ -145,11 +145,13 @@ class SkillsRuntime:
             roots += [("workspace", self.workspace / "skills"), ("created", state / CREATED_DIR)]
         quota = blob_quota_bytes if blob_quota_bytes is not None else self._config_quota()
         # Blobs and created skills count in one ledger under one lock (issue 24), so a
-        # skills server and any other process on the folder share both quotas.
+        # skills server and any other process on the folder share both quotas. An
+        # untrusted folder's created skills are never loaded, but their bytes still count
+        # (recounted from the disk: a ledger it shipped is not believed).
         self.blobs = BlobStore(
             state / "blobs",
             quota_bytes=quota,
-            skills_root=state / CREATED_DIR if self.trusted else None,
+            skills_root=state / CREATED_DIR,
             skills_quota_bytes=created_skills_quota_from(self._skills_section(ws), os.environ),
         )
         self.store = SkillStore(

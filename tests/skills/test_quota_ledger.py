@@ -237,3 +237,109 @@ def test_many_tiny_created_skills_are_not_free(tmp_path: Path) -> None:
             made += 1
     assert info.value.data["reason"] == "skill_quota_exceeded"
     assert made < 50
+
+
+# A process creating one skill of 600 kB straight through the stores (as a second server on
+# the folder would); prints "ok" or the refusal's reason.
+CREATOR = """
+import sys
+from pathlib import Path
+from core.skills_runtime.blob_store import BlobStore
+from core.skills_runtime.ledger import SkillQuotaExceeded
+from core.skills_runtime.skill_store import SkillStore
+
+state, name = Path(sys.argv[1]), sys.argv[2]
+blobs = BlobStore(state / "blobs", quota_bytes=1024 * 1024, skills_root=state / "created")
+store = SkillStore([("created", state / "created")], state / "created", blobs.admit_skill)
+sys.stdin.readline()
+manifest = {"name": name, "version": "0.1.0", "kind": "instruction", "description": "d"}
+try:
+    store.create(manifest, "# d\\n", [("resources/x.txt", "x" * 600_000)], "user.mallory")
+    print("ok", flush=True)
+except SkillQuotaExceeded as exc:
+    print(exc.setting, flush=True)
+"""
+
+
+def test_two_processes_creating_skills_at_once_share_the_quota(tmp_path: Path) -> None:
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", CREATOR, str(tmp_path), f"user.mallory.p{n}"],
+            cwd=REPO,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(2)
+    ]
+    outs = [proc.communicate("go\n", timeout=60)[0].strip() for proc in procs]
+    assert sorted(outs) == ["blob_quota_bytes", "ok"]
+    assert len([n for n in os.listdir(tmp_path / "created") if not n.startswith(".")]) == 1
+    assert not [n for n in os.listdir(tmp_path / "created") if n.startswith(".creating-")]
+    blobs = BlobStore(tmp_path / "blobs", skills_root=tmp_path / "created")
+    assert 600_000 < blobs.skills_usage() < MIB
+
+
+def test_a_dead_creators_staging_folder_is_swept_and_uncounted(tmp_path: Path) -> None:
+    runtime = _runtime(tmp_path, "")
+    _create(runtime, _skill("user.mallory.kept", 1000))
+    counted = runtime.blobs.skills_usage()
+    created = tmp_path / ".noma-workbench" / "created-skills"
+    leftover = created / ".creating-dead"
+    (leftover / "resources").mkdir(parents=True)
+    (leftover / "resources" / "big.txt").write_text("x" * 500_000)
+    fresh = SkillsRuntime(tmp_path)
+    assert not leftover.exists()
+    assert fresh.blobs.skills_usage() == counted
+
+
+def test_planted_ledgers_are_neither_believed_nor_written_through(tmp_path: Path) -> None:
+    """A cloned state folder brings its own ledgers: a negative count, a symlink to a file
+    of the attacker's choosing, a temp-name symlink to the user's files."""
+    blobs = tmp_path / ".noma-workbench" / "blobs"
+    blobs.mkdir(parents=True)
+    (blobs / ".usage").write_text("-99999999")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("0")
+    (blobs / ".skills-usage").symlink_to(outside)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    (blobs / ".skills-usage.tmp").symlink_to(victim)
+    runtime = _runtime(tmp_path, "[skills]\ncreated_skills_quota_bytes = 100000\n")
+    _create(runtime, _skill("user.mallory.one", 50_000))
+    assert victim.read_text() == "keep me" and outside.read_text() == "0"
+    assert not (blobs / ".skills-usage").is_symlink()
+    with pytest.raises(RpcError):
+        _create(runtime, _skill("user.mallory.two", 50_000))
+    assert runtime.blobs.usage() == runtime.blobs.skills_usage() > 50_000
+
+
+def test_a_negative_ledger_is_recounted_from_the_disk(tmp_path: Path) -> None:
+    store = BlobStore(tmp_path, quota_bytes=100)
+    store.create("a" * 60, "text/plain")
+    (tmp_path / ".usage").write_text("-1000")
+    unswept = BlobStore(tmp_path, quota_bytes=100, sweep=False)
+    with pytest.raises(BlobQuotaExceeded):
+        unswept.create("b" * 50, "text/plain")
+
+
+def test_a_lying_sidecar_cannot_shrink_the_ledger_on_delete(tmp_path: Path) -> None:
+    store = BlobStore(tmp_path, quota_bytes=100)
+    info = store.create("a" * 60, "text/plain")
+    store.create("b" * 30, "text/plain")
+    sidecar = tmp_path / f"{info.blob_id[5:]}.json"
+    sidecar.write_text(json.dumps({"kind": "text/plain", "size_bytes": 10_000}))
+    store.delete(info.blob_id)
+    assert store.usage() == 30
+
+
+def test_an_untrusted_clone_cannot_ship_a_skills_ledger(tmp_path: Path) -> None:
+    """An untrusted folder's own count of its created skills is recounted, not believed:
+    a huge one would refuse every blob, a tiny one would hide what is on disk."""
+    blobs = tmp_path / ".noma-workbench" / "blobs"
+    blobs.mkdir(parents=True)
+    (blobs / ".skills-usage").write_text(str(10**15))
+    (tmp_path / "noma-workbench.toml").write_text("")
+    runtime = SkillsRuntime(tmp_path)
+    assert not runtime.trusted and runtime.blobs.skills_usage() == 0
+    runtime.blobs.create("fine", "text/plain")
