@@ -26,6 +26,9 @@ committed content files plus live pending files, and a sweep can rebuild it exac
 Created skills have a second ledger beside it under the same lock (see `ledger`).
 
 An empty blob is its sidecar alone (no empty content file): 300 empty blobs are 300 files.
+Their number is capped too (``[skills] blob_count_limit``, default 100,000, counted in
+``.count`` the same way, a write in progress holding its place): bytes alone would let
+zero-byte blobs fill the disk's inodes.
 """
 
 from __future__ import annotations
@@ -64,6 +67,8 @@ DEFAULT_BLOB_QUOTA_BYTES = 1024**3
 QUOTA_ENV = "NOMA_BLOB_QUOTA_BYTES"
 LEDGER_NAME = ".usage"
 SKILLS_LEDGER_NAME = ".skills-usage"
+COUNT_LEDGER_NAME = ".count"
+DEFAULT_BLOB_COUNT_LIMIT = 100_000
 LOCK_NAME = ".quota.lock"
 PENDING_PREFIX = ".pending-"
 RUNS_DIR = ".runs"
@@ -84,6 +89,14 @@ def blob_quota_from(section: Mapping[str, Any], environ: Mapping[str, str]) -> i
             f"[skills] blob_quota_bytes), not {raw!r}"
         )
     return value
+
+
+def blob_count_limit_from(section: Mapping[str, Any]) -> int:
+    """``[skills] blob_count_limit`` (how many blobs a workspace may hold), else 100,000."""
+    raw: Any = section.get("blob_count_limit", DEFAULT_BLOB_COUNT_LIMIT)
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw < 0:
+        raise ValueError(f"[skills] blob_count_limit must be a whole number >= 0, not {raw!r}")
+    return raw
 
 
 class BlobNotFound(LookupError):
@@ -113,6 +126,23 @@ class BlobQuotaExceeded(BlobQuotaError):
             "used_bytes": self.used,
             "quota_bytes": self.quota,
         }
+
+
+class BlobCountExceeded(BlobQuotaExceeded):
+    """One more blob would take the workspace past its number of blobs."""
+
+    def __init__(self, count: int, limit: int) -> None:
+        BlobQuotaError.__init__(
+            self,
+            f"the workspace holds {count} blobs, its limit ([skills] blob_count_limit is "
+            f"{limit}). Delete blobs you no longer need or ask the operator to raise it.",
+        )
+        self.requested = 0
+        self.used = count
+        self.quota = limit
+
+    def details(self) -> dict[str, int]:
+        return {"requested_blobs": 1, "blob_count": self.used, "blob_count_limit": self.quota}
 
 
 @dataclass(frozen=True)
@@ -184,9 +214,7 @@ class BlobWriter:
         self._store = store
         self._kind = kind
         self._owner = owner
-        with store._locked():  # a sweep never sees the file before its lock is held
-            fd, name = tempfile.mkstemp(prefix=PENDING_PREFIX, dir=store.root)
-            fcntl.flock(fd, fcntl.LOCK_EX)  # held until the file is renamed or removed
+        fd, name = store._take_place()
         self._file = os.fdopen(fd, "wb")
         self._tmp = Path(name)
         self._size = 0
@@ -227,6 +255,7 @@ class BlobWriter:
                 with contextlib.suppress(OSError):
                     self._tmp.unlink()
                 self._store._release(self._size)
+                self._store._count_add(-1)
 
 
 class BlobStore:
@@ -248,8 +277,10 @@ class BlobStore:
         sweep: bool = True,
         skills_root: Path | None = None,
         skills_quota_bytes: int = DEFAULT_CREATED_SKILLS_QUOTA_BYTES,
+        blob_count_limit: int = DEFAULT_BLOB_COUNT_LIMIT,
     ) -> None:
         self.root = root
+        self.blob_count_limit = blob_count_limit
         self.quota_bytes = quota_bytes
         self.skills_root = skills_root
         self.skills_quota_bytes = skills_quota_bytes
@@ -302,6 +333,8 @@ class BlobStore:
         except (OSError, ValueError):  # a planted symlink is not followed: recounted
             if name == SKILLS_LEDGER_NAME:
                 return self._skills_disk_usage()
+            if name == COUNT_LEDGER_NAME:
+                return self._disk_count(held_only=False)
             return self.disk_usage() + self._pending_usage(held_only=False)
 
     def _skills_usage(self) -> int:
@@ -316,6 +349,44 @@ class BlobStore:
             return 0
         with os.scandir(root) as it:
             return sum(tree_cost(Path(e.path)) for e in it)
+
+    def _disk_count(self, *, held_only: bool) -> int:
+        """Blobs on disk (one sidecar each) plus pending writes (live ones if ``held_only``)."""
+        total = 0
+        with os.scandir(self.root) as it:
+            for entry in it:
+                name = entry.name
+                if (
+                    len(name) == 37
+                    and name.endswith(".json")
+                    and BLOB_ID.match("blob:" + name[:32])
+                ):
+                    total += 1
+                elif name.startswith(PENDING_PREFIX) and not name.endswith(".json"):
+                    total += 1 if not held_only or _held(Path(entry.path)) else 0
+        return total
+
+    def _count_add(self, delta: int) -> None:
+        """Change the number of blobs (lock held)."""
+        self._write_ledger(self._read_ledger(COUNT_LEDGER_NAME) + delta, COUNT_LEDGER_NAME)
+
+    def _take_place(self) -> tuple[int, str]:
+        """Count one more blob (a write starting) and make its pending file, locked."""
+        try:
+            return self._try_take_place()
+        except BlobCountExceeded:
+            self.sweep()  # dead processes' writes may be what fills it
+            return self._try_take_place()
+
+    def _try_take_place(self) -> tuple[int, str]:
+        with self._locked():  # a sweep never sees the file before its lock is held
+            count = self._read_ledger(COUNT_LEDGER_NAME)
+            if count + 1 > self.blob_count_limit:
+                raise BlobCountExceeded(count, self.blob_count_limit)
+            fd, name = tempfile.mkstemp(prefix=PENDING_PREFIX, dir=self.root)
+            fcntl.flock(fd, fcntl.LOCK_EX)  # held until the file is renamed or removed
+            self._count_add(1)
+        return fd, name
 
     def _pending_usage(self, *, held_only: bool) -> int:
         """Bytes reserved by pending writes (their files are grown to what they reserved)."""
@@ -417,6 +488,7 @@ class BlobStore:
             with contextlib.suppress(FileNotFoundError):
                 (self.root / hex_id).unlink()
             self._write_ledger(self._read_ledger() - size)
+            self._count_add(-1)
 
     def create(self, content: str, kind: str) -> BlobInfo:
         writer = self.open_writer(kind)
@@ -526,6 +598,7 @@ class BlobStore:
                     _remove(self.root / RUNS_DIR / run_id)
                 # Live writers' pending files are grown to what they reserved: counted.
                 self._write_ledger(self.disk_usage() + self._pending_usage(held_only=True))
+                self._write_ledger(self._disk_count(held_only=True), COUNT_LEDGER_NAME)
                 if self.skills_root is not None:
                     self._sweep_skills()
             report.ledger_after = self._read_ledger()

@@ -24,6 +24,7 @@ from core.skills_runtime.blob_store import (
     BlobQuotaExceeded,
     BlobStore,
     BlobTooLarge,
+    blob_count_limit_from,
     blob_quota_from,
 )
 from core.skills_runtime.errors import (
@@ -153,6 +154,7 @@ class SkillsRuntime:
             quota_bytes=quota,
             skills_root=state / CREATED_DIR,
             skills_quota_bytes=created_skills_quota_from(self._skills_section(ws), os.environ),
+            blob_count_limit=blob_count_limit_from(self._skills_section(ws)),
         )
         self.store = SkillStore(
             roots,

@@ -343,3 +343,38 @@ def test_an_untrusted_clone_cannot_ship_a_skills_ledger(tmp_path: Path) -> None:
     runtime = SkillsRuntime(tmp_path)
     assert not runtime.trusted and runtime.blobs.skills_usage() == 0
     runtime.blobs.create("fine", "text/plain")
+
+
+def test_a_flood_of_empty_blobs_stops_at_the_blob_count_limit(tmp_path: Path) -> None:
+    """Bytes alone would let zero-byte blobs fill the disk's inodes: their number is capped
+    too, counted in the shared ledger (in progress included) and recounted at open."""
+    store = BlobStore(tmp_path, blob_count_limit=5)
+    other = BlobStore(tmp_path, blob_count_limit=5)  # another process on the folder
+    ids = [store.create("", "text/plain").blob_id for _ in range(3)]
+    pending = other.open_writer("text/plain")  # a write in progress holds its place
+    other.create("x", "text/plain")
+    with pytest.raises(BlobQuotaExceeded) as info:
+        store.create("", "text/plain")
+    assert info.value.details()["blob_count_limit"] == 5
+    assert "blobs" in str(info.value)
+    pending.abort()
+    store.create("", "text/plain")
+    store.delete(ids[0])
+    store.create("", "text/plain")
+    assert len(BlobStore(tmp_path, blob_count_limit=5).blobs()) == 5
+    with pytest.raises(BlobQuotaExceeded):
+        BlobStore(tmp_path, blob_count_limit=5).create("", "text/plain")
+
+
+def test_blob_count_limit_setting(tmp_path: Path) -> None:
+    from core.skills_runtime.blob_store import DEFAULT_BLOB_COUNT_LIMIT, blob_count_limit_from
+
+    assert blob_count_limit_from({}) == DEFAULT_BLOB_COUNT_LIMIT == 100_000
+    assert blob_count_limit_from({"blob_count_limit": 7}) == 7
+    for bad in (True, -1, "many"):
+        with pytest.raises(ValueError, match="blob_count_limit"):
+            blob_count_limit_from({"blob_count_limit": bad})
+    (tmp_path / "noma-workbench.toml").write_text("[skills]\nblob_count_limit = 1\n")
+    assert SkillsRuntime(tmp_path).blobs.blob_count_limit == DEFAULT_BLOB_COUNT_LIMIT
+    trust_folder(tmp_path)
+    assert SkillsRuntime(tmp_path).blobs.blob_count_limit == 1
