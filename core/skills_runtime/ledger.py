@@ -67,19 +67,29 @@ class SkillQuotaExceeded(Exception):
 
 def tree_cost(path: Path) -> int:
     """What ``path`` (a file, or a folder and everything in it) costs: bytes plus one
-    `ENTRY_COST` per entry. Symbolic links are counted as entries and never followed."""
+    `ENTRY_COST` per entry. Symbolic links are counted as entries and never followed; the
+    walk keeps its own stack (a hostile clone nests deeper than Python's recursion limit)
+    and skips what it cannot read."""
     try:
         st = path.lstat()
     except OSError:
         return 0
-    if not stat.S_ISDIR(st.st_mode):
-        return ENTRY_COST + (st.st_size if stat.S_ISREG(st.st_mode) else 0)
-    total = ENTRY_COST
-    for folder, dirs, files in os.walk(path, followlinks=False):
-        for name in (*dirs, *files):
-            try:
-                entry = os.lstat(os.path.join(folder, name))
-            except OSError:
-                continue
-            total += ENTRY_COST + (entry.st_size if stat.S_ISREG(entry.st_mode) else 0)
+    total = ENTRY_COST + (st.st_size if stat.S_ISREG(st.st_mode) else 0)
+    stack = [str(path)] if stat.S_ISDIR(st.st_mode) else []
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    try:
+                        info = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    total += ENTRY_COST
+                    if stat.S_ISREG(info.st_mode):
+                        total += info.st_size
+                    elif stat.S_ISDIR(info.st_mode):
+                        stack.append(entry.path)
+        except OSError:
+            continue
     return total

@@ -378,3 +378,27 @@ def test_blob_count_limit_setting(tmp_path: Path) -> None:
     assert SkillsRuntime(tmp_path).blobs.blob_count_limit == DEFAULT_BLOB_COUNT_LIMIT
     trust_folder(tmp_path)
     assert SkillsRuntime(tmp_path).blobs.blob_count_limit == 1
+
+
+def test_a_cloned_created_skills_folder_cannot_break_the_count(tmp_path: Path) -> None:
+    """Counting a hostile clone's created skills follows no link (one to / costs one
+    entry) and survives nesting deeper than Python's recursion limit."""
+    created = tmp_path / ".noma-workbench" / "created-skills"
+    created.mkdir(parents=True)
+    (created / "root").symlink_to("/")
+    deep = created / "deep"
+    deep.mkdir()
+    fd = os.open(deep, os.O_RDONLY)
+    try:
+        for _ in range(sys.getrecursionlimit() + 200):
+            os.mkdir("d", dir_fd=fd)
+            inner = os.open("d", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        os.close(os.open("f", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd))
+    finally:
+        os.close(fd)
+    (tmp_path / "noma-workbench.toml").write_text("")
+    runtime = SkillsRuntime(tmp_path)
+    used = runtime.blobs.skills_usage()
+    assert 4096 * (sys.getrecursionlimit() + 200) < used < 4096 * (sys.getrecursionlimit() + 210)
