@@ -385,7 +385,7 @@ class BlobStore:
                 raise BlobCountExceeded(count, self.blob_count_limit)
             fd, name = tempfile.mkstemp(prefix=PENDING_PREFIX, dir=self.root)
             fcntl.flock(fd, fcntl.LOCK_EX)  # held until the file is renamed or removed
-            self._count_add(1)
+            self._write_ledger(count + 1, COUNT_LEDGER_NAME)  # counted before the file was
         return fd, name
 
     def _pending_usage(self, *, held_only: bool) -> int:

@@ -399,6 +399,23 @@ def test_a_cloned_created_skills_folder_cannot_break_the_count(tmp_path: Path) -
     finally:
         os.close(fd)
     (tmp_path / "noma-workbench.toml").write_text("")
-    runtime = SkillsRuntime(tmp_path)
-    used = runtime.blobs.skills_usage()
+    try:
+        runtime = SkillsRuntime(tmp_path)
+        used = runtime.blobs.skills_usage()
+    finally:  # pytest's own clean-up recurses: rm does not
+        subprocess.run(["rm", "-rf", str(deep)], check=True)
     assert 4096 * (sys.getrecursionlimit() + 200) < used < 4096 * (sys.getrecursionlimit() + 210)
+
+
+def test_a_missing_count_ledger_is_recounted_once(tmp_path: Path) -> None:
+    """A store opened without a sweep on a folder whose count ledger is gone counts each
+    blob once, the one being written included."""
+    store = BlobStore(tmp_path, blob_count_limit=3)
+    store.create("a", "text/plain")
+    (tmp_path / ".count").unlink()
+    unswept = BlobStore(tmp_path, blob_count_limit=3, sweep=False)
+    unswept.create("b", "text/plain")
+    unswept.create("c", "text/plain")
+    with pytest.raises(BlobQuotaExceeded):
+        unswept.create("d", "text/plain")
+    assert len(unswept.blobs()) == 3
