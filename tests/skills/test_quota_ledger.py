@@ -419,3 +419,19 @@ def test_a_missing_count_ledger_is_recounted_once(tmp_path: Path) -> None:
     with pytest.raises(BlobQuotaExceeded):
         unswept.create("d", "text/plain")
     assert len(unswept.blobs()) == 3
+
+
+def test_a_run_over_the_blob_count_fails_the_way_it_fails_over_bytes(tmp_path: Path) -> None:
+    """The sandbox stops a run on `BlobQuotaError` (in-band ``BlobQuotaExceeded``): the
+    count limit raises that too, and the run's blobs go when it fails."""
+    from sandbox.bridge import BlobQuotaError
+
+    store = BlobStore(tmp_path, blob_count_limit=2)
+    store.create("kept", "text/plain")
+    with pytest.raises(BlobQuotaError), store.for_run("run_" + "0" * 16) as run:
+        writer = run.open_writer("text/plain")
+        writer.write("one")
+        writer.commit()
+        run.open_writer("text/plain")
+    assert [b.size_bytes for b in store.blobs()] == [4]
+    assert store.usage() == 4
