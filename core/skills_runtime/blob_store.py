@@ -14,11 +14,21 @@ holds (a run that never completed: no record names them), content files without 
 and sidecars without content; then the quota ledger is rebuilt from what is on disk. A blob
 made by ``create_blob`` is owned by its caller and only an explicit delete removes it.
 
-A workspace-wide quota caps the bytes all blobs may hold (default 1 GiB, ``[skills]
-blob_quota_bytes`` in ``noma-workbench.toml`` or ``NOMA_BLOB_QUOTA_BYTES``), on top of the
-sandbox's per-run limits. Bytes are reserved under a lock *before* they are written, so
-concurrent creates can never together pass the cap; a refused write reserves nothing and
-leaves no file. Other processes on the same folder share the count (see `BlobStore`).
+A workspace-wide quota caps the bytes all blobs and created skills may hold together
+(default 1 GiB, ``[skills] blob_quota_bytes`` in ``noma-workbench.toml`` or
+``NOMA_BLOB_QUOTA_BYTES``), on top of the sandbox's per-run limits. Bytes are reserved in
+the shared ledger under the lock *before* they are written, so concurrent creates, in
+this process or any other on the same folder, can never together pass the cap; a refused
+write reserves nothing and leaves no file (issue 24: two processes each reserving in
+their own memory stored 16 MiB under 10). A reservation is made real at once by growing
+the pending file to the reserved size, so the ledger always equals what is on disk:
+committed content files plus live pending files, and a sweep can rebuild it exactly.
+Created skills have a second ledger beside it under the same lock (see `ledger`).
+
+An empty blob is its sidecar alone (no empty content file): 300 empty blobs are 300 files.
+Their number is capped too (``[skills] blob_count_limit``, default 100,000, counted in
+``.count`` the same way, a write in progress holding its place): bytes alone would let
+zero-byte blobs fill the disk's inodes.
 """
 
 from __future__ import annotations
@@ -31,16 +41,23 @@ import json
 import os
 import re
 import secrets
+import shutil
 import stat
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from core.noma.boundary import STATE_DIR_REFUSED, BoundaryError
+from core.skills_runtime.ledger import (
+    DEFAULT_CREATED_SKILLS_QUOTA_BYTES,
+    STAGING_PREFIX,
+    SkillQuotaExceeded,
+    tree_cost,
+)
 from sandbox.bridge import BlobQuotaError
 
 BLOB_ID = re.compile(r"blob:([0-9a-f]{32})\Z")
@@ -49,6 +66,9 @@ ReadMode = Literal["sample_head", "sample_tail", "full"]
 DEFAULT_BLOB_QUOTA_BYTES = 1024**3
 QUOTA_ENV = "NOMA_BLOB_QUOTA_BYTES"
 LEDGER_NAME = ".usage"
+SKILLS_LEDGER_NAME = ".skills-usage"
+COUNT_LEDGER_NAME = ".count"
+DEFAULT_BLOB_COUNT_LIMIT = 100_000
 LOCK_NAME = ".quota.lock"
 PENDING_PREFIX = ".pending-"
 RUNS_DIR = ".runs"
@@ -69,6 +89,14 @@ def blob_quota_from(section: Mapping[str, Any], environ: Mapping[str, str]) -> i
             f"[skills] blob_quota_bytes), not {raw!r}"
         )
     return value
+
+
+def blob_count_limit_from(section: Mapping[str, Any]) -> int:
+    """``[skills] blob_count_limit`` (how many blobs a workspace may hold), else 100,000."""
+    raw: Any = section.get("blob_count_limit", DEFAULT_BLOB_COUNT_LIMIT)
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw < 0:
+        raise ValueError(f"[skills] blob_count_limit must be a whole number >= 0, not {raw!r}")
+    return raw
 
 
 class BlobNotFound(LookupError):
@@ -98,6 +126,23 @@ class BlobQuotaExceeded(BlobQuotaError):
             "used_bytes": self.used,
             "quota_bytes": self.quota,
         }
+
+
+class BlobCountExceeded(BlobQuotaExceeded):
+    """One more blob would take the workspace past its number of blobs."""
+
+    def __init__(self, count: int, limit: int) -> None:
+        BlobQuotaError.__init__(
+            self,
+            f"the workspace holds {count} blobs, its limit ([skills] blob_count_limit is "
+            f"{limit}). Delete blobs you no longer need or ask the operator to raise it.",
+        )
+        self.requested = 0
+        self.used = count
+        self.quota = limit
+
+    def details(self) -> dict[str, int]:
+        return {"requested_blobs": 1, "blob_count": self.used, "blob_count_limit": self.quota}
 
 
 @dataclass(frozen=True)
@@ -169,9 +214,7 @@ class BlobWriter:
         self._store = store
         self._kind = kind
         self._owner = owner
-        with store._locked():  # a sweep never sees the file before its lock is held
-            fd, name = tempfile.mkstemp(prefix=PENDING_PREFIX, dir=store.root)
-            fcntl.flock(fd, fcntl.LOCK_EX)  # held until the file is renamed or removed
+        fd, name = store._take_place()
         self._file = os.fdopen(fd, "wb")
         self._tmp = Path(name)
         self._size = 0
@@ -180,9 +223,11 @@ class BlobWriter:
     def write(self, text: str) -> None:
         """Append ``text``; over the quota the whole pending blob is dropped and it raises."""
         data = text.encode("utf-8", errors="surrogatepass")
+        if not data:
+            return
         try:
-            self._store._reserve(len(data))
-        except BlobQuotaExceeded:
+            self._store._reserve(len(data), self._file.fileno(), self._size)
+        except BaseException:
             self.abort()
             raise
         self._size += len(data)
@@ -205,30 +250,42 @@ class BlobWriter:
     def abort(self) -> None:
         if not self._done:
             self._done = True
-            self._file.close()
-            with contextlib.suppress(OSError):
-                self._tmp.unlink()
-            self._store._release(self._size)
+            with self._store._locked():  # the file and its reservation go together
+                self._file.close()
+                with contextlib.suppress(OSError):
+                    self._tmp.unlink()
+                self._store._release(self._size)
+                self._store._count_add(-1)
 
 
 class BlobStore:
     """Blobs in one folder, with a quota shared by every process that opens the folder.
 
-    The committed total lives in a small ledger file (``.usage``) read and updated under an
-    exclusive ``flock``, so a flow lane in the CLI and a running ``skills serve`` count each
-    other's blobs; bytes being written are reserved in the writing process. Opening the
-    store rebuilds the ledger from the files on disk, so a crash never leaves it wrong for
-    long.
+    The total (committed blobs and bytes being written) lives in a small ledger file
+    (``.usage``) read and updated under an exclusive ``flock``, so a flow lane in the CLI
+    and a running ``skills serve`` count each other's blobs, written or in progress.
+    Created skills are counted in ``.skills-usage`` beside it, under the same lock, when
+    the store is given their folder (``skills_root``). Opening the store rebuilds both
+    ledgers from the files on disk, so a crash never leaves them wrong for long.
     """
 
     def __init__(
-        self, root: Path, quota_bytes: int = DEFAULT_BLOB_QUOTA_BYTES, *, sweep: bool = True
+        self,
+        root: Path,
+        quota_bytes: int = DEFAULT_BLOB_QUOTA_BYTES,
+        *,
+        sweep: bool = True,
+        skills_root: Path | None = None,
+        skills_quota_bytes: int = DEFAULT_CREATED_SKILLS_QUOTA_BYTES,
+        blob_count_limit: int = DEFAULT_BLOB_COUNT_LIMIT,
     ) -> None:
         self.root = root
+        self.blob_count_limit = blob_count_limit
         self.quota_bytes = quota_bytes
+        self.skills_root = skills_root
+        self.skills_quota_bytes = skills_quota_bytes
         root.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._reserved = 0
         # O_NOFOLLOW: a cloned state folder may hold a planted ``.lock`` symlink.
         try:
             self._lock_fd = os.open(
@@ -263,18 +320,87 @@ class BlobStore:
             finally:
                 fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
 
-    def _read_ledger(self) -> int:
+    def _read_ledger(self, name: str = LEDGER_NAME) -> int:
         try:
-            fd = os.open(self.root / LEDGER_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            fd = os.open(self.root / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
             try:
-                return int(os.read(fd, 64))
+                value = int(os.read(fd, 64))
             finally:
                 os.close(fd)
+            if value < 0:
+                raise ValueError(value)  # never written by us: a planted count
+            return value
         except (OSError, ValueError):  # a planted symlink is not followed: recounted
-            return self.disk_usage()
+            if name == SKILLS_LEDGER_NAME:
+                return self._skills_disk_usage()
+            if name == COUNT_LEDGER_NAME:
+                return self._disk_count(held_only=False)
+            return self.disk_usage() + self._pending_usage(held_only=False)
 
-    def _write_ledger(self, total: int) -> None:
-        tmp = self.root / f"{LEDGER_NAME}.tmp"
+    def _skills_usage(self) -> int:
+        """Created skills' cost (0 if nobody has created any on this folder)."""
+        if self.skills_root is None and not (self.root / SKILLS_LEDGER_NAME).exists():
+            return 0
+        return self._read_ledger(SKILLS_LEDGER_NAME)
+
+    def _skills_disk_usage(self) -> int:
+        root = self.skills_root
+        if root is None or not _is_dir(root):
+            return 0
+        with os.scandir(root) as it:
+            return sum(tree_cost(Path(e.path)) for e in it)
+
+    def _disk_count(self, *, held_only: bool) -> int:
+        """Blobs on disk (one sidecar each) plus pending writes (live ones if ``held_only``)."""
+        total = 0
+        with os.scandir(self.root) as it:
+            for entry in it:
+                name = entry.name
+                if (
+                    len(name) == 37
+                    and name.endswith(".json")
+                    and BLOB_ID.match("blob:" + name[:32])
+                ):
+                    total += 1
+                elif name.startswith(PENDING_PREFIX) and not name.endswith(".json"):
+                    total += 1 if not held_only or _held(Path(entry.path)) else 0
+        return total
+
+    def _count_add(self, delta: int) -> None:
+        """Change the number of blobs (lock held)."""
+        self._write_ledger(self._read_ledger(COUNT_LEDGER_NAME) + delta, COUNT_LEDGER_NAME)
+
+    def _take_place(self) -> tuple[int, str]:
+        """Count one more blob (a write starting) and make its pending file, locked."""
+        try:
+            return self._try_take_place()
+        except BlobCountExceeded:
+            self.sweep()  # dead processes' writes may be what fills it
+            return self._try_take_place()
+
+    def _try_take_place(self) -> tuple[int, str]:
+        with self._locked():  # a sweep never sees the file before its lock is held
+            count = self._read_ledger(COUNT_LEDGER_NAME)
+            if count + 1 > self.blob_count_limit:
+                raise BlobCountExceeded(count, self.blob_count_limit)
+            fd, name = tempfile.mkstemp(prefix=PENDING_PREFIX, dir=self.root)
+            fcntl.flock(fd, fcntl.LOCK_EX)  # held until the file is renamed or removed
+            self._write_ledger(count + 1, COUNT_LEDGER_NAME)  # counted before the file was
+        return fd, name
+
+    def _pending_usage(self, *, held_only: bool) -> int:
+        """Bytes reserved by pending writes (their files are grown to what they reserved)."""
+        total = 0
+        with os.scandir(self.root) as it:
+            for entry in it:
+                path = Path(entry.path)
+                pending = entry.name.startswith(PENDING_PREFIX)
+                if pending and entry.is_file(follow_symlinks=False):
+                    total += _size(path) if not held_only or _held(path) else 0
+        return total
+
+    def _write_ledger(self, total: int, name: str = LEDGER_NAME) -> None:
+        tmp = self.root / f"{name}.tmp"
         # A name planted there (a symlink out of the folder) is removed, never written
         # through: the temp is created fresh (O_EXCL | O_NOFOLLOW).
         tmp.unlink(missing_ok=True)
@@ -283,7 +409,7 @@ class BlobStore:
             os.write(fd, str(max(0, total)).encode("ascii"))
         finally:
             os.close(fd)
-        os.replace(tmp, self.root / LEDGER_NAME)
+        os.replace(tmp, self.root / name)
 
     def disk_usage(self) -> int:
         """Bytes held by blob content files on disk (committed or orphaned by a crash)."""
@@ -295,39 +421,74 @@ class BlobStore:
         return total
 
     def usage(self) -> int:
-        """Bytes counted against the quota: committed blobs plus this process's writes."""
+        """Bytes counted against the quota, by every process: blobs (committed and being
+        written) and created skills."""
         with self._locked():
-            return self._read_ledger() + self._reserved
+            return self._read_ledger() + self._skills_usage()
 
-    def _reserve(self, size: int) -> None:
+    def skills_usage(self) -> int:
+        """What created skills cost (counted against both quotas)."""
+        with self._locked():
+            return self._skills_usage()
+
+    def _reserve(self, size: int, fd: int, offset: int) -> None:
         try:
-            self._try_reserve(size)
+            self._try_reserve(size, fd, offset)
         except BlobQuotaExceeded:
             # What dead processes left may be what fills the quota (a long-running server
             # otherwise only sweeps when it starts): sweep, then decide again.
             self.sweep()
-            self._try_reserve(size)
+            self._try_reserve(size, fd, offset)
 
-    def _try_reserve(self, size: int) -> None:
+    def _try_reserve(self, size: int, fd: int, offset: int) -> None:
         with self._locked():
-            used = self._read_ledger() + self._reserved
+            blobs = self._read_ledger()
+            used = blobs + self._skills_usage()
             if used + size > self.quota_bytes:
                 raise BlobQuotaExceeded(size, used, self.quota_bytes)
-            self._reserved += size
+            # The pending file takes its reserved size now (sparse), so another process's
+            # sweep, which counts pending files by size, counts this reservation too.
+            os.ftruncate(fd, offset + size)
+            self._write_ledger(blobs + size)
 
     def _release(self, size: int) -> None:
-        with self._lock:
-            self._reserved -= size
+        """Give back a pending write's bytes (its file is already gone; lock held)."""
+        if size:
+            self._write_ledger(self._read_ledger() - size)
+
+    def admit_skill(self, stage: Callable[[], Path], publish: Callable[[Path], None]) -> int:
+        """Store a created skill only if it fits: under the lock ``stage()`` writes it to a
+        staging folder, its cost is measured there, and ``publish`` moves it into place
+        only if both quotas allow; over either, `SkillQuotaExceeded` and nothing is
+        counted (the caller removes the staging folder). Returns the cost."""
+        if self.skills_root is None:
+            raise ValueError("this blob store keeps no created skills")
+        with self._locked():
+            staging = stage()
+            cost = tree_cost(staging)
+            skills = self._skills_usage()
+            if skills + cost > self.skills_quota_bytes:
+                raise SkillQuotaExceeded(
+                    cost, skills, self.skills_quota_bytes, "created_skills_quota_bytes"
+                )
+            used = self._read_ledger() + skills
+            if used + cost > self.quota_bytes:
+                raise SkillQuotaExceeded(cost, used, self.quota_bytes, "blob_quota_bytes")
+            publish(staging)
+            self._write_ledger(skills + cost, SKILLS_LEDGER_NAME)
+        return cost
 
     def delete(self, blob_id: str) -> None:
         """Remove a blob (sidecar first, so it stops existing before its bytes go)."""
         hex_id = _hex(blob_id)
         with self._locked():
-            size = self.info(blob_id).size_bytes
+            self.info(blob_id)
+            size = _size(self.root / hex_id)  # the bytes on disk, whatever a sidecar says
             (self.root / f"{hex_id}.json").unlink()
             with contextlib.suppress(FileNotFoundError):
                 (self.root / hex_id).unlink()
             self._write_ledger(self._read_ledger() - size)
+            self._count_add(-1)
 
     def create(self, content: str, kind: str) -> BlobInfo:
         writer = self.open_writer(kind)
@@ -357,10 +518,12 @@ class BlobStore:
                     json.dump(meta, fh)
                     fh.flush()
                     os.fsync(fh.fileno())
-                os.rename(tmp, self.root / hex_id)
+                if size:
+                    # Its bytes are already in the ledger (reserved): they stay counted.
+                    os.rename(tmp, self.root / hex_id)
+                else:
+                    tmp.unlink()  # an empty blob is its sidecar alone
                 os.rename(meta_tmp, self.root / f"{hex_id}.json")
-                self._write_ledger(self._read_ledger() + size)
-                self._reserved -= size
         except BaseException:
             meta_tmp.unlink(missing_ok=True)
             raise
@@ -423,6 +586,8 @@ class BlobStore:
                         _remove(self.root / f"{hex_id}.json")
                         _remove(self.root / hex_id)
             for hex_id in sorted(hexes ^ sidecars):  # half a blob: a crash mid-publish
+                if hex_id in sidecars and self._empty(hex_id):
+                    continue  # an empty blob: its sidecar alone is the whole of it
                 name = hex_id if hex_id in hexes else f"{hex_id}.json"
                 report.orphan_files.append(name)
                 report.freed_bytes += _size(self.root / name)
@@ -431,9 +596,30 @@ class BlobStore:
             if not dry_run:
                 for run_id in dead:
                     _remove(self.root / RUNS_DIR / run_id)
-                self._write_ledger(self.disk_usage())
+                # Live writers' pending files are grown to what they reserved: counted.
+                self._write_ledger(self.disk_usage() + self._pending_usage(held_only=True))
+                self._write_ledger(self._disk_count(held_only=True), COUNT_LEDGER_NAME)
+                if self.skills_root is not None:
+                    self._sweep_skills()
             report.ledger_after = self._read_ledger()
         return report
+
+    def _sweep_skills(self) -> None:
+        """Remove staging folders (a creator stages under this lock, which the sweep holds:
+        any left are a dead process's) and recount created skills from the disk."""
+        root = self.skills_root
+        if root is not None and _is_dir(root):
+            for name in os.listdir(root):
+                path = root / name
+                if name.startswith(STAGING_PREFIX) and _is_dir(path):
+                    shutil.rmtree(path, ignore_errors=True)
+        self._write_ledger(self._skills_disk_usage(), SKILLS_LEDGER_NAME)
+
+    def _empty(self, hex_id: str) -> bool:
+        try:
+            return self.info("blob:" + hex_id).size_bytes == 0
+        except BlobNotFound:
+            return False
 
     def _dead_runs(self) -> set[str]:
         runs = self.root / RUNS_DIR
@@ -471,6 +657,8 @@ class BlobStore:
         """A text view of the blob, never splitting a UTF-8 character."""
         info = self.info(blob_id)
         size = info.size_bytes
+        if size == 0:  # an empty blob has no content file
+            return BlobSlice(content="", truncated=False, kind=info.kind, size_bytes=0)
         with open(self.root / _hex(blob_id), "rb") as fh:
             if mode == "full":
                 if size > FULL_READ_LIMIT:
@@ -497,10 +685,12 @@ class BlobStore:
     def read_chunks(self, blob_id: str, chunk_chars: int) -> Iterator[str]:
         """The blob as text in pieces (for sandbox reads); KeyError if it does not exist."""
         try:
-            self.info(blob_id)
+            info = self.info(blob_id)
         except BlobNotFound as exc:
             raise KeyError(blob_id) from exc
         path = self.root / _hex(blob_id)
+        if info.size_bytes == 0:
+            return iter(())  # an empty blob has no content file
 
         def chunks() -> Iterator[str]:
             decoder = codecs.getincrementaldecoder("utf-8")("replace")

@@ -16,6 +16,9 @@ INTERNAL_ERROR = -32603
 # Server-defined (JSON-RPC reserves -32000..-32099 for these): the workspace's blob quota
 # is full. Not -32602: the params are fine, and the same call succeeds once space is freed.
 BLOB_QUOTA_EXCEEDED = -32010
+# The same code for every stored-bytes quota (the Skills Protocol defines none): a created
+# skill that does not fit is -32010 too, told apart by ``data.reason``.
+QUOTA_EXCEEDED = BLOB_QUOTA_EXCEEDED
 
 
 class RpcError(Exception):

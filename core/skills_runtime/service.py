@@ -24,14 +24,17 @@ from core.skills_runtime.blob_store import (
     BlobQuotaExceeded,
     BlobStore,
     BlobTooLarge,
+    blob_count_limit_from,
     blob_quota_from,
 )
 from core.skills_runtime.errors import (
     BLOB_QUOTA_EXCEEDED,
     INVALID_PARAMS,
+    QUOTA_EXCEEDED,
     RpcError,
     invalid_params,
 )
+from core.skills_runtime.ledger import SkillQuotaExceeded, created_skills_quota_from
 from core.skills_runtime.manifest import ManifestError, split_frontmatter
 from core.skills_runtime.names import user_namespace, version_key
 from core.skills_runtime.runs import RunService
@@ -141,9 +144,23 @@ class SkillsRuntime:
         roots: list[tuple[Source, Path]] = [("shipped", shipped_dir)]
         if self.trusted:
             roots += [("workspace", self.workspace / "skills"), ("created", state / CREATED_DIR)]
-        self.store = SkillStore(roots, writable_root=state / CREATED_DIR if self.trusted else None)
         quota = blob_quota_bytes if blob_quota_bytes is not None else self._config_quota()
-        self.blobs = BlobStore(state / "blobs", quota_bytes=quota)
+        # Blobs and created skills count in one ledger under one lock (issue 24), so a
+        # skills server and any other process on the folder share both quotas. An
+        # untrusted folder's created skills are never loaded, but their bytes still count
+        # (recounted from the disk: a ledger it shipped is not believed).
+        self.blobs = BlobStore(
+            state / "blobs",
+            quota_bytes=quota,
+            skills_root=state / CREATED_DIR,
+            skills_quota_bytes=created_skills_quota_from(self._skills_section(ws), os.environ),
+            blob_count_limit=blob_count_limit_from(self._skills_section(ws)),
+        )
+        self.store = SkillStore(
+            roots,
+            writable_root=state / CREATED_DIR if self.trusted else None,
+            admit=self.blobs.admit_skill if self.trusted else None,
+        )
         self.sandbox = Sandbox(sandbox_config)
         fixed = secrets
         self.runs = RunService(
@@ -187,8 +204,12 @@ class SkillsRuntime:
         return SecretStore.from_config(self.workspace, ws.section("secrets"))
 
     def _config_quota(self) -> int:
-        ws = self._config()
-        return blob_quota_from(ws.section("skills") if ws is not None else {}, os.environ)
+        return blob_quota_from(self._skills_section(self._config()), os.environ)
+
+    @staticmethod
+    def _skills_section(ws: Workspace | None) -> dict[str, Any]:
+        """``[skills]``: trust-covered, so an untrusted folder's is empty (the defaults)."""
+        return ws.section("skills") if ws is not None else {}
 
     async def start(self) -> None:
         await self.sandbox.start()
@@ -332,6 +353,10 @@ class SkillsRuntime:
             raise invalid_params(str(exc), "invalid_skill") from exc
         except SkillExists as exc:
             raise invalid_params(str(exc), "skill_exists") from exc
+        except SkillQuotaExceeded as exc:
+            raise RpcError(
+                QUOTA_EXCEEDED, str(exc), {"reason": "skill_quota_exceeded", **exc.details()}
+            ) from exc
         return {"name": skill.name, "version": skill.version}
 
 

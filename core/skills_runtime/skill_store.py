@@ -16,6 +16,11 @@ namespace only, and never under a name an installed skill has, so an agent canno
 grants) go to its copy. Within ``user.`` a caller owns only ``user.<its name>``: the name its
 token speaks for, so nobody publishes ``user.alice.report@0.1.0`` before Alice does and
 inherits the grant the operator pinned to it.
+
+What created skills store is counted (issue 24: ``create_skill`` stored 25 MB under a 1 MiB
+quota): a store given an ``admit`` hook (the blob store's `BlobStore.admit_skill`) stages
+and publishes each new skill under the workspace's quota lock, and a skill that does not fit
+what is left is refused whole, leaving nothing behind.
 """
 
 from __future__ import annotations
@@ -26,12 +31,14 @@ import os
 import shutil
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import tomli_w
 
+from core.skills_runtime.ledger import STAGING_PREFIX
 from core.skills_runtime.manifest import (
     ManifestError,
     SkillManifest,
@@ -52,6 +59,9 @@ MAX_CREATE_FILES = 100
 MAX_CREATE_BYTES = 5 * 1024 * 1024
 
 Source = Literal["shipped", "workspace", "created"]
+# Stage a skill (first callable: writes it, returns its staging folder), then publish it
+# (second: moves it into place) if it fits the quotas; returns its cost.
+Admit = Callable[[Callable[[], Path], Callable[[Path], None]], int]
 
 
 @dataclass(frozen=True)
@@ -104,9 +114,15 @@ def _sort_key(skill: Skill) -> tuple[str, str]:
 
 
 class SkillStore:
-    def __init__(self, roots: list[tuple[Source, Path]], writable_root: Path | None) -> None:
+    def __init__(
+        self,
+        roots: list[tuple[Source, Path]],
+        writable_root: Path | None,
+        admit: Admit | None = None,
+    ) -> None:
         self._roots = roots
         self._writable_root = writable_root
+        self._admit = admit
         self._lock = threading.Lock()
         self._signature: tuple[Any, ...] | None = None
         self._skills: list[Skill] = []
@@ -266,8 +282,11 @@ class SkillStore:
         root = self._writable_root
         root.mkdir(parents=True, exist_ok=True)
         target = root / f"{model.name}@{model.version}"
-        staging = Path(tempfile.mkdtemp(prefix=".creating-", dir=root))
-        try:
+        made: list[Path] = []
+
+        def stage() -> Path:
+            staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=root))
+            made.append(staging)
             raw = model.model_dump(mode="json", exclude_none=True)
             (staging / "skill.toml").write_text(tomli_w.dumps(raw), encoding="utf-8")
             (staging / "SKILL.md").write_text(skill_md, encoding="utf-8")
@@ -278,14 +297,26 @@ class SkillStore:
             for p in [staging, *staging.rglob("*")]:
                 p.chmod(0o755 if p.is_dir() else 0o644)
             _fsync_tree(staging)
+            return staging
+
+        def publish(staging: Path) -> None:
             os.rename(staging, target)
+
+        try:
+            if self._admit is not None:
+                self._admit(stage, publish)
+            else:
+                publish(stage())
         except FileExistsError as exc:
-            shutil.rmtree(staging, ignore_errors=True)
+            _discard(made)
             raise SkillExists(f"skill {model.name}@{model.version} already exists") from exc
         except OSError as exc:
-            shutil.rmtree(staging, ignore_errors=True)
+            _discard(made)
             if exc.errno in (errno.ENAMETOOLONG, errno.EINVAL, errno.EISDIR, errno.ENOTDIR):
                 raise ManifestError(f"a file name cannot be written: {exc.strerror}") from exc
+            raise
+        except BaseException:
+            _discard(made)  # e.g. over a quota: nothing half-written stays
             raise
         with self._lock:
             self._signature = None
@@ -323,6 +354,11 @@ def _subdirs(root: Path) -> list[Path]:
             )
     except OSError:
         return []
+
+
+def _discard(staged: list[Path]) -> None:
+    for staging in staged:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def _fsync_tree(root: Path) -> None:

@@ -17,7 +17,10 @@ import pytest
 from sandbox import Sandbox, SandboxConfig
 from sandbox.procs import pids_of_uid
 
-UID_BASE = 2_100_000_000  # not the server default, so tests never touch a real server's uids
+# Not the server default, so tests never touch a real server's uids; and one range per test
+# session, so the leak checks below see this run's processes only, never those of another
+# suite running on the same host.
+UID_BASE = 2_100_000_000 + (os.getpid() % 4096) * 64
 IS_ROOT = os.geteuid() == 0
 BWRAP = os.environ.get("NOMA_SANDBOX_BWRAP") or shutil.which("bwrap")
 

@@ -23,7 +23,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 SHARED = Path(os.environ.get("NOMA_SHARED_DIR", REPO.parent / "shared"))
 SPEC = SHARED / "spec" / "skills-protocol-v0.1.txt"
-UID_BASE = 2_200_000_000
+# One uid range per test session: the leftover check sees this run's sandboxes only.
+UID_BASE = 2_200_000_000 + (os.getpid() % 4096) * 256
 SERVER_SECRET = "server-secret-5e1f"
 DEMO_TOKEN = "demo-token-77"
 IS_ROOT = os.geteuid() == 0

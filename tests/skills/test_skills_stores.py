@@ -111,7 +111,7 @@ def test_blob_store_round_trip_and_utf8_safe_sampling(tmp_path: Path) -> None:
 def test_aborted_blob_writes_leave_nothing(tmp_path: Path) -> None:
     store = BlobStore(tmp_path / "blobs")
     bookkeeping = sorted(p.name for p in (tmp_path / "blobs").iterdir())
-    assert bookkeeping == [".quota.lock", ".usage"]  # the quota's lock and ledger only
+    assert bookkeeping == [".count", ".quota.lock", ".usage"]  # the quota's lock and ledgers
     writer = store.open_writer("text/plain")
     writer.write("partial")
     writer.abort()
