@@ -1,11 +1,14 @@
 """Median (and p95) ``execute_skill`` round trip for a trivial skill vs a bare
-``python3 -c pass``.
+``python3 -I -S -c pass`` (and ``python3 -c pass``, which also imports ``site``).
 
 Both are measured in the same run, interleaved call by call, so machine load hits them
 alike. The round trip is a real JSON-RPC POST over loopback to ``noma skills serve``
 (started here in a subprocess, on a workspace trusted in user dirs of this run, and called
 with the owner's token the server keeps there) that runs the skill in a fresh sandbox. The
-target is a round trip of at most 3x the bare interpreter spawn.
+target (issue 24) is a round trip of at most 1.5x the bare ``-I -S`` interpreter spawn.
+On the bubblewrap tier each slot's sandbox is started ahead of the call (sandbox/warm.py);
+the loop's pause between calls leaves it the time to be ready, as an interactive caller
+does.
 
     .venv/bin/python -m bench.skills_bench [--runs 40] [--check]
 """
@@ -25,7 +28,8 @@ from pathlib import Path
 
 import httpx
 
-TARGET_RATIO = 3.0
+TARGET_RATIO = 1.5
+SETTLE_S = 0.08
 SANDBOX_PYTHON = os.environ.get("NOMA_SANDBOX_PYTHON", "/usr/bin/python3")
 
 SKILL_TOML = """\
@@ -145,30 +149,41 @@ def measure(runs: int) -> dict[str, float | str]:
                 }
                 rpc: list[float] = []
                 bare: list[float] = []
+                bare_isolated: list[float] = []
                 for i in range(runs + 5):
                     t0 = time.perf_counter()
                     reply = client.post(f"{base}/rpc", json=payload).json()
+                    call_s = time.perf_counter() - t0
+                    # Let the server start the next sandbox (off the call's path, not off
+                    # the CPU) before the bare spawns, so they are not slowed by it.
+                    time.sleep(SETTLE_S)
                     t1 = time.perf_counter()
                     subprocess.run([SANDBOX_PYTHON, "-c", "pass"], check=True)
                     t2 = time.perf_counter()
+                    subprocess.run([SANDBOX_PYTHON, "-I", "-S", "-c", "pass"], check=True)
+                    t3 = time.perf_counter()
                     if reply.get("result", {}).get("status") != "completed":
                         raise SystemExit(f"execute_skill failed: {json.dumps(reply)[:500]}")
                     if i >= 5:  # warm-up: first runs fill caches on both sides
-                        rpc.append(t1 - t0)
+                        rpc.append(call_s)
                         bare.append(t2 - t1)
+                        bare_isolated.append(t3 - t2)
                     time.sleep(0.02)
         finally:
             server.terminate()
             server.wait(timeout=30)
     rpc_ms = statistics.median(rpc) * 1000
     bare_ms = statistics.median(bare) * 1000
+    isolated_ms = statistics.median(bare_isolated) * 1000
     p95_ms = statistics.quantiles(rpc, n=20)[-1] * 1000 if len(rpc) >= 2 else rpc_ms
     return {
         "tier": str(health.get("sandbox", {}).get("tier")),
         "execute_skill_median_ms": round(rpc_ms, 2),
         "execute_skill_p95_ms": round(p95_ms, 2),
         "bare_python_median_ms": round(bare_ms, 2),
-        "ratio": round(rpc_ms / bare_ms, 2),
+        "bare_python_isolated_median_ms": round(isolated_ms, 2),
+        "ratio": round(rpc_ms / isolated_ms, 2),
+        "ratio_with_site": round(rpc_ms / bare_ms, 2),
     }
 
 
@@ -182,8 +197,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"execute_skill round trip median: {result['execute_skill_median_ms']:.2f} ms")
     print(f"execute_skill round trip p95:    {result['execute_skill_p95_ms']:.2f} ms")
     print(f"bare `{SANDBOX_PYTHON} -c pass` median: {result['bare_python_median_ms']:.2f} ms")
+    print(
+        f"bare `{SANDBOX_PYTHON} -I -S -c pass` median: "
+        f"{result['bare_python_isolated_median_ms']:.2f} ms"
+    )
+    print(f"ratio to `-c pass`: {result['ratio_with_site']:.2f}x")
     verdict = "met" if float(result["ratio"]) <= TARGET_RATIO else "NOT met"
-    print(f"ratio: {result['ratio']:.2f}x (target <= {TARGET_RATIO:g}x: {verdict})")
+    print(
+        f"ratio to `-I -S -c pass`: {result['ratio']:.2f}x (target <= {TARGET_RATIO:g}x: {verdict})"
+    )
     return 1 if args.check and verdict != "met" else 0
 
 

@@ -20,6 +20,7 @@ import marshal
 import os
 import shutil
 import signal
+import socket
 import stat
 import subprocess
 import tempfile
@@ -36,9 +37,10 @@ from sandbox.control import ControlHandler, ProtocolViolation, RunState
 from sandbox.job import Job, Outcome, RunError
 from sandbox.logs import LogCollector
 from sandbox.outcome import build_outcome
+from sandbox.skill_dirs import UnsafeSkillPath, open_skill_dirs
 from sandbox.slots import SlotsUnavailable, UidSlots
-from sandbox.tiers import SKILL_STAGE, TierUnavailable, bubblewrap_args, choose_tiers
-from sandbox.warm import Process, WarmLaunchers
+from sandbox.tiers import TierUnavailable, bubblewrap_args, choose_tiers
+from sandbox.warm import Launcher, LaunchSpec, Process, WarmLaunchers
 
 log = logging.getLogger("noma.sandbox")
 GUEST_DIR = Path(__file__).resolve().parent / "guest"
@@ -186,15 +188,20 @@ class Sandbox:
             "runs": self.stats.runs,
         }
 
-    def _launcher_argv(self, uid: int) -> tuple[list[str], list[int]]:
+    def _launcher_argv(self, uid: int) -> LaunchSpec:
         """The launcher's command line and the fds it inherits (each opened for it alone).
 
         No host path is on the command line: a run reads its own ``/proc/self/cmdline``
         (and, on the namespaces tier, pid 1's), which are this list. The launcher script
         is reached through an inherited descriptor of the guest directory and the slot's
         cgroups are joined through inherited descriptors of their ``cgroup.procs`` files.
+
+        On the bubblewrap tier the launcher execs bubblewrap at once (its first frame is
+        written now), so the whole sandbox is built before the call; it also inherits one
+        end of a socket pair, the channel its run's skills arrive on (``_send_skills``).
         """
         fds: list[int] = []
+        channel: socket.socket | None = None
         try:
             guest = os.open(self._guest, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
             fds.append(guest)
@@ -211,13 +218,23 @@ class Sandbox:
                 fd = os.open(procs_file, os.O_WRONLY | os.O_CLOEXEC)
                 fds.append(fd)
                 argv += ["--cgroup-fd", str(fd)]
-        except OSError:
+            preamble = b""
+            if self.tier in ("bubblewrap", "namespaces"):
+                channel, inner = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+                fds.append(inner.detach())
+                argv += ["--skills-fd", str(fds[-1])]
+            if self.tier == "bubblewrap":
+                assert self._scratch is not None
+                argv.append("--exec-only")
+                bwrap = bubblewrap_args(self.config, self._guest, self._scratch, uid, fds[-1])
+                preamble = _encode_frames([{"tier": "exec", "argv": bwrap}])
+        except (OSError, TierUnavailable):
             for fd in fds:
                 os.close(fd)
+            if channel is not None:
+                channel.close()
             raise
-        if self.tier == "bubblewrap":
-            argv.append("--exec-only")
-        return argv, fds
+        return LaunchSpec(argv, fds, preamble, channel)
 
     # ------------------------------------------------------------------------ run
 
@@ -267,11 +284,23 @@ class Sandbox:
         cgroup = self._slot_groups.get(uid)
         ooms_before = cgroup.oom_kills() if cgroup is not None else 0
         run_dir: Path | None = None
+        skill_fds: list[int] = []
         try:
-            frames, run_dir = self._prepare(job, tier, uid, timeout)
+            skill_fds = open_skill_dirs(job.mounts)
+            frames, run_dir = self._prepare(job, tier, uid, timeout, skill_fds)
             payload = _encode_frames(frames)
             assert self._warm is not None
-            proc = await self._warm.take(uid)
+            launcher = await self._warm.take(uid)
+            _send_skills(launcher, skill_fds)
+            proc = launcher.proc
+        except UnsafeSkillPath as exc:
+            self._schedule(self._teardown(None, None, cgroup, run_dir, uid))
+            return Outcome(
+                status="failed",
+                isolation=tier,
+                duration_ms=0,
+                error=RunError("UnsafeSkillPath", str(exc)),
+            )
         except (ValueError, RecursionError) as exc:
             self._schedule(self._teardown(None, None, cgroup, run_dir, uid))
             return Outcome(
@@ -288,6 +317,9 @@ class Sandbox:
                 duration_ms=0,
                 error=RunError("SandboxError", f"could not start the sandbox: {exc}"),
             )
+        finally:
+            for fd in skill_fds:
+                os.close(fd)
         self._live[proc.pid] = proc
         state = RunState(readable=set(job.input_blobs))
         logs = LogCollector(limits.logs_preview_bytes)
@@ -515,9 +547,14 @@ class Sandbox:
     # ---------------------------------------------------------------- preparation
 
     def _prepare(
-        self, job: Job, tier: TierName, uid: int, timeout: float
+        self, job: Job, tier: TierName, uid: int, timeout: float, skill_fds: list[int]
     ) -> tuple[list[dict[str, Any]], Path | None]:
-        """The request frames for the launcher, and the run's scratch dir if it has one."""
+        """The request frames for the launcher, and the run's scratch dir if it has one.
+
+        ``skill_fds`` are the job's skill folders, opened without following symlinks
+        (``skill_dirs``): the sandboxed tiers receive them over the launcher's skills
+        channel and copy from them; the degraded tier's copy is made here, from them.
+        """
         cfg = self.config
         assert self._scratch is not None
         run_dir: Path | None = None
@@ -531,7 +568,6 @@ class Sandbox:
         }
         if tier == "namespaces":
             request["newroot"] = str(self._scratch / "root")
-            request["skill_mounts"] = {m.name: str(m.path) for m in job.mounts}
             request["guest_dir"] = str(self._guest)
         elif tier == "degraded":
             run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=self._scratch))
@@ -541,9 +577,9 @@ class Sandbox:
             if os.geteuid() == 0:
                 os.chown(workspace, uid, uid)
             shutil.copytree(self._guest, run_dir / "guest")
-            for m in job.mounts:
+            for m, fd in zip(job.mounts, skill_fds, strict=True):
                 dest = run_dir / "skills" / m.name
-                shutil.copytree(m.path, dest, symlinks=True, ignore=_special_files)
+                shutil.copytree(f"/proc/self/fd/{fd}", dest, symlinks=True, ignore=_special_files)
                 skill_dirs[m.name] = str(dest)
             request["workdir"] = str(workspace)
             request["guest_dir"] = str(run_dir / "guest")
@@ -561,10 +597,8 @@ class Sandbox:
             },
             "max_output_bytes": cfg.limits.max_output_bytes,
         }
-        if tier == "bubblewrap":
-            request["skill_mounts"] = {m.name: f"{SKILL_STAGE}/{m.name}" for m in job.mounts}
-            argv = bubblewrap_args(cfg, job.mounts, self._guest, self._scratch, uid)
-            return [{"tier": "exec", "argv": argv}, request], run_dir
+        if tier in ("bubblewrap", "namespaces"):
+            request["skill_names"] = [m.name for m in job.mounts]
         return [request], run_dir
 
 
@@ -581,6 +615,20 @@ def _scrub_outcome(outcome: Outcome, pairs: list[tuple[str, str]]) -> Outcome:
     if error is not None:
         error = RunError(error.type, _scrub(error.message, pairs))
     return replace(outcome, error=error, logs_preview=_scrub(outcome.logs_preview, pairs))
+
+
+def _send_skills(launcher: Launcher, fds: list[int]) -> None:
+    """Hand the run's skill directories to its sandbox (one ``SCM_RIGHTS`` message), then
+    close the server's end of the channel: a sandbox serves one run."""
+    channel = launcher.channel
+    launcher.channel = None
+    if channel is None:
+        return
+    with channel:
+        if fds:
+            # If the launcher died, its run fails with the setup error it reports.
+            with contextlib.suppress(OSError):
+                socket.send_fds(channel, [b"S"], fds)
 
 
 def _special_files(directory: str, names: list[str]) -> list[str]:

@@ -13,13 +13,10 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Sequence
 from pathlib import Path
 
 from sandbox.config import SandboxConfig, TierName
-from sandbox.job import SkillMount
 
-SKILL_STAGE = "/.stage"
 ORDER: tuple[TierName, ...] = ("bubblewrap", "namespaces", "degraded")
 
 
@@ -65,12 +62,14 @@ def _etc_dir(scratch: Path, uid: int) -> Path:
 
 
 def bubblewrap_args(
-    config: SandboxConfig,
-    mounts: Sequence[SkillMount],
-    guest_dir: Path,
-    scratch: Path,
-    uid: int,
+    config: SandboxConfig, guest_dir: Path, scratch: Path, uid: int, skills_fd: int
 ) -> list[str]:
+    """The whole sandbox of one run on a slot, built before the run is known.
+
+    Nothing here depends on the run: its skills reach the launcher inside through the
+    inherited socket ``skills_fd`` as directory fds (see ``isolate._receive_skill_dirs``),
+    so the sandbox can be started ahead of the call (``sandbox/warm.py``).
+    """
     bwrap = find_bwrap(config)
     if bwrap is None:
         raise TierUnavailable("bubblewrap is not installed")
@@ -142,10 +141,6 @@ def bubblewrap_args(
         "--tmpfs",
         "/workspace",
     ]
-    # Skills are bound at a staging point, copied into /skills by the launcher inside and
-    # unmounted: a bind mount's source (a path in the workspace) shows in mountinfo.
-    for m in mounts:
-        args += ["--ro-bind", str(m.path), f"{SKILL_STAGE}/{m.name}"]
     args += [
         "--ro-bind",
         str(guest_dir),
@@ -159,5 +154,7 @@ def bubblewrap_args(
         "-I",
         "-S",
         "/opt/noma/launcher.py",
+        "--skills-fd",
+        str(skills_fd),
     ]
     return args

@@ -33,9 +33,14 @@ hands over the slot's ``cgroup.procs`` files as fds too, so the command line a r
 read in ``/proc/self/cmdline`` (and ``/proc/1/cmdline`` on the namespaces tier) names
 none; bubblewrap gets its options through a memfd (``--args``).
 
-For the ``bubblewrap`` tier bubblewrap has already built the namespaces and mounts; this
-script then only sets limits and drops privileges. For the ``degraded`` tier there are no
-namespaces: the launcher kills every process of the slot uid after the worker exits.
+For the ``bubblewrap`` tier the launcher execs bubblewrap as soon as it starts (its first
+frame is written by the server with the launch), so the sandbox is finished before the
+call: bubblewrap has built the namespaces and mounts and this script, inside, imports
+what a run needs and waits for its one request. The run's skills then arrive as directory
+fds over the inherited ``--skills-fd`` socket (the namespaces tier gets them the same
+way); the script copies them into ``/skills``, sets limits and drops privileges.
+For the ``degraded`` tier there are no namespaces: the launcher kills every process of
+the slot uid after the worker exits.
 """
 
 from __future__ import annotations
@@ -322,7 +327,7 @@ def _write(path: str, text: str) -> None:
         fh.write(text)
 
 
-def _build_root(req: dict) -> None:
+def _build_root(req: dict, sources: dict[str, int]) -> None:
     """Assemble the sandbox filesystem on a tmpfs and pivot into it (we are pid 1 here)."""
     limits = req["limits"]
     root = req["newroot"]
@@ -393,15 +398,16 @@ def _build_root(req: dict) -> None:
     )
     _mount("proc", f"{root}/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
 
-    _stage_skills(req, f"{root}/skills", unmount=False)
+    _stage_skills(req, f"{root}/skills", sources, mount=True)
     _bind(req["guest_dir"], f"{root}/opt/noma", extra=MS_NODEV)
 
     _mount(None, root, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, None)
     _pivot(root)
 
 
-def _stage_skills(req: dict, dest: str, *, unmount: bool) -> None:
-    """Copy each skill into the size-capped ``dest`` tmpfs, then make it read-only.
+def _stage_skills(req: dict, dest: str, sources: dict[str, int], *, mount: bool) -> None:
+    """Copy each skill (an open directory fd) into the size-capped ``dest`` tmpfs, then
+    make it read-only; the fds are closed here.
 
     Why copies and not bind mounts: a bind mount's source path shows in the run's
     ``/proc/self/mountinfo``, and a skill's source is a path in the user's workspace.
@@ -409,12 +415,11 @@ def _stage_skills(req: dict, dest: str, *, unmount: bool) -> None:
     inside the sandbox), skips fifos, sockets and devices, and keeps each file's mode and
     owner, so a file the slot uid could not read in place it cannot read here either.
     ``dest`` bounds the size (``skills_bytes``) and the file count; a skill too big for it
-    fails the run's setup. With ``unmount`` the sources are staging bind mounts (the
-    bubblewrap tier), detached once copied.
+    fails the run's setup. With ``mount`` the tmpfs is mounted here (the namespaces tier);
+    bubblewrap mounts it itself.
     """
     limits = req["limits"]
-    skills = req.get("skill_mounts", {})
-    if not unmount:
+    if mount:
         _mount(
             "tmpfs",
             dest,
@@ -422,10 +427,11 @@ def _stage_skills(req: dict, dest: str, *, unmount: bool) -> None:
             MS_NOSUID | MS_NODEV,
             f"size={limits['skills_bytes']},nr_inodes=16384,mode=0755",
         )
-    for name, source in skills.items():
-        src = os.open(source, os.O_RDONLY | os.O_DIRECTORY)
-        try:
+    try:
+        for name, src in sources.items():
             st = os.fstat(src)
+            if st.st_mode & S_IFMT != S_IFDIR or "/" in name or name in ("", ".", ".."):
+                raise ValueError(f"skill {name!r} is not a directory")
             os.mkdir(f"{dest}/{name}", 0o700)
             try:
                 _copy_tree(src, f"{dest}/{name}")
@@ -439,11 +445,34 @@ def _stage_skills(req: dict, dest: str, *, unmount: bool) -> None:
                 raise
             os.chown(f"{dest}/{name}", st.st_uid, st.st_gid)
             os.chmod(f"{dest}/{name}", st.st_mode & 0o7777)
-        finally:
+    finally:
+        for src in sources.values():
             os.close(src)
-        if unmount:
-            _check(_c().umount2(os.fsencode(source), MNT_DETACH), f"umount {source}")
     _mount(None, dest, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, None)
+
+
+def _receive_skill_dirs(channel: int, names: list) -> dict[str, int]:
+    """The skill directories of this run, as fds the server sends over ``channel``.
+
+    A pre-started bubblewrap sandbox was built before the run's skills were known, so
+    they arrive at call time: one ``SCM_RIGHTS`` message with one directory fd per name,
+    in the request's order. Anything else (too few or too many fds, a truncated message)
+    fails the setup, and every fd received is closed.
+    """
+    import socket
+
+    if not names:
+        return {}
+    sock = socket.socket(fileno=channel)
+    try:
+        msg, fds, flags, _ = socket.recv_fds(sock, 16, len(names) + 1)
+    finally:
+        sock.detach()
+    if flags & socket.MSG_CTRUNC or len(fds) != len(names) or msg != b"S":
+        for fd in fds:
+            os.close(fd)
+        raise ValueError(f"expected {len(names)} skill directories, got {len(fds)}")
+    return dict(zip(names, fds, strict=True))
 
 
 def _copy_tree(src: int, dest: str) -> None:
@@ -515,8 +544,12 @@ def _init_loop(worker: int) -> int:
             return _exit_code(status)
 
 
-def _namespaces_main(req: dict) -> int:
+def _namespaces_main(req: dict, channel: int | None) -> int:
     _c()
+    if channel is None:
+        raise ValueError("no skills channel")
+    sources = _receive_skill_dirs(channel, req.get("skill_names", []))
+    os.close(channel)
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     # A cgroup namespace rooted at the slot's cgroups (joined while warming up), so
     # /proc/self/cgroup shows "/" rather than the host's cgroup layout.
@@ -529,7 +562,7 @@ def _namespaces_main(req: dict) -> int:
         code = EXIT_SETUP_FAILED
         try:
             _prctl(PR_SET_PDEATHSIG, SIGKILL)
-            _build_root(req)
+            _build_root(req, sources)
             _close_extra_fds()  # nothing that points outside the new root stays open
             worker = os.fork()
             if worker == 0:
@@ -539,6 +572,8 @@ def _namespaces_main(req: dict) -> int:
         except BaseException as exc:
             _report_setup_failure(exc)
         os._exit(code)
+    for fd in sources.values():
+        os.close(fd)  # init holds its own copies; the launcher keeps no way out
     return _supervise(init, uid=None)
 
 
@@ -596,17 +631,26 @@ def _degraded_main(req: dict) -> int:
     return _supervise(worker, uid=req["uid"] if req.get("kill_uid") else None)
 
 
-def _bubblewrap_main(req: dict) -> int:
-    """Inside bubblewrap (pid 2 under bwrap's init): skills, limits, ownership, privilege drop."""
+def _bubblewrap_main(req: dict, channel: int | None) -> int:
+    """Inside bubblewrap (pid 2 under bwrap's init): skills, limits, ownership, privilege drop.
+
+    This process was started ahead of the call (see ``sandbox/warm.py``) and has waited,
+    as root inside the finished sandbox, for its one request; the skills come now.
+    """
     _c()
-    _stage_skills(req, "/skills", unmount=True)
+    if channel is None:
+        raise ValueError("no skills channel")
+    _stage_skills(
+        req, "/skills", _receive_skill_dirs(channel, req.get("skill_names", [])), mount=False
+    )
+    os.close(channel)
     os.chown("/workspace", req["uid"], req["gid"])
     os.chmod("/workspace", 0o700)
     _run_worker(req, guest_dir="/opt/noma", workdir="/workspace", drop_bounding=True)
     return EXIT_SETUP_FAILED  # not reached
 
 
-def _preload() -> None:
+def _preload(channel: int | None) -> None:
     """Load what every run needs before the request arrives.
 
     The server keeps one launcher per idle slot, blocked on its request; whatever is
@@ -617,12 +661,16 @@ def _preload() -> None:
     import runtime._bootstrap  # noqa: F401
     import syscall_filter  # noqa: F401
 
+    if channel is not None:
+        import socket  # noqa: F401  (the skills channel of a pre-started bubblewrap sandbox)
 
-def _parse_argv(argv: list[str]) -> tuple[int | None, list[int], bool]:
-    """``[--parent PID] [--cgroup-fd FD]... [--exec-only]``."""
+
+def _parse_argv(argv: list[str]) -> tuple[int | None, list[int], bool, int | None]:
+    """``[--parent PID] [--cgroup-fd FD]... [--exec-only] [--skills-fd FD]``."""
     parent: int | None = None
     cgroups: list[int] = []
     exec_only = False
+    skills_fd: int | None = None
     it = iter(argv)
     for arg in it:
         if arg == "--parent":
@@ -631,9 +679,21 @@ def _parse_argv(argv: list[str]) -> tuple[int | None, list[int], bool]:
             cgroups.append(int(next(it)))
         elif arg == "--exec-only":
             exec_only = True
+        elif arg == "--skills-fd":
+            skills_fd = int(next(it))
+            if skills_fd < 3:
+                raise ValueError("the skills fd must not be a standard stream")
         else:
             raise ValueError(f"unknown launcher argument {arg!r}")
-    return parent, cgroups, exec_only
+    return parent, cgroups, exec_only, skills_fd
+
+
+def _close_extra_fds_but(keep: int | None) -> None:
+    if keep is None:
+        _close_extra_fds()
+    else:
+        os.closerange(3, keep)
+        os.closerange(keep + 1, 65536)
 
 
 def _exec_bwrap(argv: list[str]) -> None:
@@ -657,7 +717,7 @@ def _exec_bwrap(argv: list[str]) -> None:
 def main() -> int:
     """Warm up (death signal, cgroups, imports), wait for the request, run the tier."""
     try:
-        parent, cgroups, exec_only = _parse_argv(sys.argv[1:])
+        parent, cgroups, exec_only, skills_fd = _parse_argv(sys.argv[1:])
         if parent is not None:
             _c()
             _prctl(PR_SET_PDEATHSIG, SIGTERM)
@@ -665,10 +725,11 @@ def main() -> int:
                 return EXIT_SETUP_FAILED  # the server died before we armed the death signal
         _join_cgroups(cgroups)
         if not exec_only:
-            _preload()
+            _preload(skills_fd)
         # The guest directory's fd (this script's path runs through it) is not needed
-        # once everything is imported, and must not reach the run.
-        _close_extra_fds()
+        # once everything is imported, and must not reach the run. The skills channel
+        # stays (bubblewrap passes it on to the launcher inside, which closes it).
+        _close_extra_fds_but(skills_fd)
         req = _read_request()
     except EOFError:
         return 0  # a warm launcher the server no longer needs
@@ -682,9 +743,9 @@ def main() -> int:
             # inner launcher reads its own request frame from the same stdin.
             _exec_bwrap(req["argv"])
         if tier == "bubblewrap":
-            return _bubblewrap_main(req)
+            return _bubblewrap_main(req, skills_fd)
         if tier == "namespaces":
-            return _namespaces_main(req)
+            return _namespaces_main(req, skills_fd)
         if tier == "degraded":
             return _degraded_main(req)
     except BaseException as exc:
