@@ -39,10 +39,10 @@ from ..flow.posture import Actor, Posture, workspace_actor
 from ..netauth.bind import LOOPBACK_ONLY, HostPolicy
 from ..netauth.gate import Authenticator, AuthGate, Caller, bearer, caller_in
 from ..netauth.local_token import load_or_create_local_token
+from ..netauth.tokens import HubToken, TokenStore
 from ..workspace import Workspace
 from .openapi import docs_html, openapi_document
 from .routes import ROUTES, RouteSpec
-from .tokens import HubToken, TokenStore
 
 MAX_BODY_BYTES = 256 * 1024
 SCOPE_LADDER = {

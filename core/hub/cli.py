@@ -79,7 +79,7 @@ def _tokens(args: argparse.Namespace) -> object:
     from pathlib import Path
 
     from core.flow.context import looks_like_workspace
-    from core.hub.tokens import TokenStore
+    from core.netauth.tokens import TokenStore
     from core.workspace import Workspace, WorkspaceError
 
     workspace = Workspace.open(Path(args.workspace))
@@ -93,7 +93,7 @@ def _tokens(args: argparse.Namespace) -> object:
 def _token_create(args: argparse.Namespace) -> int:
     import json
 
-    from core.hub.tokens import TokenError, TokenStore
+    from core.netauth.tokens import TokenError, TokenStore
     from core.workspace import WorkspaceError
 
     try:
@@ -132,7 +132,7 @@ def _token_local(args: argparse.Namespace) -> int:
 def _token_list(args: argparse.Namespace) -> int:
     import json
 
-    from core.hub.tokens import TokenStore
+    from core.netauth.tokens import TokenStore
     from core.workspace import WorkspaceError
 
     try:
@@ -154,7 +154,7 @@ def _token_list(args: argparse.Namespace) -> int:
 
 
 def _token_revoke(args: argparse.Namespace) -> int:
-    from core.hub.tokens import TokenError, TokenStore
+    from core.netauth.tokens import TokenError, TokenStore
     from core.workspace import WorkspaceError
 
     try:

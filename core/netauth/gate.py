@@ -5,7 +5,7 @@ Every request, on every surface, passes the same three checks in the same order:
 1. ``Host`` names this server (`bind.HostPolicy`), else 421: a DNS-rebound page names its
    own domain, so it is turned away before anything is read.
 2. ``Authorization: Bearer <token>`` is the owner's local token (`local_token`) or a live
-   hub token (`core.hub.tokens`), else the one bare 401, identical for a missing, malformed,
+   hub token (`core.netauth.tokens`), else the one bare 401, identical for a missing, malformed,
    unknown or revoked token. There is no tokenless caller, loopback included: another
    local user is a stranger.
 3. A request with a body says ``Content-Type: application/json``, else 415: a browser sends
@@ -31,9 +31,9 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ..hub.tokens import TokenScope, TokenStore
 from .bind import HostPolicy, public_bind_refusal
 from .local_token import load_or_create_local_token, same_token
+from .tokens import TokenScope, TokenStore
 
 UNAUTHORIZED: dict[str, Any] = {"ok": False, "status": 401, "error": "unauthorized"}
 HOST_REFUSED: dict[str, Any] = {"ok": False, "status": 421, "error": "host_not_allowed"}

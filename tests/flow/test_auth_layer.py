@@ -30,7 +30,6 @@ from starlette.testclient import TestClient
 
 from core import cli
 from core.hub.app import Hub, create_hub_app
-from core.hub.tokens import TokenStore
 from core.netauth import local_token
 from core.netauth.bind import HostPolicy, host_name
 from core.netauth.local_token import (
@@ -38,6 +37,7 @@ from core.netauth.local_token import (
     read_local_token,
     token_path,
 )
+from core.netauth.tokens import TokenStore
 from core.workspace import Workspace
 
 from .conftest import make_workspace

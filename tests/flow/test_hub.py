@@ -21,8 +21,8 @@ from core.flow.errors import CODES
 from core.hub.app import Hub, create_hub_app
 from core.hub.cli import is_loopback
 from core.hub.routes import ROUTES
-from core.hub.tokens import TokenStore, token_store_path
 from core.netauth.local_token import read_local_token
+from core.netauth.tokens import TokenStore, token_store_path
 from core.workspace import Workspace
 
 from .conftest import ACTOR, OTHER, FakeLane, bundle, make_workspace, starter_bundle, step

@@ -28,8 +28,8 @@ from core.flow import FlowContext
 from core.flow.actions import run_action
 from core.flow.lanes import ProviderLane
 from core.hub.app import Hub, create_hub_app
-from core.hub.tokens import token_store_path
 from core.netauth.local_token import read_local_token
+from core.netauth.tokens import token_store_path
 from core.workspace import Workspace
 
 from .conftest import (

@@ -23,7 +23,7 @@ from core import cli
 from core.flow import FlowContext
 from core.flow.posture import Posture
 from core.hub.app import Hub
-from core.hub.tokens import TokenStore
+from core.netauth.tokens import TokenStore
 from core.skills_runtime.service import SkillsRuntime
 from core.skills_runtime.skill_store import SkillNotFound
 from core.workspace import Workspace

@@ -191,7 +191,7 @@ def test_hub_token_list_shows_a_tampered_name_with_markers(tmp_path: Path) -> No
     # list shows them, never acts on them.
     import sqlite3
 
-    from core.hub.tokens import token_store_path
+    from core.netauth.tokens import token_store_path
 
     (tmp_path / "flows").mkdir()
     created = noma("hub", "token", "create", "--name", "ana", "--workspace", str(tmp_path))

@@ -174,7 +174,7 @@ class Server:
     def as_caller(self, name: str, *, human: bool = False) -> Server:
         """The same server seen through a new hub token named ``name`` (an agent unless
         ``human``): it creates skills under ``user.<name>`` only."""
-        from core.hub.tokens import TokenStore
+        from core.netauth.tokens import TokenStore
         from core.workspace import Workspace
 
         with mock.patch.dict(os.environ, self.user_env):
