@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..netauth.bind import add_serving_arguments
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     serve = subparsers.add_parser(
@@ -22,16 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         action="store_true",
         help="no effect: every caller needs a token (the owner's is found automatically)",
     )
-    serve.add_argument(
-        "--allow-host",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="also answer requests for this Host name (e.g. a reverse proxy's public name)",
-    )
-    serve.add_argument(
-        "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
-    )
+    add_serving_arguments(serve)
     serve.set_defaults(func=_serve)
 
     hub = subparsers.add_parser("hub", help="team hub administration (tokens)")

@@ -11,12 +11,28 @@ is reached by names it cannot know, and every request there needs a token anyway
 
 from __future__ import annotations
 
+import argparse
 import ipaddress
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 WILDCARDS = frozenset({"0.0.0.0", "::", ""})
+
+
+def add_serving_arguments(serve: argparse.ArgumentParser) -> None:
+    """The options every HTTP server of the product shares (``noma serve``, ``noma skills
+    serve``): the Host names it answers besides its own, and how much it logs."""
+    serve.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also answer requests for this Host name (e.g. a reverse proxy's public name)",
+    )
+    serve.add_argument(
+        "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
+    )
 
 
 def is_loopback(host: str) -> bool:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from ..netauth.bind import add_serving_arguments
+
 if TYPE_CHECKING:
     from core.skills_runtime.blob_store import BlobStore
 
@@ -23,16 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8080)
     serve.add_argument("--workspace", default=".", help="workspace folder (default: current)")
-    serve.add_argument(
-        "--allow-host",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="also answer requests for this Host name (e.g. a reverse proxy's public name)",
-    )
-    serve.add_argument(
-        "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
-    )
+    add_serving_arguments(serve)
     serve.set_defaults(func=_serve)
 
     tools = sub.add_parser("tools", help="print the LLM tool schemas as JSON")
