@@ -20,7 +20,11 @@ Codes (every surface reports them as given: MCP ``{ok: false, code, error}``, CL
 - ``not_regular_file``: the file is a directory, FIFO, device or socket;
 - ``not_a_document``: a document tool was pointed at something that is not a ``.noma`` file;
 - ``state_dir_refused``: ``.noma-workbench/`` (or a folder in it) is a symlink, not a
-  directory, or not owned by the current user.
+  directory, or not owned by the current user;
+- ``hard_link_refused``: a file to be written in place (a transcript append, a pending
+  record) has another name too: a hard link planted beside a document is another file (a
+  shared drive, an extracted archive), so writing it in place would write that file.
+  Documents themselves are only ever replaced by rename, which leaves other names alone.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ SYMLINK_REFUSED = "symlink_refused"
 NOT_REGULAR_FILE = "not_regular_file"
 NOT_A_DOCUMENT = "not_a_document"
 STATE_DIR_REFUSED = "state_dir_refused"
+HARD_LINK_REFUSED = "hard_link_refused"
+_WRITES = os.O_WRONLY | os.O_RDWR
 
 DOCUMENT_SUFFIX = ".noma"
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
@@ -179,8 +185,15 @@ class Folder:
                 # keeps every frame of the stack (and a patch's buffers) alive until a GC
             raise refused from exc
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
                 raise BoundaryError(NOT_REGULAR_FILE, f"{self.path / name}: is not a regular file")
+            if flags & _WRITES and st.st_nlink > 1:
+                raise BoundaryError(
+                    HARD_LINK_REFUSED,
+                    f"{self.path / name}: has {st.st_nlink} names (a hard link); it is not "
+                    "written in place",
+                )
             fl = fcntl.fcntl(fd, fcntl.F_GETFL)
             fcntl.fcntl(fd, fcntl.F_SETFL, fl & ~os.O_NONBLOCK)
         except BaseException:
