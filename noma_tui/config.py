@@ -18,6 +18,9 @@ from core.workspace import Workspace
 from themes import DEFAULT_THEME
 
 KNOWN_SETTINGS = frozenset({"theme", "keymap", "open", "actor", "watch", "cursor_blink"})
+# Keys a folder's own config may not move: trusting the folder is the user's act, so a
+# cloned `[workbench.keymap]` cannot put it under a key the user presses for something else.
+FIXED_BINDINGS = frozenset({"app.trust"})
 
 
 def binding_ids() -> frozenset[str]:
@@ -64,11 +67,17 @@ class WorkbenchConfig(BaseModel):
         keymap = values.get("keymap") or {}
         known = binding_ids()
         for ident in sorted(keymap):
-            if ident not in known:
+            if ident in FIXED_BINDINGS:
+                problems.append(
+                    f"[workbench.keymap] {ident}: cannot be remapped by a folder's config (ignored)"
+                )
+            elif ident not in known:
                 problems.append(
                     f"[workbench.keymap] {ident}: no such binding id (see F1 for the ids)"
                 )
-        values["keymap"] = {k: v for k, v in keymap.items() if k in known}
+        values["keymap"] = {
+            k: v for k, v in keymap.items() if k in known and k not in FIXED_BINDINGS
+        }
         config = cls.model_validate(values)
         config.problems = problems
         for key, value in overrides.items():

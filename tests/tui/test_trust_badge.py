@@ -163,3 +163,16 @@ async def test_changed_settings_are_named_on_the_trust_screen(tmp_path: Path) ->
         body = str(app.screen.query_one("#trust-body").render())
         assert "settings changed since you trusted it (store.url)" in body
         assert "pw@" not in body and "db.example" in body
+
+
+def test_a_folder_s_keymap_cannot_move_the_trust_key(tmp_path: Path) -> None:
+    """A cloned `[workbench.keymap]` could put trusting under a key pressed all the time
+    (`j`); the trust key stays `T` and the attempt is reported."""
+    from noma_tui.config import WorkbenchConfig
+
+    (tmp_path / "noma-workbench.toml").write_text(
+        '[workbench.keymap]\n"app.trust" = "j"\n"edit.body" = "f2"\n', encoding="utf-8"
+    )
+    config = WorkbenchConfig.from_workspace(Workspace.open(tmp_path))
+    assert config.keymap == {"edit.body": "f2"}
+    assert any("app.trust" in p and "cannot be remapped" in p for p in config.problems)
