@@ -11,27 +11,39 @@ descriptors and the token holder's requests time out, all before any token is re
 - a request body that stalls for ``BODY_TIMEOUT`` seconds between two reads ends the
   request as a disconnect (the route stops reading; nothing is half-applied);
 - more than ``MAX_CONNECTIONS`` open connections: the next ones are closed at once;
+- more than ``MAX_PER_CLIENT`` open connections from one peer (an IPv4 address, an IPv6
+  /64, all Unix-socket peers together): that peer's next ones are closed at once, so one
+  address cannot take the whole global cap from everyone else. It applies to loopback
+  peers too (another local user is loopback); the owner's own tools never need hundreds of
+  connections at once. Behind a reverse proxy on the same host every client is the proxy's
+  address: raise it there (``NOMA_SERVER_MAX_PER_CLIENT``) and let the proxy, which sees
+  the real addresses, enforce per-client limits;
 - the soft ``RLIMIT_NOFILE`` is raised toward the hard limit at start;
 - each server logger passes at most ``LOG_BURST`` lines per second; the rest are counted
   and reported in one line.
 
-The values can be changed with ``NOMA_SERVER_HEADER_TIMEOUT``, ``NOMA_SERVER_BODY_TIMEOUT``
-and ``NOMA_SERVER_MAX_CONNECTIONS``. A public hub should still sit behind a reverse proxy
-(README: Running a team hub), which buffers slow clients before they reach Python.
+The values can be changed with ``NOMA_SERVER_HEADER_TIMEOUT``, ``NOMA_SERVER_BODY_TIMEOUT``,
+``NOMA_SERVER_MAX_CONNECTIONS`` and ``NOMA_SERVER_MAX_PER_CLIENT``. A public hub should still
+sit behind a reverse proxy (README: Running a team hub), which buffers slow clients before
+they reach Python.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import os
 import resource
 import time
+from collections import Counter
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import uvicorn
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.server import ServerState
 
 
 def _env_float(name: str, default: float) -> float:
@@ -45,20 +57,50 @@ def _env_float(name: str, default: float) -> float:
 HEADER_TIMEOUT = _env_float("NOMA_SERVER_HEADER_TIMEOUT", 10.0)
 BODY_TIMEOUT = _env_float("NOMA_SERVER_BODY_TIMEOUT", 30.0)
 MAX_CONNECTIONS = int(_env_float("NOMA_SERVER_MAX_CONNECTIONS", 4096))
+MAX_PER_CLIENT = int(_env_float("NOMA_SERVER_MAX_PER_CLIENT", 256))
 LOG_BURST = 20
 WANTED_FDS = 16384
 
 
+def peer_key(client: tuple[str, int] | None) -> str:
+    """The unit a per-client cap counts: an IPv4 address, an IPv6 /64 (one host commonly
+    holds a whole /64, so counting single IPv6 addresses would be no cap), or ``"unix"``."""
+    if client is None:
+        return "unix"
+    try:
+        address = ipaddress.ip_address(client[0])
+    except ValueError:
+        return client[0]
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
+
+
+# Open connections per peer, one counter per running server.
+_PER_PEER: WeakKeyDictionary[ServerState, Counter[str]] = WeakKeyDictionary()
+
+
 class GuardedH11(H11Protocol):
-    """uvicorn's h11 protocol with a request-head deadline and a connection cap."""
+    """uvicorn's h11 protocol with a request-head deadline, a connection cap and a cap per
+    peer."""
 
     _head_timer: asyncio.TimerHandle | None = None
+    _peer: str | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         if len(self.connections) > MAX_CONNECTIONS:
             transport.abort()  # closed before a byte is read: nothing to answer, nothing logged
             return
+        counts = _PER_PEER.setdefault(self.server_state, Counter())
+        peer = peer_key(self.client)
+        if counts[peer] >= MAX_PER_CLIENT:
+            transport.abort()  # this peer holds its share already: the others keep theirs
+            return
+        counts[peer] += 1
+        self._peer = peer
         self._arm()
 
     def _arm(self) -> None:
@@ -88,6 +130,13 @@ class GuardedH11(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        if self._peer is not None:
+            counts = _PER_PEER.get(self.server_state)
+            if counts is not None:
+                counts[self._peer] -= 1
+                if counts[self._peer] <= 0:
+                    del counts[self._peer]
+            self._peer = None
         super().connection_lost(exc)
 
 

@@ -4,7 +4,8 @@
 attack that took a hub down at the 1,024-descriptor limit) are held while the token
 holder's requests are all answered; a half-open connection is closed after the header
 deadline; a stalled body ends as a disconnect; the flood writes a bounded number of log
-lines.
+lines; one peer address cannot hold more than its share of connections while another
+address's token holder is answered (distinct loopback addresses stand in for peers).
 """
 
 from __future__ import annotations
@@ -16,18 +17,20 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import httpx
 import pytest
 
 from core.netauth.local_token import read_local_token
+from core.netauth.serving import peer_key
 
 from .conftest import make_workspace
 
 REPO = Path(__file__).resolve().parents[2]
 HALF_OPEN = 1100  # past the default 1,024 descriptors, as in the report
+ATTACKERS = [f"127.0.0.{n}" for n in range(2, 7)]  # 220 each: under the per-client cap
 HEAD = b"POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
 
 
@@ -102,8 +105,9 @@ def test_1100_half_open_clients_do_not_starve_the_token_holder(
         port = int(url.rsplit(":", 1)[1])
         held: list[socket.socket] = []
         try:
-            for _ in range(HALF_OPEN):
-                s = socket.create_connection(("127.0.0.1", port), timeout=10)
+            for n in range(HALF_OPEN):
+                source = (ATTACKERS[n % len(ATTACKERS)], 0)
+                s = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=source)
                 s.sendall(HEAD)  # ... and never the blank line that ends the head
                 held.append(s)
             answered, rate = _answered_per_second(url, 3.0)
@@ -169,3 +173,74 @@ def test_a_stalled_body_ends_as_a_disconnect(tmp_path: Path) -> None:
         assert not reply.startswith(b"HTTP/1.1 201"), reply
         runs = httpx.get(f"{url}/api/v1/flow-runs", headers=_owner()).json()["runs"]
         assert runs == []  # nothing was started from half a body
+
+
+def _held(sockets: list[socket.socket]) -> int:
+    """How many of ``sockets`` the server still holds open (no EOF, no reset)."""
+    alive = 0
+    for s in sockets:
+        s.setblocking(False)
+        try:
+            alive += s.recv(1) != b""
+        except BlockingIOError:
+            alive += 1
+        except ConnectionResetError:
+            pass
+    return alive
+
+
+def test_one_address_cannot_take_the_whole_connection_cap(tmp_path: Path) -> None:
+    """Without a per-client cap the attacker at 127.0.0.2 fills all 120 slots and the
+    token holder at 127.0.0.3 is cut off; with it the attacker keeps 40 and the holder is
+    answered."""
+    root = make_workspace(tmp_path / "ws")
+    env = {
+        "NOMA_SERVER_HEADER_TIMEOUT": "60",
+        "NOMA_SERVER_MAX_CONNECTIONS": "120",
+        "NOMA_SERVER_MAX_PER_CLIENT": "40",
+    }
+    with noma_serve(root, **env) as (url, _):
+        port = int(url.rsplit(":", 1)[1])
+        held: list[socket.socket] = []
+        try:
+            for _ in range(200):
+                s = socket.create_connection(
+                    ("127.0.0.1", port), timeout=10, source_address=("127.0.0.2", 0)
+                )
+                with suppress(BrokenPipeError, ConnectionResetError):
+                    s.sendall(HEAD)
+                held.append(s)
+            # The server has seen every connection once this round trip is answered.
+            local = httpx.HTTPTransport(local_address="127.0.0.3")
+            with httpx.Client(base_url=url, headers=_owner(), timeout=10, transport=local) as h:
+                for _ in range(5):
+                    assert h.get("/api/v1/flow-runs").status_code == 200
+            assert _held(held) == 40
+            # The share frees as the attacker's connections close: a new one is held again.
+            for s in held[:5]:
+                s.close()
+            with httpx.Client(base_url=url, headers=_owner(), timeout=10) as h:
+                assert h.get("/api/v1/flow-runs").status_code == 200  # 127.0.0.1: own share
+            deadline = time.monotonic() + 10
+            while True:
+                again = socket.create_connection(
+                    ("127.0.0.1", port), timeout=10, source_address=("127.0.0.2", 0)
+                )
+                again.sendall(HEAD)
+                held.append(again)
+                with httpx.Client(base_url=url, headers=_owner(), timeout=10) as h:
+                    assert h.get("/api/v1/flow-runs").status_code == 200
+                if _held([again]) == 1:
+                    break
+                assert time.monotonic() < deadline, "a closed connection never freed its share"
+        finally:
+            for s in held:
+                s.close()
+
+
+def test_peer_key_groups_ipv6_by_64_and_unwraps_mapped_ipv4() -> None:
+    assert peer_key(("203.0.113.7", 5000)) == "203.0.113.7"
+    assert peer_key(("::ffff:203.0.113.7", 5000)) == "203.0.113.7"
+    assert peer_key(("2001:db8:1:2:aaaa::1", 1)) == peer_key(("2001:db8:1:2:ffff::9", 2))
+    assert peer_key(("2001:db8:1:2::1", 1)) != peer_key(("2001:db8:1:3::1", 1))
+    assert peer_key(None) == "unix"
