@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import getpass
 import os
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .noma.boundary import STATE_DIR_REFUSED, BoundaryError, owned_directory, state_file
 from .noma.bounded import load_toml_bounded
+from .noma.visible import visible_line
 from .trust import COVERED, TrustStatus, TrustStore
 
+WORKSPACE_UNTRUSTED = "workspace_untrusted"
 CONFIG_NAME = "noma-workbench.toml"
 STATE_DIR = ".noma-workbench"
 
@@ -142,3 +145,19 @@ class Workspace:
     def contains(self, path: str | Path) -> bool:
         """Paths stay inside their root: symlinks and ``..`` are resolved first."""
         return Path(path).resolve().is_relative_to(self.root)
+
+
+def trust_command(root: Path) -> str:
+    """The command that trusts ``root``, safe to print and to paste into a shell."""
+    return f"noma trust {shlex.quote(visible_line(str(root)))}"
+
+
+def untrusted_refusal(workspace: Workspace) -> str | None:
+    """Why a server will not serve this folder (it would run its skills), else None."""
+    if workspace.trusted:
+        return None
+    return (
+        f"{WORKSPACE_UNTRUSTED}: {visible_line(str(workspace.root))} is not trusted "
+        f"({visible_line(workspace.trust.reason)}); nothing is served from it. Trust it first: "
+        f"{trust_command(workspace.root)}"
+    )

@@ -16,27 +16,20 @@ own); ``noma serve`` and ``noma skills serve`` refuse an untrusted folder with e
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..noma.visible import visible_line
+from ..workspace import WORKSPACE_UNTRUSTED, Workspace, trust_command
 
 if TYPE_CHECKING:
     from ..trust import TrustStore
-    from ..workspace import Workspace
-
-WORKSPACE_UNTRUSTED = "workspace_untrusted"
 
 
 def shown(text: str) -> str:
     """A path or value from a folder, safe to print (no control characters reach the tty)."""
     return visible_line(text)
-
-
-def trust_command(root: Path) -> str:
-    return f"noma trust {shlex.quote(shown(str(root)))}"
 
 
 def untrusted_notice(workspace: Workspace) -> str | None:
@@ -55,17 +48,6 @@ def untrusted_notice(workspace: Workspace) -> str | None:
     return (
         f"{WORKSPACE_UNTRUSTED}: {shown(str(workspace.root))}: {why}; off: "
         f"{'; '.join(shown(line) for line in off)}. To trust it: {trust_command(workspace.root)}"
-    )
-
-
-def untrusted_refusal(workspace: Workspace) -> str | None:
-    """Why a server will not serve this folder (it would run its skills), else None."""
-    if workspace.trusted:
-        return None
-    return (
-        f"{WORKSPACE_UNTRUSTED}: {shown(str(workspace.root))} is not trusted "
-        f"({shown(workspace.trust.reason)}); nothing is served from it. Trust it first: "
-        f"{trust_command(workspace.root)}"
     )
 
 

@@ -164,7 +164,6 @@ def _token_revoke(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from core.commands.trust import untrusted_refusal
     from core.flow.context import looks_like_workspace
     from core.hub.app import Hub, create_hub_app
     from core.netauth import serving
@@ -172,7 +171,7 @@ def _serve(args: argparse.Namespace) -> int:
     from core.netauth.local_token import load_or_create_local_token, token_path
     from core.skills_runtime.app import create_app
     from core.skills_runtime.service import SkillsRuntime
-    from core.workspace import Workspace, WorkspaceError
+    from core.workspace import Workspace, WorkspaceError, untrusted_refusal
 
     try:
         workspace = Workspace.open(Path(args.workspace))

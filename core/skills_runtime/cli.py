@@ -59,13 +59,12 @@ def _serve(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
-    from core.commands.trust import untrusted_refusal
     from core.netauth import serving
     from core.netauth.gate import BindRefused, protect
     from core.netauth.local_token import token_path
     from core.skills_runtime.app import create_app
     from core.skills_runtime.service import SkillsRuntime
-    from core.workspace import Workspace, WorkspaceError
+    from core.workspace import Workspace, WorkspaceError, untrusted_refusal
 
     try:
         workspace = Workspace.open(Path(args.workspace))
