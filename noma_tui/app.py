@@ -132,6 +132,7 @@ class WorkbenchApp(App[None]):
         self._select_after_load: str | None = None
         self._inflight: Pending | None = None
         self._proof_hint: Timer | None = None
+        self._shown_proof: ProofScreen | None = None  # the proof up now (one at a time)
         # Every version of the open documents this session has seen, by sha256: the
         # pre-states undo needs (core.noma.revert). Bounded; the oldest go first.
         self.versions: dict[str, str] = {}
@@ -471,7 +472,8 @@ class WorkbenchApp(App[None]):
     @property
     def proof_busy(self) -> bool:
         """True while a proof is being built, shown, or its edit written."""
-        if any(isinstance(screen, ProofScreen) for screen in self.screen_stack):
+        shown = self._shown_proof
+        if shown is not None and shown.is_attached and not shown.dismissed:
             return True
         return any(w.group in ("proof", "apply") and w.is_running for w in self.workers)
 
@@ -548,6 +550,7 @@ class WorkbenchApp(App[None]):
             cursor_blink=self.config.cursor_blink,
             on_confirm=confirmed,
         )
+        self._shown_proof = screen
         self.push_screen(screen, decided)
 
     def _close_proof(self, pending: Pending, then: Callable[[], None]) -> None:
