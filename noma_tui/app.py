@@ -132,6 +132,7 @@ class WorkbenchApp(App[None]):
         self._select_after_load: str | None = None
         self._inflight: Pending | None = None
         self._proof_hint: Timer | None = None
+        self._shown_proof: ProofScreen | None = None  # the proof up now (one at a time)
         # Every version of the open documents this session has seen, by sha256: the
         # pre-states undo needs (core.noma.revert). Bounded; the oldest go first.
         self.versions: dict[str, str] = {}
@@ -444,8 +445,11 @@ class WorkbenchApp(App[None]):
         parent_op_id: str | None = None,
         reason_prefix: str | None = None,
     ) -> None:
-        """Show the proof for ``ops``; apply them if the writer confirms."""
-        if self.doc_path is None:
+        """Show the proof for ``ops``; apply them if the writer confirms. One proof at a
+        time: a request while another is being built or shown is a no-op."""
+        if self.doc_path is None or self.proof_busy:
+            if editor is not None:
+                editor.resume()
             return
         if editor is None:
             self.begin_session(session)
@@ -464,6 +468,14 @@ class WorkbenchApp(App[None]):
         self._inflight = pending
         self._hint_proof(pending)
         self.start_proof(pending)
+
+    @property
+    def proof_busy(self) -> bool:
+        """True while a proof is being built, shown, or its edit written."""
+        shown = self._shown_proof
+        if shown is not None and shown.is_attached and not shown.dismissed:
+            return True
+        return any(w.group in ("proof", "apply") and w.is_running for w in self.workers)
 
     def _hint_proof(self, pending: Pending | None) -> None:
         """Say "preparing the proof…" only if the proof is slow to come (``None`` ends it).
@@ -538,6 +550,7 @@ class WorkbenchApp(App[None]):
             cursor_blink=self.config.cursor_blink,
             on_confirm=confirmed,
         )
+        self._shown_proof = screen
         self.push_screen(screen, decided)
 
     def _close_proof(self, pending: Pending, then: Callable[[], None]) -> None:
@@ -550,9 +563,12 @@ class WorkbenchApp(App[None]):
             screen.finish(then)
 
     def _drop(self, pending: Pending) -> None:
-        """An edit without its own editor screen ends when its proof is abandoned."""
+        """An edit without its own editor screen ends when its proof is abandoned; an
+        editor gets its fields back."""
         if pending.editor is None:
             self.end_session(pending.session)
+        else:
+            pending.editor.resume()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="apply")
     def start_apply(self, pending: Pending) -> None:
@@ -591,7 +607,7 @@ class WorkbenchApp(App[None]):
             if editor is not None and editor.STAYS_OPEN:
                 self._after_load.append(editor.applied)
             elif editor is not None:
-                editor.dismiss(None)
+                editor.close()
             else:
                 self.end_session(pending.session)
             self._select_after_load = pending.select_id
@@ -644,6 +660,7 @@ class WorkbenchApp(App[None]):
     ) -> None:
         session, editor = pending.session, pending.editor
         assert editor is not None
+        editor.resume()
         if choice == "back":
             return  # the editor, its text untouched; the next apply meets the conflict again
         if not session.rebase(loaded, keep_file_base=choice != "theirs"):
@@ -652,7 +669,7 @@ class WorkbenchApp(App[None]):
                 title="target_missing",
                 severity="error",
             )
-            editor.dismiss(None)
+            editor.close()
             return
         self._refresh_edit_state()
         if choice == "theirs":

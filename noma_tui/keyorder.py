@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from textual import events
 from textual.screen import Screen
@@ -31,7 +32,7 @@ from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
 
-def after_typed(screen: Screen[object], callback: Callable[[], object]) -> None:
+def after_typed(screen: Screen[Any], callback: Callable[[], object]) -> None:
     """Run ``callback`` once the focused widget has handled every key sent to it so far."""
     target: Widget = screen.focused or screen
     if not target.call_later(callback):  # the widget is closing: nothing is queued there
@@ -39,7 +40,7 @@ def after_typed(screen: Screen[object], callback: Callable[[], object]) -> None:
 
 
 def move_focus(
-    screen: Screen[object],
+    screen: Screen[Any],
     to: Widget,
     left: Callable[[Widget], Awaitable[None] | None] | None = None,
 ) -> None:

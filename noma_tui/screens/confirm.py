@@ -7,13 +7,13 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
 from ..visible import block_text, line_text
+from .once import DismissOnce
 
 
-class ConfirmScreen(ModalScreen[bool]):
+class ConfirmScreen(DismissOnce[bool]):
     """Dismisses True on ``y`` / the danger button, False on ``n`` / Esc. The safe answer
     has the focus, so a stray Enter keeps the text."""
 

@@ -24,12 +24,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
 from ..merge import ConflictTexts, marked_lines
 from ..styles import Styles, Themed
 from ..visible import block_text, line_text, plain
+from .once import DismissOnce
 
 Choice = Literal["theirs", "mine", "merge", "back"]
 
@@ -42,7 +42,7 @@ def side(title: str, text: str, base: str, style: str, palette: Styles) -> Text:
     return out
 
 
-class ConflictScreen(Themed, ModalScreen[Choice]):
+class ConflictScreen(Themed, DismissOnce[Choice]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t", "choose('theirs')", "Take theirs", id="conflict.theirs"),
         Binding("m", "choose('mine')", "Keep mine", id="conflict.mine"),

@@ -7,16 +7,24 @@ shows the proof, applies, and calls back here: `applied` after a successful writ
 `reload_block` / `keep_editing` after a conflict. Drift reaches it through the app's
 ``drift_signal``. Apply and cancel read the fields only after every key typed before them
 has landed (`noma_tui.keyorder`); Esc with unsaved text asks first.
+
+The screen owns its edit's phase (`Phase`), and a key is handled by the phase it arrives
+in: once the proof is asked for (or the discard question), the fields lose focus at once,
+so keys later in the same burst never land in a field the writer has left; they go to the
+proof once it is up, and until then are dropped with a hint. A second ask is a no-op, and
+closing is idempotent (`close`): a burst cannot stack two proofs or dismiss twice.
 """
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Footer, Static
 
 from ..document import LoadedDocument
@@ -26,6 +34,7 @@ from ..messages import EditClosed, EditOpened, EditProposed
 from ..session import EditSession
 from ..visible import line_text
 from .confirm import ConfirmScreen
+from .once import DismissOnce
 
 if TYPE_CHECKING:
     from ..app import WorkbenchApp
@@ -36,7 +45,19 @@ DRIFT_TEXT = (
 )
 
 
-class EditScreen(ModalScreen[None]):
+class Phase(Enum):
+    """Where an edit is; only EDITING lets keys reach the fields."""
+
+    EDITING = "editing"  # the fields are the writer's
+    PROPOSED = "proposed"  # proof asked for, shown, or being applied: the app has it
+    ASKING = "asking"  # cancel asked for: the discard question decides
+    CLOSED = "closed"  # dismissed, or about to be once it is on top again
+
+
+DROPPED_HINT = "Keys typed while the proof is prepared are not used; it shows in a moment."
+
+
+class EditScreen(DismissOnce[None]):
     """Subclasses yield their fields in `compose_fields` and build ops in `build_ops`."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -51,6 +72,9 @@ class EditScreen(ModalScreen[None]):
         super().__init__()
         self.session = session
         self.title_text = title
+        self.phase = Phase.EDITING
+        self._refocus: Widget | None = None  # the field to give back on `resume`
+        self._hinted = False
 
     @property
     def workbench(self) -> WorkbenchApp:
@@ -90,29 +114,85 @@ class EditScreen(ModalScreen[None]):
         """The ops to propose, or None (after telling the user why) to stay open."""
         raise NotImplementedError
 
+    # -- the edit's phase ----------------------------------------------------------------
+
+    @property
+    def fields_live(self) -> bool:
+        return self.phase is Phase.EDITING
+
+    def _leave_fields(self, phase: Phase) -> None:
+        """Enter ``phase`` now, at key time: later keys of the burst find no field."""
+        self.phase = phase
+        self._refocus = self.focused
+        self._hinted = False
+        self.set_focus(None)
+
+    def resume(self) -> None:
+        """The proof was abandoned or refused, or the conflict settled: edit again."""
+        if self.phase is Phase.CLOSED or not self.is_attached:
+            return
+        self.phase = Phase.EDITING
+        target, self._refocus = self._refocus, None
+        if target is not None and target.is_attached and target.screen is self:
+            self.set_focus(target)
+        else:
+            self.focus_next()
+
+    def close(self) -> None:
+        """Close the editor, once; if another screen is on top, as soon as it is not."""
+        if self.phase is Phase.CLOSED and (self.dismissed or not self.is_attached):
+            return
+        self.phase = Phase.CLOSED
+        self.dismiss(None)
+
+    def on_screen_resume(self) -> None:
+        if self.phase is Phase.CLOSED:
+            self.dismiss(None)
+
+    def on_key(self, event: events.Key) -> None:
+        """A key with no field to go to (the proof is coming): dropped, never a command
+        (stopped here, it never reaches the app's bindings: ``?``, ``T``, Tab)."""
+        if self.fields_live:
+            return
+        event.stop()
+        event.prevent_default()
+        if self.phase is Phase.PROPOSED and not self._hinted:
+            self._hinted = True
+            self.notify(DROPPED_HINT, timeout=3)
+
     def action_submit(self) -> None:
+        if not self.fields_live:
+            return  # a proof is already asked for (or the editor is closing)
         after_typed(self, self._submit_now)
+        self._leave_fields(Phase.PROPOSED)
 
     def _submit_now(self) -> None:
-        if not self.is_attached or self.app.screen is not self:
+        if not self.is_attached or self.phase is not Phase.PROPOSED:
             return
         ops = self.build_ops()
         if ops:
             self.post_message(EditProposed(self.session, ops, self))
+        else:
+            self.resume()
 
     def action_cancel(self) -> None:
+        if not self.fields_live:
+            return
         after_typed(self, self._cancel_now)
+        self._leave_fields(Phase.ASKING)
 
     def _cancel_now(self) -> None:
-        if not self.is_attached or self.app.screen is not self:
+        if not self.is_attached or self.phase is not Phase.ASKING:
             return
         if not self.dirty():
-            self.dismiss(None)
+            self.close()
             return
 
         def answered(discard: bool | None) -> None:
             if discard:
-                self.dismiss(None)
+                self.close()
+            else:
+                self.resume()
 
         self.app.push_screen(
             ConfirmScreen(
@@ -126,7 +206,7 @@ class EditScreen(ModalScreen[None]):
 
     def applied(self, loaded: LoadedDocument | None) -> None:
         """The ops were written. Most editors close; the table grid stays open."""
-        self.dismiss(None)
+        self.close()
 
     def reload_block(self, loaded: LoadedDocument) -> None:
         """Conflict resolved by reloading: show the block as it is now on disk."""

@@ -28,7 +28,6 @@ from typing import Any, ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
 from textual.widget import Widget
 from textual.widgets import Footer, Input, Label, Static
@@ -39,6 +38,7 @@ from ..keyorder import OrderedInput, after_typed, move_focus
 from ..session import EditSession
 from ..visible import line_text, plain
 from .edit_base import EditScreen
+from .once import DismissOnce
 
 Build = Callable[[dict[str, str]], list[dict[str, Any]]]
 Loads = Callable[[str], dict[str, str]]
@@ -147,6 +147,8 @@ class FormScreen(EditScreen):
     # -- moving between fields ---------------------------------------------------------
 
     def _step(self, delta: int, *, submit_at_end: bool) -> None:
+        if not self.fields_live:
+            return  # the proof is asked for: the fields are no longer the writer's
         inputs = self.inputs()
         focused = self.focused
         if not isinstance(focused, Input) or focused not in inputs:
@@ -212,7 +214,7 @@ Check = Callable[[dict[str, str]], str | None]
 _ID = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 
-class InputFormScreen(ModalScreen[dict[str, str] | None]):
+class InputFormScreen(DismissOnce[dict[str, str] | None]):
     """A few labelled inputs that are not a document edit (a flow consent, a review
     intent, an evidence pointer). ``check`` validates the values before the caller ever
     sees them: an error message keeps the form open with the message shown in it.

@@ -14,11 +14,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from ..keys import ALL_ACTIONS, display_key
 from ..visible import line_text
+from .once import DismissOnce
 
 IN_DIALOGS = (
     ("ctrl+s", "In an editor: show the proof; in the proof: apply"),
@@ -51,7 +51,7 @@ def help_table(keymap: Mapping[str, str]) -> Table:
     return table
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(DismissOnce[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,f1,question_mark,q", "close", "Close", id="help.close")
     ]

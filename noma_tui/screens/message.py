@@ -7,13 +7,13 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from ..visible import block_text, line_text
+from .once import DismissOnce
 
 
-class MessageScreen(ModalScreen[None]):
+class MessageScreen(DismissOnce[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,enter,o", "close", "Close", id="message.close")
     ]

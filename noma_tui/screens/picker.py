@@ -9,14 +9,14 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..visible import block_text, line_text
+from .once import DismissOnce
 
 
-class PickerScreen(ModalScreen[str | None]):
+class PickerScreen(DismissOnce[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="picker.cancel"),
         Binding("j", "move('down')", "Down", id="picker.down", show=False),

@@ -8,15 +8,15 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
 from textual.widgets import Footer, Input, Static
 
 from ..keyorder import OrderedInput
 from ..visible import line_text, plain
+from .once import DismissOnce
 
 
-class PromptScreen(ModalScreen[str | None]):
+class PromptScreen(DismissOnce[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="prompt.cancel")
     ]

@@ -27,7 +27,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Static
 
 from core.noma.diagnostics import Diagnostic
@@ -37,6 +36,7 @@ from ..keyorder import OrderedInput, after_typed
 from ..session import EditSession
 from ..styles import SEVERITY_GLYPH, Styles, Themed
 from ..visible import line_text, plain
+from .once import DismissOnce
 
 MAX_DIFF_LINES = 400
 
@@ -101,7 +101,7 @@ def render_summary(proof: Proof, session: EditSession, palette: Styles) -> Group
     return Group(*rows)
 
 
-class ProofScreen(Themed, ModalScreen[str | None]):
+class ProofScreen(Themed, DismissOnce[str | None]):
     """Dismisses with the reason text (possibly empty) to apply, or None to go back."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -201,7 +201,7 @@ class ProofScreen(Themed, ModalScreen[str | None]):
         there: it closes the editor beneath, which must be on top by then). If a screen
         was opened on top meanwhile (help, the palette), both wait until it is closed."""
         if self.app.screen is self:
-            self.app.pop_screen()
+            self.pop_quietly()
             then()
         elif self.is_attached:
             self._then = then
@@ -211,7 +211,7 @@ class ProofScreen(Themed, ModalScreen[str | None]):
     def on_screen_resume(self) -> None:
         then, self._then = self._then, None
         if then is not None:
-            self.app.pop_screen()
+            self.pop_quietly()
             then()
 
     def action_back(self) -> None:

@@ -10,16 +10,16 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static, TextArea
 
 from core.noma.visible import visible
 
 from ..history import TranscriptRow
 from ..visible import line_text
+from .once import DismissOnce
 
 
-class RecordScreen(ModalScreen[str | None]):
+class RecordScreen(DismissOnce[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "close", "Close", id="record.close"),
         Binding("R", "revert", "Revert this edit", id="record.revert"),

@@ -138,8 +138,9 @@ class TableGridScreen(EditScreen):
 
     def applied(self, loaded: LoadedDocument | None) -> None:
         if loaded is None or not self._reread(loaded):
-            self.dismiss(None)
+            self.close()
             return
+        self.resume()
         self.session.rebase(loaded)
         self.refresh_drift()
         self.editing = None

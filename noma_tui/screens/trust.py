@@ -13,13 +13,13 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Static
 
 from core.trust import restrictions, summary
 from core.workspace import Workspace
 
 from ..visible import block_text, line_text, plain
+from .once import DismissOnce
 
 
 def trust_title(workspace: Workspace) -> str:
@@ -46,7 +46,7 @@ def is_restricted(workspace: Workspace) -> bool:
     return not workspace.trusted and bool(restrictions(workspace.root, workspace.config))
 
 
-class TrustScreen(ModalScreen[bool]):
+class TrustScreen(DismissOnce[bool]):
     """Dismisses True when the user trusts the folder (``y``), False otherwise."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
