@@ -22,6 +22,7 @@ import yaml
 
 from core.flow import FlowContext, ids
 from core.flow.lanes import LaneRequest, LaneResult, ProviderLane
+from core.netauth.local_token import read_local_token
 from core.workspace import Workspace
 from tests.workspace_trust import trust_folder
 
@@ -559,3 +560,11 @@ def sqlite_only(reason: str) -> Any:
     """Mark a test of the SQLite store's own mechanism (its file, WAL, locking, tracing):
     its PostgreSQL variant is skipped with ``reason``."""
     return pytest.mark.sqlite_only(reason)
+
+
+def owner_headers() -> dict[str, str]:
+    """The owner's local token as a bearer header, where the serving hub made it (no caller
+    of a hub is token-less, loopback included)."""
+    token = read_local_token()
+    assert token is not None
+    return {"Authorization": f"Bearer {token}"}

@@ -40,7 +40,7 @@ from core.netauth.local_token import (
 from core.netauth.tokens import TokenStore
 from core.workspace import Workspace
 
-from .conftest import make_workspace
+from .conftest import make_workspace, owner_headers
 
 REPO = Path(__file__).resolve().parents[2]
 WR = "/api/v1/flows/flow_weekly_review/runs"
@@ -115,12 +115,6 @@ def serving(argv: list[str], root: Path) -> Iterator[str]:
         proc.wait(timeout=30)
 
 
-def _owner() -> dict[str, str]:
-    token = read_local_token()
-    assert token is not None
-    return {"Authorization": f"Bearer {token}"}
-
-
 def _page_attacks(url: str) -> list[httpx.Response]:
     """What a page in the owner's browser can send: simple cross-site POSTs without a
     token, and anything at all once its own name resolves to 127.0.0.1 (rebinding)."""
@@ -154,7 +148,7 @@ def test_a_web_page_cannot_create_or_run_skills_on_noma_skills_serve(tmp_path: P
         typed = httpx.post(
             f"{url}/rpc",
             content=json.dumps(RUN).encode(),
-            headers={**_owner(), "Content-Type": "text/plain"},
+            headers={**owner_headers(), "Content-Type": "text/plain"},
         )
         assert typed.status_code == 415
         assert httpx.get(f"{url}/healthz").status_code == 401  # no tokenless route
@@ -173,7 +167,7 @@ def test_a_web_page_cannot_act_on_noma_serve(tmp_path: Path) -> None:
     with serving(["serve"], root) as url:
         answers = _page_attacks(url)
         assert [r.status_code for r in answers] == [401, 401, 401, 401, 421, 421]
-        runs = httpx.get(f"{url}{WR}", headers=_owner()).json()["runs"]
+        runs = httpx.get(f"{url}{WR}", headers=owner_headers()).json()["runs"]
         assert runs == []
         docs = httpx.get(f"{url}/openapi.json")  # the route docs stay public, Host-checked
         assert docs.status_code == 200
@@ -215,7 +209,7 @@ print(json.dumps(out))
 def test_another_local_user_cannot_reach_a_loopback_server(tmp_path: Path) -> None:
     root = make_workspace(tmp_path / "ws")
     with serving(["serve"], root) as url:
-        owner = _owner()
+        owner = owner_headers()
         mine = httpx.post(f"{url}{WR}", json={"flow_version": "1.0.0"}, headers=owner)
         assert mine.status_code == 201  # the owner's own personal run
         script = f"CREATE = {CREATE!r}\nRUN = {RUN!r}\n" + NOBODY_SCRIPT
@@ -324,7 +318,12 @@ def test_the_gate_answers_every_malformed_credential_alike(tmp_path: Path) -> No
         assert {r.status_code for r in answers} == {401}
         assert len({r.content for r in answers}) == 1
         hosts = client.get(
-            WR, headers=[("Host", "127.0.0.1:8765"), ("Host", "evil.example"), *_owner().items()]
+            WR,
+            headers=[
+                ("Host", "127.0.0.1:8765"),
+                ("Host", "evil.example"),
+                *owner_headers().items(),
+            ],
         )
         assert hosts.status_code == 421
     finally:

@@ -28,7 +28,6 @@ from core.flow import FlowContext
 from core.flow.actions import run_action
 from core.flow.lanes import ProviderLane
 from core.hub.app import Hub, create_hub_app
-from core.netauth.local_token import read_local_token
 from core.netauth.tokens import token_store_path
 from core.workspace import Workspace
 
@@ -38,6 +37,7 @@ from .conftest import (
     automatable_bundle,
     bundle,
     make_workspace,
+    owner_headers,
     starter_bundle,
     step,
     store_bytes,
@@ -99,13 +99,6 @@ def lanes(lane: FakeLane) -> dict[str, Any]:
 
 def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
-
-
-def owner() -> dict[str, str]:
-    """The owner's local token, where the serving hub made it (no caller is token-less)."""
-    token = read_local_token()
-    assert token is not None
-    return auth(token)
 
 
 # ----------------------------------------------------------------------------- security
@@ -242,7 +235,7 @@ def test_stress_tier_over_http_loses_no_update(tmp_path: Path) -> None:
     hub = Hub.open(root, lanes=lanes(FakeLane()))
     try:
         with serving(hub) as (url, _):
-            with httpx.Client(base_url=url, headers=owner(), timeout=60) as http:
+            with httpx.Client(base_url=url, headers=owner_headers(), timeout=60) as http:
                 runs = [
                     http.post(WR, json={"flow_version": "1.0.0"}).json()["run"]["run_id"]
                     for _ in range(RUNS)
@@ -253,7 +246,7 @@ def test_stress_tier_over_http_loses_no_update(tmp_path: Path) -> None:
             def client(n: int) -> None:
                 out: list[tuple[str, str, int, str]] = []
                 try:
-                    with httpx.Client(base_url=url, headers=owner(), timeout=120) as http:
+                    with httpx.Client(base_url=url, headers=owner_headers(), timeout=120) as http:
                         for i in range(WRITES):
                             rid = runs[(n * 13 + i * 7) % RUNS]
                             base = f"{WR}/{rid}"
@@ -289,7 +282,7 @@ def test_stress_tier_over_http_loses_no_update(tmp_path: Path) -> None:
             for t in threads:
                 t.join(300)
             assert not failures, failures
-            with httpx.Client(base_url=url, headers=owner(), timeout=60) as http:
+            with httpx.Client(base_url=url, headers=owner_headers(), timeout=60) as http:
                 final = {rid: http.get(f"{WR}/{rid}").json()["run"] for rid in runs}
     finally:
         hub.close()
@@ -322,7 +315,7 @@ def test_parallel_execute_posts_return_one_execution(tmp_path: Path) -> None:
     try:
         with (
             serving(hub) as (url, _),
-            httpx.Client(base_url=url, headers=owner(), timeout=60) as http,
+            httpx.Client(base_url=url, headers=owner_headers(), timeout=60) as http,
         ):
             h = auth(token)
             rid = http.post(
@@ -341,7 +334,7 @@ def test_parallel_execute_posts_return_one_execution(tmp_path: Path) -> None:
             lock = threading.Lock()
 
             def post() -> None:
-                with httpx.Client(base_url=url, headers=owner(), timeout=60) as c:
+                with httpx.Client(base_url=url, headers=owner_headers(), timeout=60) as c:
                     r = c.post(f"{LEAD}/{rid}/execute-automatable", json=body, headers=h)
                 with lock:
                     answers.append(r.json())

@@ -23,10 +23,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from core.netauth.local_token import read_local_token
 from core.netauth.serving import peer_key
 
-from .conftest import make_workspace
+from .conftest import make_workspace, owner_headers
 
 REPO = Path(__file__).resolve().parents[2]
 HALF_OPEN = 1100  # past the default 1,024 descriptors, as in the report
@@ -69,15 +68,9 @@ def noma_serve(root: Path, **env: str) -> Iterator[tuple[str, subprocess.Popen[b
         proc.wait(timeout=30)
 
 
-def _owner() -> dict[str, str]:
-    token = read_local_token()
-    assert token is not None
-    return {"Authorization": f"Bearer {token}"}
-
-
 def _answered_per_second(url: str, seconds: float) -> tuple[int, float]:
     done = 0
-    with httpx.Client(base_url=url, headers=_owner(), timeout=10) as http:
+    with httpx.Client(base_url=url, headers=owner_headers(), timeout=10) as http:
         start = time.monotonic()
         while time.monotonic() - start < seconds:
             r = http.get("/api/v1/flow-runs")
@@ -146,7 +139,7 @@ def test_a_half_open_connection_is_closed_at_the_header_deadline(tmp_path: Path)
             waited = time.monotonic() - start
         assert closed == b"" and 0.5 < waited < 10, (closed, waited)
         # A quick client on a kept-alive connection is not cut by the deadline.
-        with httpx.Client(base_url=url, headers=_owner(), timeout=10) as http:
+        with httpx.Client(base_url=url, headers=owner_headers(), timeout=10) as http:
             for _ in range(3):
                 assert http.get("/api/v1/flow-runs").status_code == 200
 
@@ -156,7 +149,7 @@ def test_a_stalled_body_ends_as_a_disconnect(tmp_path: Path) -> None:
     env = {"NOMA_SERVER_BODY_TIMEOUT": "1", "NOMA_SERVER_HEADER_TIMEOUT": "30"}
     with noma_serve(root, **env) as (url, _):
         port = int(url.rsplit(":", 1)[1])
-        token = _owner()["Authorization"]
+        token = owner_headers()["Authorization"]
         head = (
             "POST /api/v1/flows/flow_weekly_review/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n"
             f"Authorization: {token}\r\nContent-Type: application/json\r\n"
@@ -171,7 +164,7 @@ def test_a_stalled_body_ends_as_a_disconnect(tmp_path: Path) -> None:
                 reply = b""
             assert time.monotonic() - start < 10
         assert not reply.startswith(b"HTTP/1.1 201"), reply
-        runs = httpx.get(f"{url}/api/v1/flow-runs", headers=_owner()).json()["runs"]
+        runs = httpx.get(f"{url}/api/v1/flow-runs", headers=owner_headers()).json()["runs"]
         assert runs == []  # nothing was started from half a body
 
 
@@ -212,14 +205,16 @@ def test_one_address_cannot_take_the_whole_connection_cap(tmp_path: Path) -> Non
                 held.append(s)
             # The server has seen every connection once this round trip is answered.
             local = httpx.HTTPTransport(local_address="127.0.0.3")
-            with httpx.Client(base_url=url, headers=_owner(), timeout=10, transport=local) as h:
+            with httpx.Client(
+                base_url=url, headers=owner_headers(), timeout=10, transport=local
+            ) as h:
                 for _ in range(5):
                     assert h.get("/api/v1/flow-runs").status_code == 200
             assert _held(held) == 40
             # The share frees as the attacker's connections close: a new one is held again.
             for s in held[:5]:
                 s.close()
-            with httpx.Client(base_url=url, headers=_owner(), timeout=10) as h:
+            with httpx.Client(base_url=url, headers=owner_headers(), timeout=10) as h:
                 assert h.get("/api/v1/flow-runs").status_code == 200  # 127.0.0.1: own share
             deadline = time.monotonic() + 10
             while True:
@@ -228,7 +223,7 @@ def test_one_address_cannot_take_the_whole_connection_cap(tmp_path: Path) -> Non
                 )
                 again.sendall(HEAD)
                 held.append(again)
-                with httpx.Client(base_url=url, headers=_owner(), timeout=10) as h:
+                with httpx.Client(base_url=url, headers=owner_headers(), timeout=10) as h:
                     assert h.get("/api/v1/flow-runs").status_code == 200
                 if _held([again]) == 1:
                     break
