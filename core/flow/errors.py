@@ -33,6 +33,7 @@ FlowCode = Literal[
     "FLOW_IMPORT_SCOPE_DENIED",
     "FLOW_RUN_CONFLICT",
     "FLOW_VERSION_CONFLICT",
+    "FLOW_PROJECTION_DRIFT",
     "unknown_proposal",
     "FLOW_HUMAN_APPROVAL_REQUIRED",
     "unknown_consent",
@@ -127,6 +128,11 @@ CODES: dict[str, tuple[int, str, str]] = {
         409,
         "a different flow with this id and version already exists",
         "approving an import whose id+version exists with other content",
+    ),
+    "FLOW_PROJECTION_DRIFT": (
+        409,
+        "the file there was edited by hand or is not a projection; it is kept",
+        "writing a projection over a hand-edited or foreign file without --force",
     ),
     "unknown_proposal": (404, "no such proposal", "missing or not visible"),
     "FLOW_HUMAN_APPROVAL_REQUIRED": (

@@ -41,6 +41,7 @@ from ..netauth.gate import Authenticator, AuthGate, Caller, bearer, caller_in
 from ..netauth.local_token import load_or_create_local_token
 from ..netauth.tokens import HubToken, TokenStore
 from ..workspace import Workspace
+from . import projection_route
 from .openapi import docs_html, openapi_document
 from .routes import ROUTES, RouteSpec
 
@@ -249,6 +250,8 @@ def _dispatch(
         if extra:
             return _refusal("BAD_REQUEST", extra[0], "unknown query parameter")
         return get_flow(ctx, params["flow_id"], payload.get("version"))
+    if spec.action == projection_route.ACTION:
+        return projection_route.dispatch(ctx, params, payload)
     if spec.action == "list" and "flow_id" not in params:
         return run_action(ctx, "list", payload)
     if spec.action in ("list", "start"):

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from .. import __version__
 from ..flow.errors import CODES
-from . import wire
+from . import projection_route, wire
 from .routes import ROUTES, RouteSpec
 
 REF = "#/components/schemas/"
@@ -90,6 +90,8 @@ def _operation(spec: RouteSpec, components: dict[str, Any]) -> dict[str, Any]:
         op["parameters"].append(
             {"name": "version", "in": "query", "required": False, "schema": {"type": "string"}}
         )
+    if spec.action == projection_route.ACTION:
+        op["parameters"] += projection_route.parameters()
     if spec.gate != "none":
         op["description"] = (
             "Behind the "

@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from ..flow import requests as rq
-from . import wire
+from . import projection_route, wire
 
 Gate = Literal["none", "writes", "automatable"]
 
@@ -45,6 +45,15 @@ ROUTES: tuple[RouteSpec, ...] = (
         "One flow bundle (query: version, default the newest)",
         None,
         wire.FlowGet,
+    ),
+    RouteSpec(
+        "GET",
+        projection_route.PATH,
+        projection_route.ACTION,
+        "none",
+        "A derived, read-only projection of the flow (query: harness, version)",
+        None,
+        projection_route.Projection,
     ),
     RouteSpec(
         "POST",

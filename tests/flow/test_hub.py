@@ -88,6 +88,7 @@ def test_the_route_table_is_the_contracts(client: TestClient) -> None:
     assert table == {
         ("GET", "/api/v1/flows"),
         ("GET", "/api/v1/flows/{flow_id}"),
+        ("GET", "/api/v1/flows/{flow_id}/projection"),  # §3.3: the derived projection
         ("POST", "/api/v1/flows/{flow_id}/runs"),
         ("GET", "/api/v1/flows/{flow_id}/runs"),
         ("GET", run),
