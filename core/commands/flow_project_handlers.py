@@ -21,7 +21,7 @@ from ..flow.projection import (
 from ..flow.projection.files import write_projection
 from ..noma.visible import visible_line as _v
 from .flow_handlers import _call, _finish
-from .output import error, write, write_json
+from .output import error, write, write_data, write_json
 
 
 def cmd_project(args: argparse.Namespace) -> int:
@@ -47,7 +47,12 @@ def cmd_project(args: argparse.Namespace) -> int:
 def _project(args: argparse.Namespace, make: Any) -> int:
     if not (args.out or args.write):
         result = _call(args, make)
-        return 2 if result is None else _finish(args, result, lambda r: r["rendered"])
+        if result is None:
+            return 2
+        if isinstance(result, FlowRefusal) or args.json:
+            return _finish(args, result, None)
+        write_data(result["rendered"].encode("utf-8"))  # exact into a pipe, marked on a tty
+        return 0
     root = Path(args.root)
 
     def written(ctx: FlowContext) -> FlowResult:
