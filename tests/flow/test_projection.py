@@ -535,3 +535,33 @@ def test_printing_a_projection_writes_nothing(
     assert [p for p in after if not p.startswith(".noma-workbench")] == [
         p for p in before if not p.startswith(".noma-workbench")
     ]
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_projection_work_grows_linearly_with_steps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, harness: str
+) -> None:
+    """Tier 6 as bounded work: the text passes per step are constant (no O(steps^2) walk),
+    so 100 more steps always cost the same number of them."""
+    from core.flow.projection import text
+
+    calls = {"n": 0}
+    real = text.visible
+
+    def counting(value: str, **kwargs: Any) -> str:
+        calls["n"] += 1
+        return real(value, **kwargs)
+
+    monkeypatch.setattr(text, "visible", counting)
+    f = "flow_long"
+    counts, sizes = [], []
+    for n in (100, 200, 300):
+        data = bundle(f, [step(f, i) for i in range(1, n + 1)])
+        root = make_workspace(tmp_path / f"ws{n}", [data])
+        calls["n"] = 0
+        record = project(root, f, harness)
+        counts.append(calls["n"])
+        sizes.append(len(record["rendered"]))
+    assert counts[2] - counts[1] == counts[1] - counts[0]
+    assert sizes[0] < sizes[1] < sizes[2]
+    assert sizes[2] - sizes[1] <= 1.05 * (sizes[1] - sizes[0])

@@ -47,11 +47,11 @@ def latest_visible(ctx: FlowContext) -> dict[str, CatalogEntry]:
 @handler
 def project_flow(ctx: FlowContext, raw: Any) -> dict[str, Any]:
     request = parse(ProjectRequest, raw)
-    entry = ctx.catalog.find(request.flow_id, request.version)
-    if entry is None or not ctx.actor.can_see(entry.bundle.flow.scope):
+    versions = [e for e in visible_entries(ctx) if e.bundle.flow_id == request.flow_id]
+    wanted = [e for e in versions if request.version in (None, e.bundle.version)]
+    if not wanted:  # missing and out of scope answer alike
         raise Refused("unknown_flow")
-    newest = latest_visible(ctx).get(request.flow_id, entry)
-    return build(entry, request.harness, newest.bundle.version)
+    return build(wanted[-1], request.harness, versions[-1].bundle.version)
 
 
 @handler
