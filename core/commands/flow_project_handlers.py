@@ -59,7 +59,9 @@ def _project(args: argparse.Namespace, make: Any) -> int:
         record = make(ctx)
         if isinstance(record, FlowRefusal):
             return record
-        target = args.out or record["path"]
+        # --out is a path the user typed (from the current folder, as for export);
+        # --write is the harness's own path below the workspace root.
+        target = Path(args.out).absolute() if args.out else record["path"]
         try:
             done = write_projection(
                 ctx_root(ctx, root), target, stamped_bytes(record), force=args.force
@@ -98,7 +100,7 @@ def _human_written(result: dict[str, Any]) -> str:
 
 def _check(args: argparse.Namespace) -> int:
     root = Path(args.root)
-    paths = [args.out] if args.out else None
+    paths = [str(Path(args.out).absolute())] if args.out else None
     result = _call(args, lambda ctx: projection_status(ctx, ctx_root(ctx, root), paths))
     if result is None:
         return 2

@@ -357,7 +357,7 @@ def test_a_line_added_after_the_stamp_is_drift_and_a_foreign_file_is_kept(
         "project",
         "--check",
         "--out",
-        ".cursor/rules/flow_weekly_review.mdc",
+        str(mine),
         "--root",
         r,
     )
@@ -426,7 +426,7 @@ def test_projections_are_never_imported_back_or_written_into_flows(
         "--harness",
         "agent_bundle",
         "--out",
-        "flows/flow_x.json",
+        str(root / "flows" / "flow_x.json"),
         "--root",
         r,
     )
@@ -565,3 +565,36 @@ def test_projection_work_grows_linearly_with_steps(
     assert counts[2] - counts[1] == counts[1] - counts[0]
     assert sizes[0] < sizes[1] < sizes[2]
     assert sizes[2] - sizes[1] <= 1.05 * (sizes[1] - sizes[0])
+
+
+def test_check_finds_projections_of_a_removed_flow_and_leaves_the_users_own_files_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    g = "flow_gone"
+    root = make_workspace(tmp_path / "ws", [versioned("1.0.0"), bundle(g, [step(g, 1)])])
+    r = str(root)
+    for flow_id, harness in ((g, "cursor_rule"), (g, "cursor_skill"), (g, "agent_bundle")):
+        rc, _ = cli_json(
+            capsys, "flow", "project", flow_id, "--harness", harness, "--write", "--root", r
+        )
+        assert rc == 0
+    rules = root / ".cursor" / "rules"
+    (rules / "house-style.mdc").write_text("# Our own rule\n", encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere.mdc"
+    elsewhere.write_bytes((rules / "flow_gone.mdc").read_bytes())
+    os.symlink(elsewhere, rules / "linked.mdc")
+    assert cli_json(capsys, "flow", "project", "--check", "--root", r)[0] == 0
+
+    (root / "flows" / "flow_gone.1.0.0.flow.yaml").unlink()  # the flow is deleted
+    rc, status = cli_json(capsys, "flow", "project", "--check", "--root", r)
+    assert rc == 1
+    assert {f["path"]: f["status"] for f in status["files"]} == {
+        ".cursor/rules/flow_gone.mdc": "stale",
+        ".cursor/skills/flow-gone/SKILL.md": "stale",
+        ".flow-projections/flow_gone.agent_bundle.json": "stale",
+    }
+    for f in status["files"]:
+        assert f["flows"] == [
+            {"flow_id": g, "flow_version": "1.0.0", "latest_version": None, "stale": True}
+        ]
+    assert (rules / "house-style.mdc").read_text(encoding="utf-8") == "# Our own rule\n"

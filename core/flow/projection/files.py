@@ -22,6 +22,10 @@ from ...noma.boundary import BoundaryError, Folder, place, relative_parts
 from ..errors import Problem, Refused
 from .stamp import inspect
 
+# The folders the harnesses write into (`harness.default_path`), searched by `--check`.
+HARNESS_FOLDERS = (".cursor/rules", "docs/runbooks", ".flow-projections")
+SKILLS_FOLDER = ".cursor/skills"
+
 WriteAction = Literal["created", "replaced", "unchanged", "forced"]
 FLOWS_DIR = "flows"
 
@@ -100,3 +104,44 @@ def read_projection(root: Path, target: str | Path) -> bytes | None:
         return None
     with folder:
         return folder.read_bytes(name)
+
+
+def stamped_files(root: Path) -> list[tuple[str, bytes]]:
+    """Every file in the harnesses' folders that carries a projection stamp, as
+    ``(root-relative path, bytes)``. Walked through the boundary: a symlink (a folder or a
+    file) is skipped, never followed."""
+    out: list[tuple[str, bytes]] = []
+    for folder_path in HARNESS_FOLDERS:
+        out += _stamped_in(root, tuple(folder_path.split("/")), None)
+    skills = _open_existing(root, tuple(SKILLS_FOLDER.split("/")))
+    if skills is not None:
+        with skills:
+            names = sorted(skills.names())
+        for name in names:
+            out += _stamped_in(root, (*SKILLS_FOLDER.split("/"), name), "SKILL.md")
+    return out
+
+
+def _open_existing(root: Path, parts: tuple[str, ...]) -> Folder | None:
+    try:
+        return _folder(root, parts, create=False)
+    except (FileNotFoundError, BoundaryError):
+        return None
+
+
+def _stamped_in(root: Path, parts: tuple[str, ...], only: str | None) -> list[tuple[str, bytes]]:
+    folder = _open_existing(root, parts)
+    if folder is None:
+        return []
+    out = []
+    with folder:
+        for name in sorted(folder.names()):
+            if (only is not None and name != only) or name.startswith("."):
+                continue
+            try:
+                data = folder.read_bytes(name)
+            except BoundaryError:  # a symlink, a folder, a FIFO: not a projection of ours
+                continue
+            if data is not None and not inspect(data).foreign:
+                out.append(("/".join((*parts, name)), data))
+    return out

@@ -104,9 +104,9 @@ def judge(ctx: FlowContext, path: str, data: bytes | None) -> dict[str, Any]:
 def projection_status(
     ctx: FlowContext, root: Path, paths: list[str] | None = None
 ) -> dict[str, Any]:
-    """The named files, or every default projection path of every visible flow (and
-    ``AGENTS.md``) that exists."""
-    from .files import read_projection
+    """The named files; or every default projection path of every visible flow (and
+    ``AGENTS.md``) that exists, and every other stamped file in the harnesses' folders."""
+    from .files import read_projection, stamped_files
 
     if paths is None:
         candidates = [agents_md.AGENTS_MD_PATH] + [
@@ -114,6 +114,11 @@ def projection_status(
         ]
         found = [(p, read_projection(root, p)) for p in candidates]
         files = [judge(ctx, p, data) for p, data in found if data is not None]
+        # Projections of flows that are gone or out of sight: stamped files in the
+        # harnesses' folders (a user's own unstamped rule there is not ours to judge).
+        files += [
+            judge(ctx, p, data) for p, data in stamped_files(root) if p not in set(candidates)
+        ]
     else:
         files = [judge(ctx, p, read_projection(root, p)) for p in paths]
     return {
