@@ -7,6 +7,7 @@ REST route return); writing adds the stamp and refuses to replace a hand edit.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +27,12 @@ from .output import error, write, write_data, write_json
 
 def cmd_project(args: argparse.Namespace) -> int:
     if args.check:
-        if args.flow_id or args.harness or args.write:
+        if args.flow_id or args.harness or args.version or args.write or args.force:
             error("usage: noma flow project --check [--out PATH]")
             return 2
         return _check(args)
     if args.agents_md:
-        if args.flow_id or args.harness:
+        if args.flow_id or args.harness or args.version:
             error("usage: noma flow project --agents-md [--out PATH | --write] [--force]")
             return 2
         return _project(args, project_agents_md)
@@ -44,7 +45,7 @@ def cmd_project(args: argparse.Namespace) -> int:
     return _project(args, lambda ctx: project_flow(ctx, request))
 
 
-def _project(args: argparse.Namespace, make: Any) -> int:
+def _project(args: argparse.Namespace, make: Callable[[FlowContext], FlowResult]) -> int:
     if not (args.out or args.write):
         result = _call(args, make)
         if result is None:

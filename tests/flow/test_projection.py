@@ -598,3 +598,27 @@ def test_check_finds_projections_of_a_removed_flow_and_leaves_the_users_own_file
             {"flow_id": g, "flow_version": "1.0.0", "latest_version": None, "stale": True}
         ]
     assert (rules / "house-style.mdc").read_text(encoding="utf-8") == "# Our own rule\n"
+
+
+def test_cli_usage_mistakes_exit_2_and_out_is_from_the_current_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_workspace(tmp_path / "ws", [versioned("1.0.0")])
+    r = str(root)
+    for argv in (
+        ["flow", "project", "--root", r],
+        ["flow", "project", "flow_weekly_review", "--check", "--root", r],
+        ["flow", "project", "--agents-md", "--harness", "cursor_rule", "--root", r],
+        ["flow", "project", "--check", "--force", "--root", r],
+    ):
+        rc, out, err = run_cli(capsys, *argv)
+        assert rc == 2 and out == "" and "usage: noma flow project" in err, argv
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    rc, out = cli_json(capsys, "flow", "project", "--agents-md", "--out", "GUIDE.md", "--root", r)
+    assert rc == 0 and Path(out["path"]) == work / "GUIDE.md"
+    assert not (root / "GUIDE.md").exists()
+    assert "# AGENTS.md" in (work / "GUIDE.md").read_text(encoding="utf-8")
+    rc, status = cli_json(capsys, "flow", "project", "--check", "--out", "GUIDE.md", "--root", r)
+    assert rc == 0 and [f["status"] for f in status["files"]] == ["current"]
