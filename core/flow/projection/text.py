@@ -37,6 +37,12 @@ def code(text: str) -> str:
     return f"{fence}{pad}{shown}{pad}{fence}"
 
 
+# Characters a YAML reader refuses in a stream (non-characters) or reads as line breaks.
+_YAML_UNSAFE = re.compile("[\u2028\u2029\ufffe\uffff]")
+
+
 def scalar(text: str) -> str:
-    """A front matter value: a double-quoted scalar (JSON strings are valid YAML ones)."""
-    return json.dumps(line(text), ensure_ascii=False)
+    """A front matter value: a double-quoted scalar (a JSON string is a valid YAML one),
+    with what YAML would refuse or fold written as an escape."""
+    quoted = json.dumps(line(text), ensure_ascii=False)
+    return _YAML_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted)
