@@ -54,6 +54,21 @@ TEXT = (
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
+def step_headings(markdown: str) -> list[str]:
+    """Heading lines outside fenced code (a shell block's line is not one)."""
+    out, fence = [], None
+    for ln in markdown.split("\n"):
+        if fence is not None:
+            fence = None if ln == fence else fence
+            continue
+        opener = re.fullmatch(r"(`{3,})sh", ln)
+        if opener is not None:
+            fence = opener.group(1)
+        elif ln.startswith("#"):
+            out.append(ln)
+    return out
+
+
 def one_line(text: str) -> str:
     """Names and ids are printable single lines (the model refuses controls in them)."""
     return re.sub("[\x00-\x1f\x7f]", "", " ".join(text.split())) or "x"
@@ -98,8 +113,9 @@ def test_no_flow_text_reshapes_a_projection_or_its_stamp(
                 assert meta.get("alwaysApply") in (None, False)
         if text is not None:
             assert not CONTROL.search(text.replace("\n", "").replace("\t", ""))
-            headings = [ln for ln in text.split("\n") if re.match(r"#{2,3} \d+\. ", ln)]
-            assert len(headings) == len(texts)
+            headings = step_headings(text)  # the title, then one per step: nothing else
+            assert len(headings) == 1 + len(texts) and headings[0].startswith("# ")
+            assert all(re.match(r"## \d+\. ", h) for h in headings[1:])
         stamp = stamp_for(harness, [(flow.flow_id, flow.version)], rendered)
         written = stamped(stamp, rendered, is_json=harness in JSON_HARNESSES)
         seen = inspect(written)

@@ -17,10 +17,26 @@ from ...noma.visible import visible, visible_line
 _BACKTICKS = re.compile(r"`+")
 
 
+# What opens a Markdown block at the start of a line: a heading, a quote, a list item, a
+# thematic break or setext underline, a fence, a table row, raw HTML.
+_BLOCK_START = re.compile(r"[#>*+=~`|<-]|([0-9]{1,9})[.)]")
+
+
 def block(text: str, indent: str = "  ") -> str:
-    """Multi-line text as the continuation of a list item (``indent`` on every later line)."""
+    """Multi-line text as the continuation of a list item (``indent`` on every later line),
+    or with ``indent=""`` as a paragraph at the margin. A line that would open a block of
+    its own (``## 9.``, ``---``, ``> ``) has its first mark escaped, so it stays text."""
     lines = visible(text.replace("\r\n", "\n")).split("\n")
-    return ("\n" + indent).join(line.rstrip() for line in lines)
+    out = []
+    for index, raw in enumerate(lines):
+        shown = raw.rstrip()
+        body = shown.lstrip()
+        mark = _BLOCK_START.match(body) if index > 0 or not indent else None
+        if mark is not None:  # "\\#", or "1\\." (a backslash escapes punctuation only)
+            at = len(shown) - len(body) + (len(mark.group(1)) if mark.group(1) else 0)
+            shown = shown[:at] + "\\" + shown[at:]
+        out.append(shown)
+    return ("\n" + indent).join(out)
 
 
 def line(text: str) -> str:
