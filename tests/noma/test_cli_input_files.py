@@ -128,6 +128,15 @@ FILE_INPUTS: dict[str, list[Case]] = {
             2,
         ),
     ],
+    # `--check --out FILE` reads a file back: anything unreadable as a projection is
+    # reported `foreign` (exit 1), never a traceback.
+    "flow project": [
+        lambda t, d=data: (
+            ["flow", "project", "--check", "--out", _file(t, "p.json", d), "--root", _workspace(t)],
+            1,
+        )
+        for data in (NOT_UTF8, OPS_SURROGATE, OPS_NOT_JSON, OPS_TOO_DEEP, OPS_DEEPER_THAN_PYTHON)
+    ],
 }
 
 NO_FILE_INPUT = {
