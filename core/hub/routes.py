@@ -29,6 +29,7 @@ class RouteSpec:
     request: type[BaseModel] | None
     response: type[BaseModel]
     success: int = 200
+    query: tuple[tuple[str, str], ...] = ()  # (name, JSON type) of optional query parameters
 
 
 RUN = "/api/v1/flows/{flow_id}/runs/{run_id}"
@@ -127,3 +128,9 @@ ROUTES: tuple[RouteSpec, ...] = (
         wire.RunList,
     ),
 )
+
+# The flow-candidate rows (§5) live beside their wire shapes; added here so this stays the
+# one table.
+from .candidate_routes import CANDIDATE_ROUTES  # noqa: E402
+
+ROUTES = ROUTES + CANDIDATE_ROUTES
