@@ -118,7 +118,8 @@ CREATE TABLE IF NOT EXISTS proposals (
 );
 CREATE INDEX IF NOT EXISTS proposals_by_kind ON proposals (kind, status, created);
 CREATE TABLE IF NOT EXISTS flow_candidates (
-    candidate_id TEXT PRIMARY KEY,
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    candidate_id TEXT NOT NULL UNIQUE,
     scope TEXT NOT NULL,
     actor_hash TEXT NOT NULL,
     session_key TEXT NOT NULL,
@@ -127,13 +128,14 @@ CREATE TABLE IF NOT EXISTS flow_candidates (
     created TEXT NOT NULL,
     record TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS candidates_by_created ON flow_candidates (created, candidate_id);
 CREATE INDEX IF NOT EXISTS candidates_by_session ON flow_candidates (actor_hash, session_key);
 """
-# The flow-candidate table (§1.6) on its own, for PostgreSQL's migration 3.
+# The flow-candidate table (§1.6) on its own, for PostgreSQL's migration 3 (which spells
+# the insertion-order key ``seq`` as BIGSERIAL: listing is oldest first, in insert order).
 CANDIDATES_SCHEMA = """
 CREATE TABLE IF NOT EXISTS flow_candidates (
-    candidate_id TEXT PRIMARY KEY,
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    candidate_id TEXT NOT NULL UNIQUE,
     scope TEXT NOT NULL,
     actor_hash TEXT NOT NULL,
     session_key TEXT NOT NULL,
@@ -142,7 +144,6 @@ CREATE TABLE IF NOT EXISTS flow_candidates (
     created TEXT NOT NULL,
     record TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS candidates_by_created ON flow_candidates (created, candidate_id);
 CREATE INDEX IF NOT EXISTS candidates_by_session ON flow_candidates (actor_hash, session_key);
 """
 
@@ -776,10 +777,7 @@ class Tx:
         elif status is not None:
             where.append("status = ?")
             params.append(status)
-        sql = (
-            f"SELECT record FROM flow_candidates WHERE {' AND '.join(where)} "
-            "ORDER BY created, candidate_id LIMIT ?"
-        )
+        sql = f"SELECT record FROM flow_candidates WHERE {' AND '.join(where)} ORDER BY seq LIMIT ?"
         params.append(limit)
         return [json.loads(row["record"]) for row in self.execute(sql, tuple(params))]
 

@@ -127,7 +127,11 @@ INSERT INTO meta (key, value) VALUES ('actor_hash_scheme', 'hmac-sha256')
         "CREATE INDEX IF NOT EXISTS executions_by_run "
         "ON executions (run_id, started_at, execution_id)",
     ),
-    (3, "flow_candidates", CANDIDATES_SCHEMA),
+    (
+        3,
+        "flow_candidates",
+        CANDIDATES_SCHEMA.replace("INTEGER PRIMARY KEY AUTOINCREMENT", "BIGSERIAL PRIMARY KEY"),
+    ),
 )
 
 
