@@ -1,15 +1,15 @@
 """The flow-candidate rows of the hub's route table (§5) and how a request reaches them.
 
-The rows join `core.hub.routes.ROUTES`, so the Starlette routes and the OpenAPI document
-come from the same table as every other route. Each names a candidate action of
-`core.flow.candidates`; the path's ``candidate_id`` wins over (and must agree with) the
-body's. Review is the human's act: an agent token, and the owner's local token (an
-agent), are refused ``FLOW_HUMAN_APPROVAL_REQUIRED`` by the handler itself.
+The rows (`RouteSpec` fields, by name) join `core.hub.routes.ROUTES`, so the Starlette
+routes and the OpenAPI document come from the same table as every other route. Each
+names a candidate action of `core.flow.candidates`; the path's ``candidate_id`` wins over
+(and must agree with) the body's. Review is the human's act: an agent token, and the
+owner's local token (an agent), are refused ``FLOW_HUMAN_APPROVAL_REQUIRED`` by the handler itself.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -18,7 +18,9 @@ from ..flow.candidates import CANDIDATE_ACTIONS, candidate_action
 from ..flow.context import FlowContext
 from ..flow.errors import FlowRefusal, FlowResult, Problem
 from ..flow.records import Proposal
-from .routes import RouteSpec
+
+if TYPE_CHECKING:  # routes.py builds its rows from CANDIDATE_ROUTES: no import back at run time
+    from .routes import RouteSpec
 
 
 class _Envelope(BaseModel):
@@ -62,45 +64,43 @@ class CandidateReview(_Envelope):
 CANDIDATES = "/api/v1/flow-candidates"
 LIST_QUERY = (("status", "string"), ("include_low", "boolean"), ("limit", "integer"))
 
-CANDIDATE_ROUTES: tuple[RouteSpec, ...] = (
-    RouteSpec(
-        "GET",
-        CANDIDATES,
-        "candidate_list",
-        "none",
-        "List visible flow candidates, oldest first (low confidence only with include_low)",
-        None,
-        CandidateList,
-        query=LIST_QUERY,
-    ),
-    RouteSpec(
-        "POST",
-        CANDIDATES,
-        "candidate_propose",
-        "none",
-        "Propose a session_extraction candidate (opt-in: policy.candidate_capture)",
-        ProposeCandidate,
-        CandidatePropose,
-        201,
-    ),
-    RouteSpec(
-        "GET",
-        CANDIDATES + "/{candidate_id}",
-        "candidate_get",
-        "none",
-        "One flow candidate and the flows it could be merged into",
-        None,
-        CandidateGet,
-    ),
-    RouteSpec(
-        "POST",
-        CANDIDATES + "/{candidate_id}/review",
-        "candidate_review",
-        "none",
-        "A human's review: approve (files a flow proposal), reject, or merge (overlap ≥ 0.8)",
-        ReviewCandidate,
-        CandidateReview,
-    ),
+CANDIDATE_ROUTES: tuple[dict[str, Any], ...] = (
+    {
+        "method": "GET",
+        "path": CANDIDATES,
+        "action": "candidate_list",
+        "summary": "List visible flow candidates, oldest first (low confidence only with "
+        "include_low)",
+        "request": None,
+        "response": CandidateList,
+        "query": LIST_QUERY,
+    },
+    {
+        "method": "POST",
+        "path": CANDIDATES,
+        "action": "candidate_propose",
+        "summary": "Propose a session_extraction candidate (opt-in: policy.candidate_capture)",
+        "request": ProposeCandidate,
+        "response": CandidatePropose,
+        "success": 201,
+    },
+    {
+        "method": "GET",
+        "path": CANDIDATES + "/{candidate_id}",
+        "action": "candidate_get",
+        "summary": "One flow candidate and the flows it could be merged into",
+        "request": None,
+        "response": CandidateGet,
+    },
+    {
+        "method": "POST",
+        "path": CANDIDATES + "/{candidate_id}/review",
+        "action": "candidate_review",
+        "summary": "A human's review: approve (files a flow proposal), reject, or merge "
+        "(overlap ≥ 0.8)",
+        "request": ReviewCandidate,
+        "response": CandidateReview,
+    },
 )
 
 

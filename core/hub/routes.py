@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from ..flow import requests as rq
 from . import wire
+from .candidate_routes import CANDIDATE_ROUTES
 
 Gate = Literal["none", "writes", "automatable"]
 
@@ -128,9 +129,6 @@ ROUTES: tuple[RouteSpec, ...] = (
         wire.RunList,
     ),
 )
-
-# The flow-candidate rows (§5) live beside their wire shapes; added here so this stays the
-# one table.
-from .candidate_routes import CANDIDATE_ROUTES  # noqa: E402
-
-ROUTES = ROUTES + CANDIDATE_ROUTES
+# The flow-candidate rows (§5) live beside their wire shapes; built here so this stays the
+# one table (every candidate route is ungated: the handlers hold their own rules).
+ROUTES += tuple(RouteSpec(gate="none", **row) for row in CANDIDATE_ROUTES)
