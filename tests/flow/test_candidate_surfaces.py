@@ -241,6 +241,19 @@ def test_the_cli_approves_into_a_pending_import(root, capsys):
     assert not (root / "flows" / "flow_report.0.1.0.flow.yaml").exists()
 
 
+def test_every_candidate_route_needs_a_token(root, rest):
+    app = create_hub_app(rest.hub)
+    anonymous = TestClient(app, base_url="http://127.0.0.1")
+    for method, path in (
+        ("GET", BASE),
+        ("POST", BASE),
+        ("GET", f"{BASE}/cand_0000"),
+        ("POST", f"{BASE}/cand_0000/review"),
+    ):
+        r = anonymous.request(method, path, json={} if method == "POST" else None)
+        assert r.status_code == 401 and r.json()["error"] == "unauthorized"
+
+
 def test_the_route_table_openapi_and_readme_name_the_candidate_surfaces():
     table = {(r.method, r.path, r.action) for r in ROUTES}
     assert {

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from core.flow import FlowContext, FlowRefusal, to_json
@@ -145,6 +147,18 @@ def test_overlap_is_the_ordered_common_steps_over_the_longer_outline():
     assert signature("  Draft the REPORT!! ") == signature("draft-the report")
 
 
+OUTLINES = st.lists(st.sampled_from(["a", "b", "c", "d", "e", "A!", " b "]), max_size=8)
+
+
+@given(OUTLINES, OUTLINES)
+def test_overlap_is_a_symmetric_fraction_and_one_only_for_equal_structure(a, b):
+    overlap = structural_overlap(a, b)
+    assert overlap == structural_overlap(b, a)
+    assert 0 <= overlap <= 1
+    same = [signature(x) for x in a] == [signature(y) for y in b]
+    assert (overlap == 1) == (same and bool(a))
+
+
 def test_the_threshold_is_exactly_four_fifths_on_both_sides():
     assert Fraction(4, 5) == MERGE_THRESHOLD
     assert mergeable(Fraction(4, 5)) and mergeable(Fraction(1))
@@ -195,6 +209,21 @@ def test_capture_is_opt_in_and_off_by_default(tmp_path, both_stores):
         out = act(agent(ctx), "candidate_propose", proposal())
         assert out["code"] == "FLOW_CANDIDATE_CAPTURE_DISABLED" and out["status"] == 403
         assert listed(ctx, include_low=True) == []
+    finally:
+        ctx.close()
+
+
+def test_an_untrusted_folder_cannot_turn_capture_on(tmp_path, both_stores):
+    root = tmp_path / "shipped"
+    (root / "flows").mkdir(parents=True)
+    (root / "noma-workbench.toml").write_text(
+        '[policy]\ncandidate_capture = true\nscopes = ["personal"]\n', encoding="utf-8"
+    )
+    ctx = FlowContext.open(Workspace.open(root))  # never trusted by this test's user
+    try:
+        assert not ctx.posture.policy.candidate_capture
+        out = act(agent(ctx), "candidate_propose", proposal())
+        assert out["code"] == "FLOW_CANDIDATE_CAPTURE_DISABLED"
     finally:
         ctx.close()
 
