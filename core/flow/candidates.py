@@ -136,6 +136,7 @@ def propose_candidate(ctx: FlowContext, request: Any) -> dict[str, Any]:
     ).to_json()
     session_key = ids.sha256_hex(req.session_ref)
     with ctx.store.write() as tx:
+        tx.lock_candidate_quota(ctx.actor.hash)
         if tx.count_candidates(ctx.actor.hash, session_key=session_key) >= SESSION_CAP:
             raise Refused("FLOW_CANDIDATE_CAP_REACHED")
         if tx.count_candidates(ctx.actor.hash) >= PENDING_CAP:

@@ -741,6 +741,10 @@ class Tx:
             (record["status"], _dumps(record), candidate_id),
         )
 
+    def lock_candidate_quota(self, actor_hash: str) -> None:
+        """Serialise one proposer's count-then-insert (the caps). A write here already holds
+        SQLite's one write lock; PostgreSQL's store takes a lock per proposer."""
+
     def count_candidates(self, actor_hash: str, *, session_key: str | None = None) -> int:
         """Candidates of one proposer: in one session, or (no session) still pending."""
         if session_key is not None:

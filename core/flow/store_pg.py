@@ -220,6 +220,13 @@ class PgTx(Tx):
         self._locked()
         return super().load_proposal(proposal_id)
 
+    def lock_candidate_quota(self, actor_hash: str) -> None:
+        # READ COMMITTED lets two proposals of one session both count below the cap; this
+        # transaction-scoped lock queues a proposer's writers behind each other.
+        self.conn.execute(
+            "SELECT pg_advisory_xact_lock(hashtext(%s))", ("flow_candidates:" + actor_hash,)
+        )
+
     def load_candidate(self, candidate_id: str) -> tuple[dict[str, Any], str, str] | None:
         self._locked()
         return super().load_candidate(candidate_id)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import re
+import threading
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -286,6 +287,32 @@ def test_two_candidates_per_session_then_capped(cctx):
     assert len(listed(cctx)) == 2
     propose(bot, session_ref="session_2")  # the next session may propose again
     assert len(listed(cctx)) == 3
+
+
+def test_the_session_cap_holds_under_concurrent_proposals(root):
+    """Eight threads, each with its own connection, propose in one session at once: the
+    count-then-insert is serialised per proposer on both stores, so exactly two land."""
+    results: list[dict[str, Any]] = []
+    lock = threading.Lock()
+    barrier = threading.Barrier(8)
+
+    def worker() -> None:
+        ctx = open_ctx(root)
+        try:
+            barrier.wait(10)
+            out = act(agent(ctx), "candidate_propose", proposal(session_ref="shared"))
+            with lock:
+                results.append(out)
+        finally:
+            ctx.close()
+
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    codes = sorted(r.get("code", "ok") for r in results)
+    assert codes == ["FLOW_CANDIDATE_CAP_REACHED"] * 6 + ["ok", "ok"]
 
 
 def test_low_confidence_is_suppressed_unless_asked_for(cctx):
