@@ -241,6 +241,45 @@ def test_the_cli_approves_into_a_pending_import(root, capsys):
     assert not (root / "flows" / "flow_report.0.1.0.flow.yaml").exists()
 
 
+async def _stdio(root: Path, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    import os
+    import sys
+
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "core.cli", "mcp", "--root", str(root)],
+        cwd=str(REPO),
+        env=dict(os.environ),
+    )
+    out: list[Any] = []
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        out.append(sorted(t.name for t in (await session.list_tools()).tools))
+        for tool, args in calls:
+            result = await session.call_tool(tool, args)
+            assert not result.is_error, result
+            out.append(json.loads(result.content[0].text))
+    return out
+
+
+def test_the_real_stdio_server_is_one_session_and_agrees_with_direct_calls(root):
+    propose = ("flow_candidate_propose", mcp_args(proposal()))
+    tools, first, second, third, listing = asyncio.run(
+        _stdio(root, [propose, propose, propose, ("flow_candidate_list", {})])
+    )
+    assert {"flow_candidate_propose", "flow_candidate_list", "flow_candidate_get"} <= set(tools)
+    assert first["candidate"]["status"] == second["candidate"]["status"] == "pending_review"
+    assert third["code"] == "FLOW_CANDIDATE_CAP_REACHED"
+    assert listing == direct(root, "candidate_list", {})
+    assert [c["candidate_id"] for c in listing["candidates"]] == [
+        first["candidate"]["candidate_id"],
+        second["candidate"]["candidate_id"],
+    ]
+
+
 def test_every_candidate_route_needs_a_token(root, rest):
     app = create_hub_app(rest.hub)
     anonymous = TestClient(app, base_url="http://127.0.0.1")
