@@ -315,6 +315,40 @@ def test_the_session_cap_holds_under_concurrent_proposals(root):
     assert codes == ["FLOW_CANDIDATE_CAP_REACHED"] * 6 + ["ok", "ok"]
 
 
+def test_two_reviewers_at_once_decide_a_candidate_once(root, cctx):
+    made = propose(agent(cctx), draft_steps=["Gather receipts"])
+    cid = made["candidate_id"]
+    requests = [
+        {"candidate_id": cid, "decision": "approve", "flow_id": f"flow_race_{n}"} for n in range(3)
+    ] + [{"candidate_id": cid, "decision": "reject"} for _ in range(3)]
+    results: list[dict[str, Any]] = []
+    lock = threading.Lock()
+    barrier = threading.Barrier(len(requests))
+
+    def worker(request: dict[str, Any]) -> None:
+        ctx = open_ctx(root)
+        try:
+            barrier.wait(10)
+            out = act(ctx, "candidate_review", request)
+            with lock:
+                results.append(out)
+        finally:
+            ctx.close()
+
+    threads = [threading.Thread(target=worker, args=(r,)) for r in requests]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    won = [r for r in results if r.get("ok") is not False]
+    assert len(won) == 1 and len(results) == len(requests)
+    assert all(r["problems"][0]["message"] == "already reviewed" for r in results if r not in won)
+    final = act(cctx, "candidate_get", {"candidate_id": cid})["candidate"]
+    assert final == won[0]["candidate"]
+    filed = list_proposals(cctx, {"kind": "flow_import"})["proposals"]
+    assert len(filed) == (1 if final["status"] == "promoted" else 0)
+
+
 def test_low_confidence_is_suppressed_unless_asked_for(cctx):
     low = propose(agent(cctx), confidence="low")
     high = propose(agent(cctx), confidence="high")
