@@ -26,6 +26,7 @@ from core.flow.proposals import list_proposals, review_proposal
 from core.workspace import Workspace
 
 from .conftest import (
+    ACTOR,
     OTHER,
     bundle,
     make_workspace,
@@ -531,6 +532,33 @@ def test_only_the_propose_handler_writes_candidates():
         if "insert_candidate(" in path.read_text(encoding="utf-8")
     ]
     assert sorted(writers) == ["core/flow/candidates.py", "core/flow/store.py"]
+
+
+def test_a_legacy_actor_hash_on_a_candidate_is_rekeyed_with_the_rest(tmp_path, monkeypatch):
+    """Stores from before keyed hashes were SQLite files (PostgreSQL is born keyed)."""
+    import hashlib
+
+    monkeypatch.delenv("NOMA_RUN_STORE", raising=False)
+    root = make_workspace(tmp_path / "legacy", policy={"candidate_capture": True})
+    ctx = open_ctx(root)
+    keyed = ctx.actor.hash
+    legacy = hashlib.sha256(ACTOR.encode()).hexdigest()
+    try:
+        made = propose(agent(ctx))
+        with ctx.store.write() as tx:
+            tx.execute(
+                "UPDATE flow_candidates SET actor_hash = ?, record = replace(record, ?, ?)",
+                (legacy, keyed, legacy),
+            )
+            tx.execute("DELETE FROM meta WHERE key = 'actor_hash_scheme'")
+        assert listed(ctx) == []  # under the old hash it is no one's
+    finally:
+        ctx.close()
+    again = open_ctx(root)
+    try:
+        assert listed(again) == [made]
+    finally:
+        again.close()
 
 
 def test_a_store_opened_before_candidates_existed_gains_the_table(tmp_path, both_stores):
