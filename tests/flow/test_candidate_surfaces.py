@@ -280,6 +280,22 @@ def test_the_real_stdio_server_is_one_session_and_agrees_with_direct_calls(root)
     ]
 
 
+def test_the_cli_summary_shows_untrusted_text_as_markers(root, rest, capsys):
+    title = "Report \u202egnp.exe"  # a bidi override: reads reversed on a terminal
+    made = rest.call(
+        "POST", BASE, json=proposal(suggested_title=title, draft_steps=["Send \u202eit"])
+    )
+    cid = made["candidate"]["candidate_id"]
+    capsys.readouterr()
+    assert cli.main(["flow", "candidates", "list", "--root", str(root)]) == 0
+    listing = capsys.readouterr().out
+    assert "Report ⟨U+202E⟩gnp.exe" in listing and "\u202e" not in listing
+    assert cli.main(["flow", "candidates", "get", cid, "--root", str(root)]) == 0
+    shown = capsys.readouterr().out
+    assert "1. Send ⟨U+202E⟩it" in shown and "evidence run_2026w25" in shown
+    assert "\u202e" not in shown
+
+
 def test_every_candidate_route_needs_a_token(root, rest):
     app = create_hub_app(rest.hub)
     anonymous = TestClient(app, base_url="http://127.0.0.1")
