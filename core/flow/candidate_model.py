@@ -11,18 +11,18 @@ privacy guarantee, not only of robustness.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, get_args
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
-from .enums import Confidence, Scope, TriggerSignal
+from .enums import Confidence, FixedCandidateStatus, Scope, TriggerSignal
 from .ids import CANDIDATE_ID, FLOW_ID
 from .records import Provenance
 from .requests import FlowId, Pointer, Request
 
 CANDIDATE_SCHEMA: Final = "knowtation.flow_candidate/v0"
 MERGED_PREFIX: Final = "merged_into:"
-FIXED_STATUSES: Final = ("pending_review", "promoted", "rejected")
+FIXED_STATUSES: Final = get_args(FixedCandidateStatus)
 
 MAX_TITLE = 120
 MAX_DRAFT_STEP = 160
