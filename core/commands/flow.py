@@ -83,6 +83,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--out", metavar="PATH", help="write here instead of stdout")
     p.set_defaults(func=_guarded("cmd_export"))
 
+    from .flow_candidates import register as register_candidates
+
+    register_candidates(fsub, common)
+
     run = fsub.add_parser("run", help="start, advance and execute flow runs")
     rsub = run.add_subparsers(dest="run_command", metavar="ACTION", required=True)
 
