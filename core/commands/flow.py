@@ -87,6 +87,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
     register_project(fsub, common)
 
+    from .flow_candidates import register as register_candidates
+
+    register_candidates(fsub, common)
+
     run = fsub.add_parser("run", help="start, advance and execute flow runs")
     rsub = run.add_subparsers(dest="run_command", metavar="ACTION", required=True)
 

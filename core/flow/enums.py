@@ -23,6 +23,13 @@ Lane = Literal["local_default", "cloud_premium"]
 # an execution in flight is reported through the additive ``in_flight`` object instead.
 ExecutionStatus = Literal["completed", "failed", "cost_capped", "consent_denied"]
 ProposalStatus = Literal["pending", "approved", "rejected"]
+# The capture flywheel (§1.1, §1.6). `CandidateStatus` is these three or
+# ``merged_into:<flow_id>`` (checked by `core.flow.candidate_model`).
+TriggerSignal = Literal[
+    "repetition", "re_explanation", "repeated_correction", "review_debt", "session_extraction"
+]
+Confidence = Literal["low", "medium", "high"]
+FixedCandidateStatus = Literal["pending_review", "promoted", "rejected"]
 ProposalKind = Literal["flow_import", "flow_run_outcome"]
 # Why a step is skipped, as the peer (Knowtation's execution handlers) names it: required
 # for `to_status: "skipped"`, recorded on the step state. `when_not_to_run` stays prose for

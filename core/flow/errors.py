@@ -37,6 +37,10 @@ FlowCode = Literal[
     "unknown_proposal",
     "FLOW_HUMAN_APPROVAL_REQUIRED",
     "unknown_consent",
+    "unknown_candidate",
+    "FLOW_CANDIDATE_CAPTURE_DISABLED",
+    "FLOW_CANDIDATE_CAP_REACHED",
+    "FLOW_CANDIDATE_OVERLAP_TOO_LOW",
 ]
 
 # The one table of every flow code: (HTTP status, fixed message, when). README's
@@ -139,9 +143,25 @@ CODES: dict[str, tuple[int, str, str]] = {
         403,
         "approving a human review is a human's act, not an agent's",
         "an agent (MCP, an agent hub token) approves, skips or finishes a human_review "
-        "step, reviews a proposal or mints consent",
+        "step, reviews a proposal or a flow candidate, or mints consent",
     ),
     "unknown_consent": (404, "no such consent", "revoking a consent that is missing or not yours"),
+    "unknown_candidate": (404, "no such flow candidate", "missing or not visible"),
+    "FLOW_CANDIDATE_CAPTURE_DISABLED": (
+        403,
+        "capturing flow candidates is off in this workspace",
+        "a candidate proposed while policy.candidate_capture is off (the default)",
+    ),
+    "FLOW_CANDIDATE_CAP_REACHED": (
+        429,
+        "too many flow candidates from this caller",
+        "a third candidate in one session, or over 50 pending from one actor",
+    ),
+    "FLOW_CANDIDATE_OVERLAP_TOO_LOW": (
+        409,
+        "the candidate's steps overlap the flow by less than 0.8",
+        "merging a candidate into a flow whose step structure differs too much",
+    ),
 }
 
 STATUS: dict[str, int] = {code: row[0] for code, row in CODES.items()}

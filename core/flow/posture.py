@@ -15,6 +15,7 @@ workspace's actor key) and never travels further into the engine.
     cost_cap_units = 100
     consent_ttl_max_seconds = 86400
     scopes = ["personal"]
+    candidate_capture = false   # opt-in: may agents propose flow candidates (§5.3)
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ class Policy(BaseModel):
     cost_cap_units: Annotated[int, Field(ge=0, le=10_000_000)] = 100
     consent_ttl_max_seconds: Annotated[int, Field(ge=1)] = TTL_CEILING_SECONDS
     scopes: list[Scope] = Field(default_factory=lambda: _scopes("personal"))
+    candidate_capture: bool = False
 
     @property
     def ttl_max(self) -> int:

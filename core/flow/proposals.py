@@ -18,8 +18,11 @@ from .context import FlowContext
 from .enums import ProposalKind, ProposalStatus
 from .errors import FlowResult, Problem, Refused
 from .handlers import handler
-from .importing import review_import
+from .importing import review_import, sandbox_check
+from .models import FlowBundle
+from .records import PROPOSAL_SCHEMA
 from .requests import Request, parse
+from .store import Tx
 
 LIST_SCHEMA = "noma.flow_proposal_list/v0"
 REVIEW_SCHEMA = "noma.flow_review/v0"
@@ -35,6 +38,35 @@ class ListProposals(Request):
 class ReviewProposal(Request):
     proposal_id: Annotated[str, Field(max_length=64)]
     approve: bool
+
+
+def file_flow_proposal(
+    ctx: FlowContext, tx: Tx, bundle: FlowBundle, *, intent: str, evidence_refs: list[str]
+) -> dict[str, Any]:
+    """File ``bundle`` as a pending ``flow_import`` proposal inside the caller's
+    transaction (a promoted flow candidate): the bundle waits, inert, for the same import
+    review as any other, and nothing is written into ``flows/`` until it is approved."""
+    from .catalog import bundle_sha256
+
+    sandbox_check(bundle, ctx.posture.policy)
+    proposal = {
+        "schema": PROPOSAL_SCHEMA,
+        "proposal_id": ids.proposal_id(),
+        "kind": "flow_import",
+        "status": "pending",
+        "intent": intent,
+        "flow_id": bundle.flow_id,
+        "flow_version": bundle.version,
+        "run_id": None,
+        "external_ref": bundle_sha256(bundle),
+        "evidence_refs": evidence_refs,
+        "automatable_steps": bundle.automatable_steps,
+        "source_format": "yaml",
+        "actor_hash": ctx.actor.hash,
+        "created": ids.iso(ids.now()),
+    }
+    tx.insert_proposal(proposal, bundle.flow.scope, bundle.to_json())
+    return proposal
 
 
 @handler

@@ -42,6 +42,7 @@ from ..netauth.local_token import load_or_create_local_token
 from ..netauth.tokens import HubToken, TokenStore
 from ..workspace import Workspace
 from . import projection_route
+from .candidate_routes import dispatch_candidate, is_candidate_action
 from .openapi import docs_html, openapi_document
 from .routes import ROUTES, RouteSpec
 
@@ -241,6 +242,8 @@ def _query(request: Request) -> dict[str, Any] | FlowRefusal:
 def _dispatch(
     ctx: FlowContext, spec: RouteSpec, params: dict[str, str], payload: dict[str, Any]
 ) -> FlowResult:
+    if is_candidate_action(spec.action):
+        return dispatch_candidate(ctx, spec, params, payload)
     if spec.action == "flows":
         if payload:
             return _refusal("BAD_REQUEST", next(iter(payload)), "unknown query parameter")

@@ -86,6 +86,9 @@ def _operation(spec: RouteSpec, components: dict[str, Any]) -> dict[str, Any]:
                 ("cursor", "string"),
             )
         ]
+    op["parameters"] += [
+        {"name": n, "in": "query", "required": False, "schema": {"type": t}} for n, t in spec.query
+    ]
     if spec.action == "flow":
         op["parameters"].append(
             {"name": "version", "in": "query", "required": False, "schema": {"type": "string"}}

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from ..flow import requests as rq
 from . import projection_route, wire
+from .candidate_routes import CANDIDATE_ROUTES
 
 Gate = Literal["none", "writes", "automatable"]
 
@@ -29,6 +30,7 @@ class RouteSpec:
     request: type[BaseModel] | None
     response: type[BaseModel]
     success: int = 200
+    query: tuple[tuple[str, str], ...] = ()  # (name, JSON type) of optional query parameters
 
 
 RUN = "/api/v1/flows/{flow_id}/runs/{run_id}"
@@ -136,3 +138,6 @@ ROUTES: tuple[RouteSpec, ...] = (
         wire.RunList,
     ),
 )
+# The flow-candidate rows (§5) live beside their wire shapes; built here so this stays the
+# one table (every candidate route is ungated: the handlers hold their own rules).
+ROUTES += tuple(RouteSpec(gate="none", **row) for row in CANDIDATE_ROUTES)

@@ -99,6 +99,11 @@ def test_the_route_table_is_the_contracts(client: TestClient) -> None:
         ("POST", run + "/consent"),
         ("GET", "/api/v1/flow-runs/{run_id}"),
         ("GET", "/api/v1/flow-runs"),  # additive: every flow's runs
+        # the capture flywheel's candidates (§5; tests/flow/test_candidate_surfaces.py)
+        ("GET", "/api/v1/flow-candidates"),
+        ("POST", "/api/v1/flow-candidates"),
+        ("GET", "/api/v1/flow-candidates/{candidate_id}"),
+        ("POST", "/api/v1/flow-candidates/{candidate_id}/review"),
     }
 
 
