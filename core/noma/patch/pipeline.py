@@ -51,7 +51,13 @@ from .errors import (
     PatchError,
 )
 from .guard import check_structure
-from .limits import MAX_LIST_OPS, MAX_OP_BYTES, _string_bytes, check_request_size
+from .limits import (
+    CONTENT_TOO_LARGE,
+    MAX_LIST_OPS,
+    MAX_OP_BYTES,
+    _string_bytes,
+    check_request_size,
+)
 from .refused import (
     MAX_RAW_CHARS,
     PLACEHOLDER_OP,
@@ -660,13 +666,16 @@ class _Context:
         elapsed = (time.perf_counter() - self.started) * 1000
         whole_list = index is None and len(ops) > MAX_LIST_OPS
         attempted: list[Any] = [ops] if whole_list else ops if index is None else ops[: index + 1]
+        # A request refused for its size keeps only bounded text of each op, however small
+        # some of them are: 9 MiB refused must not become 9 MiB of transcript.
+        text_only = whole_list or (index is None and error.message == CONTENT_TOO_LARGE)
         req = self.request
         if _string_bytes(req.actor.to_json(), MAX_RAW_CHARS) > MAX_RAW_CHARS:
             req.actor = Actor(req.actor.kind, _bounded(req.actor.name[:MAX_RAW_CHARS]))
         records = []
         parent = req.parent_op_id
         for i, op in enumerate(attempted):
-            shown, raw = (dict(PLACEHOLDER_OP), raw_text(op)) if whole_list else recordable_op(op)
+            shown, raw = (dict(PLACEHOLDER_OP), raw_text(op)) if text_only else recordable_op(op)
             if index is not None and i < index:
                 failure = Diagnostic(
                     "error",
