@@ -16,7 +16,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 
 from .. import __version__
-from . import flow_tool, stdio_guard, tools, v11_tools
+from . import flow_defs_tool, flow_tool, stdio_guard, tools, v11_tools
 from .tools import SystemFault, ToolContext
 
 INSTRUCTIONS = (
@@ -103,6 +103,7 @@ def build_server(root: Path | None = None) -> MCPServer:
 
     _register_v11(server, ctx)
     flow_tool.register(server, root)
+    flow_defs_tool.register(server, root)
     return server
 
 
