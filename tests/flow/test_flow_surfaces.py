@@ -538,15 +538,16 @@ async def test_the_demo_turns_on_what_its_tour_needs_and_says_why(tmp_path, caps
     assert posture.policy.scopes == ["personal"]
     assert cli.main(["flow", "list", "--root", str(root)]) == 0
     listing = capsys.readouterr().out
-    assert "  run writes is on: demo tour: start and advance" in listing
-    assert "  automatable is on: demo tour: lead_import step 1 runs" in listing
+    assert "  run writes is on: the demo tour starts and advances both flows" in listing
+    assert "  automatable is on: the demo tour executes lead_import step 1" in listing
     app = PaneApp(root)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        why = app.pane.query_one("#flow-why", Static)
-        assert why.display
-        text = str(why.render())
-        assert "writes ON: demo tour" in text and "automatable ON: demo tour" in text
+        writes = app.pane.query_one("#flow-why-writes", Static)
+        auto = app.pane.query_one("#flow-why-automatable", Static)
+        assert writes.display and auto.display
+        assert str(writes.render()).startswith("writes ON: the demo tour starts")
+        assert str(auto.render()).startswith("automatable ON: the demo tour executes")
 
 
 async def test_a_workspace_without_reasons_shows_no_why_line(tmp_path):
@@ -554,5 +555,5 @@ async def test_a_workspace_without_reasons_shows_no_why_line(tmp_path):
     app = PaneApp(root)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert not app.pane.query_one("#flow-why", Static).display
+        assert not any(line.display for line in app.pane.query(".flow-why"))
         assert "writes ON" in str(app.pane.query_one("#flow-header", Static).render())
