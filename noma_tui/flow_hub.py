@@ -95,6 +95,7 @@ def open_flow_context(workspace: Workspace) -> FlowContext | HubContext:
             {
                 "run_writes_enabled": p["run_writes_enabled"],
                 "automatable_execution_enabled": p["automatable_execution_enabled"],
+                "why": p.get("why", {}),
             },
             {
                 "automatable_forbidden": p["automatable_forbidden"],

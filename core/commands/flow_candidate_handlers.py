@@ -32,7 +32,10 @@ def cmd_review(args: argparse.Namespace) -> int:
         request = {"decision": "merge", "flow_id": args.merge_into, "scope": args.scope}
     request["candidate_id"] = args.candidate_id
     return _respond(
-        args, lambda ctx: candidate_action(ctx, "candidate_review", request), _human_review
+        args,
+        lambda ctx: candidate_action(ctx, "candidate_review", request),
+        _human_review,
+        "proposal",  # files a flow proposal on approval: the real store
     )
 
 

@@ -47,7 +47,7 @@ def cmd_project(args: argparse.Namespace) -> int:
 
 def _project(args: argparse.Namespace, make: Callable[[FlowContext], FlowResult]) -> int:
     if not (args.out or args.write):
-        result = _call(args, make)
+        result = _call(args, make, "read")
         if result is None:
             return 2
         if isinstance(result, FlowRefusal) or args.json:
@@ -79,7 +79,7 @@ def _project(args: argparse.Namespace, make: Callable[[FlowContext], FlowResult]
             "projection": projection,
         }
 
-    result = _call(args, written)
+    result = _call(args, written, "read")
     return 2 if result is None else _finish(args, result, _human_written)
 
 
@@ -102,7 +102,7 @@ def _human_written(result: dict[str, Any]) -> str:
 def _check(args: argparse.Namespace) -> int:
     root = Path(args.root)
     paths = [str(Path(args.out).absolute())] if args.out else None
-    result = _call(args, lambda ctx: projection_status(ctx, ctx_root(ctx, root), paths))
+    result = _call(args, lambda ctx: projection_status(ctx, ctx_root(ctx, root), paths), "read")
     if result is None:
         return 2
     assert not isinstance(result, FlowRefusal)

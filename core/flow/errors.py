@@ -121,7 +121,7 @@ CODES: dict[str, tuple[int, str, str]] = {
     "FLOW_IMPORT_SCOPE_DENIED": (
         403,
         "this workspace's policy does not allow the bundle's scope",
-        "import (or approval) of a bundle whose scope policy.scopes does not list",
+        "import or proposal (or approval) of a bundle whose scope policy.scopes does not list",
     ),
     "FLOW_RUN_CONFLICT": (
         409,
@@ -131,7 +131,7 @@ CODES: dict[str, tuple[int, str, str]] = {
     "FLOW_VERSION_CONFLICT": (
         409,
         "a different flow with this id and version already exists",
-        "approving an import whose id+version exists with other content",
+        "proposing, or approving, a bundle whose id+version exists with other content",
     ),
     "FLOW_PROJECTION_DRIFT": (
         409,

@@ -20,6 +20,12 @@ from . import projection_route, wire
 from .routes import ROUTES, RouteSpec
 
 REF = "#/components/schemas/"
+# Query parameters of the read routes other than the run lists.
+QUERY: dict[str, tuple[tuple[str, str], ...]] = {
+    "flows": (("scope", "string"), ("tag", "string")),
+    "flow": (("version", "string"),),
+    "proposals": (("status", "string"), ("kind", "string"), ("limit", "integer")),
+}
 
 
 def _schema(model: type[BaseModel], components: dict[str, Any]) -> dict[str, Any]:
@@ -87,12 +93,9 @@ def _operation(spec: RouteSpec, components: dict[str, Any]) -> dict[str, Any]:
             )
         ]
     op["parameters"] += [
-        {"name": n, "in": "query", "required": False, "schema": {"type": t}} for n, t in spec.query
+        {"name": n, "in": "query", "required": False, "schema": {"type": t}}
+        for n, t in (*spec.query, *QUERY.get(spec.action, ()))
     ]
-    if spec.action == "flow":
-        op["parameters"].append(
-            {"name": "version", "in": "query", "required": False, "schema": {"type": "string"}}
-        )
     if spec.action == projection_route.ACTION:
         op["parameters"] += projection_route.parameters()
     if spec.gate != "none":
@@ -116,7 +119,8 @@ def openapi_document() -> dict[str, Any]:
         "info": {
             "title": "Noma team hub",
             "version": __version__,
-            "description": "Flow runs over HTTP (execution gate 7A-L3 §2) and the Skills "
+            "description": "Flow definitions and proposals (Flow v0 §3.3), flow runs over "
+            "HTTP (execution gate 7A-L3 §2) and the Skills "
             "Protocol at POST /rpc. Send `Authorization: Bearer <token>`.",
         },
         "paths": paths,

@@ -14,6 +14,8 @@ from typing import Literal
 from pydantic import BaseModel
 
 from ..flow import requests as rq
+from ..flow.proposals import ReviewProposal
+from ..flow.proposing import ProposeFlow
 from . import projection_route, wire
 from .candidate_routes import CANDIDATE_ROUTES
 
@@ -37,7 +39,23 @@ RUN = "/api/v1/flows/{flow_id}/runs/{run_id}"
 
 ROUTES: tuple[RouteSpec, ...] = (
     RouteSpec(
-        "GET", "/api/v1/flows", "flows", "none", "List visible canonical flows", None, wire.FlowList
+        "GET",
+        "/api/v1/flows",
+        "flows",
+        "none",
+        "List visible canonical flows (query: scope, tag)",
+        None,
+        wire.FlowList,
+    ),
+    RouteSpec(
+        "POST",
+        "/api/v1/flows",
+        "propose",
+        "none",
+        "Propose a new flow or a new version for a human's review (§3.3); never live",
+        ProposeFlow,
+        wire.ProposeResult,
+        201,
     ),
     RouteSpec(
         "GET",
@@ -122,6 +140,33 @@ ROUTES: tuple[RouteSpec, ...] = (
         "Submit the run's outcome to review (§2.6)",
         rq.SubmitReview,
         wire.SubmitResult,
+    ),
+    RouteSpec(
+        "GET",
+        "/api/v1/flow-proposals",
+        "proposals",
+        "none",
+        "List visible proposals, oldest first (query: status, kind, limit)",
+        None,
+        wire.ProposalList,
+    ),
+    RouteSpec(
+        "GET",
+        "/api/v1/flow-proposals/{proposal_id}",
+        "proposal",
+        "none",
+        "One proposal; for a bundle, its base version, a change summary and the diff",
+        None,
+        wire.ProposalGet,
+    ),
+    RouteSpec(
+        "POST",
+        "/api/v1/flow-proposals/{proposal_id}/review",
+        "review",
+        "none",
+        "Approve or reject a pending proposal (a human token's act)",
+        ReviewProposal,
+        wire.ReviewResult,
     ),
     RouteSpec(
         "GET", "/api/v1/flow-runs/{run_id}", "get", "none", "One run by id", None, wire.RunGet

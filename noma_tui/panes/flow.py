@@ -159,6 +159,9 @@ def check_pointer(values: dict[str, str]) -> str | None:
 # ------------------------------------------------------------------------------ pane
 
 
+GATE_LABELS = {"run_writes_enabled": "writes", "automatable_execution_enabled": "automatable"}
+
+
 class FlowFrontierPane(Vertical):
     """Runs of the workspace's flows and the current frontier step."""
 
@@ -166,6 +169,9 @@ class FlowFrontierPane(Vertical):
     FlowFrontierPane { height: 1fr; min-height: 8; }
     FlowFrontierPane #flow-header { height: 1; padding: 0 1; background: $boost;
         text-overflow: ellipsis; text-wrap: nowrap; }
+    FlowFrontierPane .flow-why { height: 1; padding: 0 1; color: $text-muted;
+        text-overflow: ellipsis; text-wrap: nowrap; display: none; }
+    FlowFrontierPane .flow-why.-shown { display: block; }
     FlowFrontierPane #flow-runs { height: auto; max-height: 8; }
     FlowFrontierPane #flow-run { height: 1; padding: 0 1; color: $text-muted;
         text-overflow: ellipsis; text-wrap: nowrap; }
@@ -234,6 +240,8 @@ class FlowFrontierPane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="flow-header")
+        for name in GATE_LABELS:  # which gate is on and why, one line each ([gates.why])
+            yield Static("", id=f"flow-why-{GATE_LABELS[name]}", classes="flow-why")
         runs = PaneTable(id="flow-runs", cursor_type="row", zebra_stripes=True)
         yield runs
         yield Static("", id="flow-run")
@@ -272,6 +280,11 @@ class FlowFrontierPane(Vertical):
             header += " · restricted: untrusted folder (T)"
         self.header_text = header
         self.query_one("#flow-header", Static).update(Text(plain(header)))
+        for name, label in GATE_LABELS.items():
+            reason = self.ctx.posture.why.get(name)
+            line = self.query_one(f"#flow-why-{label}", Static)
+            line.update(Text(plain(f"{label} ON: {reason}" if reason else "")))
+            line.set_class(reason is not None, "-shown")
         self.say(LOADING)
 
         def listed(listing: FlowResult) -> None:

@@ -353,7 +353,8 @@ def test_a_crashed_execution_is_reaped_after_its_lease(ctx, clock, lane):
         )
     post = {"run_id": rid, "step_id": "flow_lead_import#1", "consent_id": cid}
     waiting = execute_automatable(ctx, post)  # in flight: bounded wait, then named, not rerun
-    assert waiting["execution"] is None and waiting["in_flight"]["execution_id"] == "fexec_dead"
+    assert waiting["execution"]["execution_id"] == "fexec_dead"
+    assert waiting["execution"]["status"] == "running" and "in_flight" not in waiting
     clock.advance(301)
     fresh = execute_automatable(ctx, post)
     assert fresh["execution"]["execution_id"] != "fexec_dead"

@@ -104,6 +104,10 @@ def test_the_route_table_is_the_contracts(client: TestClient) -> None:
         ("POST", "/api/v1/flow-candidates"),
         ("GET", "/api/v1/flow-candidates/{candidate_id}"),
         ("POST", "/api/v1/flow-candidates/{candidate_id}/review"),
+        ("POST", "/api/v1/flows"),  # §3.3: propose (review-before-write)
+        ("GET", "/api/v1/flow-proposals"),  # additive: the reviewer's routes
+        ("GET", "/api/v1/flow-proposals/{proposal_id}"),
+        ("POST", "/api/v1/flow-proposals/{proposal_id}/review"),
     }
 
 
@@ -585,9 +589,9 @@ def test_an_interrupted_execution_over_rest(
         )  # fmt: skip
     body = {"step_id": "flow_lead_import#1", "consent_id": cid}
     waiting = client.post(f"{base}/execute-automatable", json=body, headers=bearer(token))
-    assert (
-        waiting.status_code == 200 and waiting.json()["in_flight"]["execution_id"] == "fexec_dead"
-    )
+    assert waiting.status_code == 200
+    assert waiting.json()["execution"]["execution_id"] == "fexec_dead"
+    assert waiting.json()["execution"]["status"] == "running"
     monkeypatch.setattr(ids, "now", lambda: now + timedelta(seconds=151))
     shown = client.get(base).json()["executions"]
     assert [(e["execution_id"], e["status"], e["failure"]) for e in shown] == [

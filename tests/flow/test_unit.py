@@ -878,8 +878,9 @@ def test_the_wal_switch_retries_a_locked_database_and_gives_up_on_other_errors()
         store_mod._enable_wal(Conn(["disk I/O error"]))  # type: ignore[arg-type]
 
 
-def test_execution_status_is_the_contracts_enum_only():
-    """`running` is store-internal: a wire record with it does not validate."""
+def test_execution_status_is_the_contracts_enum_or_running():
+    """The contract's final statuses, plus ``running`` for the execution a re-post finds
+    still in flight (answered as it stands); nothing else validates."""
     from pydantic import ValidationError
 
     base = {
@@ -888,10 +889,11 @@ def test_execution_status_is_the_contracts_enum_only():
         "cost_units": 0,
         "model_lane": "local_default",
     }
-    for status in ("completed", "failed", "cost_capped", "consent_denied"):
+    for status in ("running", "completed", "failed", "cost_capped", "consent_denied"):
         assert Execution.model_validate({**base, "status": status}).status == status
-    with pytest.raises(ValidationError):
-        Execution.model_validate({**base, "status": "running"})
+    for status in ("pending", "in_flight", "RUNNING", ""):
+        with pytest.raises(ValidationError):
+            Execution.model_validate({**base, "status": status})
 
 
 def test_additive_codes_have_their_statuses():

@@ -137,6 +137,24 @@ FILE_INPUTS: dict[str, list[Case]] = {
         )
         for data in (NOT_UTF8, OPS_SURROGATE, OPS_NOT_JSON, OPS_TOO_DEEP, OPS_DEEPER_THAN_PYTHON)
     ],
+    "flow propose": [
+        lambda t: (
+            ["flow", "propose", _file(t, "b.flow.json", OPS_NOT_UTF8), "--root", _workspace(t)],
+            2,
+        ),
+        lambda t: (
+            ["flow", "propose", _file(t, "b.flow.json", OPS_NOT_JSON), "--root", _workspace(t)],
+            2,
+        ),
+        lambda t: (
+            ["flow", "propose", _file(t, "b.flow.yaml", b"flow: \xff\n"), "--root", _workspace(t)],
+            2,
+        ),
+        lambda t: (
+            ["flow", "propose", _file(t, "b.flow.yaml", b"flow: [\n"), "--root", _workspace(t)],
+            1,
+        ),
+    ],
 }
 
 NO_FILE_INPUT = {
