@@ -47,8 +47,9 @@ from core.flow.context import FlowContext
 from core.flow.definitions import problem_lines
 from core.flow.enums import FINISHED_STEP, SKIP_REASON_LABELS
 from core.flow.evidence import EvidenceOffer, pointer_kind_for, transcript_offers
-from core.flow.models import FlowBundle, FlowStep
+from core.flow.models import FlowBundle, FlowInput, FlowStep
 from core.flow.records import FlowRun, StepState
+from core.flow.run_inputs import input_problems, problems_text
 from core.trust import restrictions
 from core.workspace import Workspace
 
@@ -66,6 +67,7 @@ from ..flow_hub import (
     record_evidence,
     run_executions,
     start_fields,
+    start_inputs,
     start_run,
     submit_review,
 )
@@ -600,16 +602,30 @@ class FlowFrontierPane(Vertical):
                 if values is not None:
                     start({k: v for k, v in values.items() if v.strip()})
 
-            def asked(fields: list[tuple[str, str]]) -> None:
+            def asked(found: tuple[list[tuple[str, str]], list[FlowInput]]) -> None:
+                fields, declared = found
                 if not fields:
                     start({})
                     return
+
+                def check(values: dict[str, str]) -> str | None:
+                    # The handler's own check (`run_inputs`), in place: a refused form
+                    # stays open with the focus in it, and nothing is sent.
+                    problems = input_problems(declared, values)
+                    return problems_text(problems) if problems else None
+
                 form = InputFormScreen(
-                    f"Inputs for {key}", [Field(name, label) for name, label in fields]
+                    f"Inputs for {key}", [Field(name, label) for name, label in fields], check
                 )
                 self.app.push_screen(form, given)
 
-            self.background(lambda ctx: start_fields(ctx, flow_id, version), asked)
+            self.background(
+                lambda ctx: (
+                    start_fields(ctx, flow_id, version),
+                    start_inputs(ctx, flow_id, version),
+                ),
+                asked,
+            )
 
         self.background(list_flows, listed)
 

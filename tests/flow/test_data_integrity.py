@@ -32,6 +32,7 @@ from core.flow.store import Tx
 
 from .conftest import (
     GATE_MATRIX,
+    SHEET_URL,
     STARTER_FILES,
     FakeLane,
     automatable_bundle,
@@ -239,7 +240,14 @@ def test_every_write_is_exactly_one_transaction(ctx, clock, lane):
             ctx, {"run_id": rid, "allowed_lanes": ["local_default"], "cost_cap_units": 9}
         ),
         "submit": lambda: submit_review(ctx, {"run_id": rid, "intent": "x"}),
-        "start": lambda: start_run(ctx, {"flow_id": "flow_lead_import", "flow_version": "1.0.0"}),
+        "start": lambda: start_run(
+            ctx,
+            {
+                "flow_id": "flow_lead_import",
+                "flow_version": "1.0.0",
+                "inputs": {"sheet_url": SHEET_URL},
+            },
+        ),
     }
     for name, fn in writes.items():
         seen = count_statements(ctx, fn)

@@ -734,8 +734,13 @@ def test_the_codes_table_in_the_readme_is_the_engine_table():
 
 
 def test_an_unresolved_flow_input_fails_the_execution_in_band(ctx, clock, lane):
-    run = start_run(ctx, {"flow_id": "flow_lead_import", "flow_version": "1.0.0"})["run"]
+    # A required input is refused at start (`run_inputs`); a value lost after the start
+    # still fails the step in band, never reaching a lane.
+    refused = start_run(ctx, {"flow_id": "flow_lead_import", "flow_version": "1.0.0"})
+    assert refused.code == "BAD_REQUEST"
+    run = started(ctx, "flow_lead_import")
     rid = run["run_id"]
+    ctx.store.connection().execute("DELETE FROM run_inputs")
     cid = consent_for(ctx, rid)
     step_id = "flow_lead_import#1"
     dry = execute_automatable(
