@@ -214,7 +214,7 @@ class FlowFrontierPane(Vertical):
     class Done(Message):
         """Posted from a worker thread: ``then(result)`` runs on the UI thread."""
 
-        def __init__(self, then: Callable[[Any], None], result: Any) -> None:
+        def __init__(self, then: Callable[[Any], object], result: Any) -> None:
             super().__init__()
             self.then = then
             self.result = result
@@ -328,7 +328,7 @@ class FlowFrontierPane(Vertical):
     def background(
         self,
         fn: Callable[[FlowContext | HubContext], Any],
-        then: Callable[[Any], None],
+        then: Callable[[Any], object],
         *,
         write: bool = False,
     ) -> None:
@@ -344,7 +344,7 @@ class FlowFrontierPane(Vertical):
         self,
         ctx: FlowContext | HubContext,
         fn: Callable[[FlowContext | HubContext], Any],
-        then: Callable[[Any], None],
+        then: Callable[[Any], object],
         write: bool,
     ) -> None:
         try:
