@@ -14,6 +14,7 @@ SUITES = {
     "flow": "bench.flow_bench",
     "formats": "bench.formats_bench",
     "incremental": "bench.incremental_bench",
+    "vs": "bench.vs_bench",
 }
 
 
