@@ -4,8 +4,9 @@
 //
 // ROOT is a built checkout of the reference (its dist/index.js is imported through its
 // public exports only); OP is one of the keys of OPS below. Prints one JSON object:
-// {"samples": [ms, ...]}, each sample one call after an untimed warm-up call, so the JIT
-// has seen the code once, as a Python run has its modules imported.
+// {"samples": [wall ms, ...], "cpu": [cpu ms, ...]}, each sample one call after an untimed
+// warm-up call, so the JIT has seen the code once, as a Python run has its modules imported.
+// CPU is the whole process's (user + system, every thread: the JIT and GC helpers too).
 
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
@@ -32,9 +33,13 @@ if (run === undefined) {
 const doc = op.startsWith("parse") ? null : lib.parse(text);
 run(doc);
 const samples = [];
+const cpu = [];
 for (let i = 0; i < Number(repeatText); i++) {
+  const before = process.cpuUsage();
   const start = performance.now();
   run(doc);
   samples.push(performance.now() - start);
+  const used = process.cpuUsage(before);
+  cpu.push((used.user + used.system) / 1000);
 }
-process.stdout.write(JSON.stringify({ samples }) + "\n");
+process.stdout.write(JSON.stringify({ samples, cpu }) + "\n");

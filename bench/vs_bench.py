@@ -23,6 +23,7 @@ for whole-process rows the median of the pairs' ratios). Documents are `bench.ge
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import shutil
@@ -37,7 +38,6 @@ from pathlib import Path
 from typing import Any
 
 from bench.generate import generate
-from bench.timing import median_ms
 
 ENV = "NOMA_REFERENCE"
 TIMER = Path(__file__).with_name("reference_timer.mjs")
@@ -77,7 +77,8 @@ def ours_cli() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "core.cli"]
 
 
-def ours_in_process(op: str, text: str, repeat: int) -> list[float]:
+def ours_in_process(op: str, text: str, repeat: int) -> tuple[list[float], list[float]]:
+    """(wall ms, CPU ms) of ``repeat`` calls, each after a full collection."""
     from core.noma import parse
     from core.noma.export import export
     from core.noma.render import render_noma
@@ -93,10 +94,20 @@ def ours_in_process(op: str, text: str, repeat: int) -> list[float]:
     }
     call = calls[op]
     call()  # untimed, as the reference's first call is
-    return [median_ms(call, 1) for _ in range(repeat)]
+    wall: list[float] = []
+    cpu: list[float] = []
+    for _ in range(repeat):
+        gc.collect()
+        start, start_cpu = time.perf_counter(), time.process_time()
+        call()
+        wall.append((time.perf_counter() - start) * 1000)
+        cpu.append((time.process_time() - start_cpu) * 1000)
+    return wall, cpu
 
 
-def reference_in_process(ref: Reference, op: str, path: Path, repeat: int) -> list[float]:
+def reference_in_process(
+    ref: Reference, op: str, path: Path, repeat: int
+) -> tuple[list[float], list[float]]:
     done = subprocess.run(
         [ref.node, str(TIMER), str(ref.root), op, str(path), str(repeat)],
         capture_output=True,
@@ -104,7 +115,8 @@ def reference_in_process(ref: Reference, op: str, path: Path, repeat: int) -> li
         check=True,
         timeout=3600,
     )
-    return [float(x) for x in json.loads(done.stdout)["samples"]]
+    found = json.loads(done.stdout)
+    return [float(x) for x in found["samples"]], [float(x) for x in found["cpu"]]
 
 
 def run_once(argv: list[str], cwd: Path) -> tuple[float, float, int]:
@@ -126,6 +138,9 @@ class Row:
     ratio: float | None = None
     ours_mib: float | None = None
     ref_mib: float | None = None
+    ours_cpu: float | None = None  # in-process rows: CPU ms (node: every thread)
+    ref_cpu: float | None = None
+    cpu_ratio: float | None = None
 
 
 def whole_process(
@@ -160,17 +175,24 @@ def measure(
         if op in IN_PROCESS:
             # In rounds, ours then the reference's, so a slower stretch of a shared
             # machine lands on both columns rather than on one.
-            ours: list[float] = []
-            theirs: list[float] = []
+            ours: tuple[list[float], list[float]] = ([], [])
+            theirs: tuple[list[float], list[float]] = ([], [])
             per_round = max(1, -(-repeat // ROUNDS))
             for _ in range(ROUNDS):
-                ours += ours_in_process(op, text, per_round)
+                wall, cpu = ours_in_process(op, text, per_round)
+                ours[0].extend(wall)
+                ours[1].extend(cpu)
                 if ref is not None:
-                    theirs += reference_in_process(ref, op, path, per_round)
-            row = Row(op, n, statistics.median(ours))
-            if theirs:
-                row.ref = statistics.median(theirs)
+                    wall, cpu = reference_in_process(ref, op, path, per_round)
+                    theirs[0].extend(wall)
+                    theirs[1].extend(cpu)
+            ours_cpu = statistics.median(ours[1])
+            row = Row(op, n, statistics.median(ours[0]), ours_cpu=ours_cpu)
+            if theirs[0]:
+                row.ref = statistics.median(theirs[0])
                 row.ratio = row.ours / row.ref
+                row.ref_cpu = statistics.median(theirs[1])
+                row.cpu_ratio = ours_cpu / row.ref_cpu if row.ref_cpu else None
         elif op == "check":
             ref_check = [*ref.cli(), "check", str(path)] if ref else None
             row = whole_process(op, n, [*ours_cli(), "check", str(path)], ref_check, folder, repeat)
@@ -192,12 +214,14 @@ def _cell(value: float | None, spec: str) -> str:
 def print_rows(rows: list[Row]) -> None:
     print(
         f"{'row':<16} {'sections':>8} {'noma ms':>9} {'ref ms':>9} {'ratio':>6} "
-        f"{'noma MiB':>9} {'ref MiB':>8}"
+        f"{'noma cpu':>9} {'ref cpu':>8} {'cpu ratio':>9} {'noma MiB':>9} {'ref MiB':>8}"
     )
     for r in rows:
         print(
             f"{r.name:<16} {r.sections:>8} {r.ours:>9.1f} {_cell(r.ref, '>9.1f')} "
-            f"{_cell(r.ratio, '>6.2f')} {_cell(r.ours_mib, '>9.0f')} {_cell(r.ref_mib, '>8.0f')}",
+            f"{_cell(r.ratio, '>6.2f')} {_cell(r.ours_cpu, '>9.1f')} {_cell(r.ref_cpu, '>8.1f')} "
+            f"{_cell(r.cpu_ratio, '>9.2f')} {_cell(r.ours_mib, '>9.0f')} "
+            f"{_cell(r.ref_mib, '>8.0f')}",
             flush=True,
         )
 

@@ -44,3 +44,6 @@ def test_rows_without_the_reference(
     assert set(rows) == {"parse", "parse+validate", "export", "render", "check", "patch"}
     check = rows["check"]
     assert check[1] == "20" and float(check[2]) > 0 and check[3] == "-" and check[4] == "-"
+    assert float(check[-2]) > 0 and check[-1] == "-"  # our peak memory, none for the reference
+    parse = rows["parse"]
+    assert float(parse[5]) > 0 and parse[6] == "-"  # our CPU ms, none for the reference
