@@ -199,8 +199,11 @@ def _main(argv: Sequence[str] | None) -> tuple[int, bool]:
         return 2, fast
     except KeyboardInterrupt:
         return 130, False
-    except BrokenPipeError:
-        return 0, False
+    except BrokenPipeError:  # the reader went away (``noma parse big.noma | head``)
+        from .commands.output import reader_gone
+
+        reader_gone()
+        return 0, fast
 
 
 def run() -> NoReturn:

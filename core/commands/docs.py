@@ -19,7 +19,7 @@ from ..noma.parser import parse_source
 from ..noma.render import render_json, render_noma
 from ..noma.source import encode
 from ..noma.visible import visible_line
-from .output import error, write, write_data, write_exact, write_json
+from .output import error, reader_gone, write, write_data, write_exact, write_json
 
 
 def _load(path: str, chapter: bool = False) -> Document | None:
@@ -102,9 +102,17 @@ def cmd_check(args: argparse.Namespace) -> int:
         doc, profile=args.profile, ignore_rules=ignore, base_dir=Path(args.file).parent
     )
     failed = has_error(diagnostics) or has_error(doc.notes)
+    try:
+        _report_check(args, doc, diagnostics)
+    except BrokenPipeError:
+        reader_gone()  # the verdict is known: a closed pipe must not turn 1 into 0
+    return 1 if failed else 0
+
+
+def _report_check(args: argparse.Namespace, doc: Document, diagnostics: list[Diagnostic]) -> None:
     if args.json:
         write_json(check_payload(args.file, doc, diagnostics))
-        return 1 if failed else 0
+        return
     rows = [(d, "") for d in diagnostics] + [(n, "parse") for n in doc.notes]
     rows.sort(key=lambda r: (r[0].line or 0, r[1], r[0].code))
     lines = [_human(args.file, d, origin) for d, origin in rows]
@@ -115,7 +123,6 @@ def cmd_check(args: argparse.Namespace) -> int:
         + (" — spans are hints only (document needed recovery)" if doc.recovered else "")
     )
     write("\n".join(lines) + "\n")
-    return 1 if failed else 0
 
 
 def _human(path: str, d: Diagnostic, origin: str) -> str:

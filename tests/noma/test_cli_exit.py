@@ -8,6 +8,7 @@ the reader closes early or a full device.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -30,6 +31,8 @@ PRELUDE = (
 )
 FAST = PRELUDE + "cli.run()\n"
 Result = tuple[int, bytes, bytes]
+# Python's default buffering, as a user has it (this environment may turn it off).
+BUFFERED = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
 ORDINARY = PRELUDE + "sys.exit(cli.main(sys.argv[1:]))\n"
 
 CLEAN = '# Title\n\nA paragraph that says [[title]].\n\n::claim{id="c1"}\nIt holds.\n::\n'
@@ -40,13 +43,19 @@ def _broken_doc(n: int) -> str:
     return "# Doc\n\n" + "".join(f"See [[missing-{i}]].\n\n" for i in range(n))
 
 
-def _run(script: str, args: list[str], cwd: Path, stdout: Any = subprocess.PIPE) -> Result:
+def _run(
+    script: str,
+    args: list[str],
+    cwd: Path,
+    stdout: Any = subprocess.PIPE,
+) -> Result:
     done = subprocess.run(
         [sys.executable, "-c", script, *args],
         cwd=cwd,
         stdout=stdout,
         stderr=subprocess.PIPE,
         timeout=300,
+        env=BUFFERED,
     )
     return done.returncode, done.stdout or b"", done.stderr
 
@@ -107,6 +116,7 @@ def _closed_early(script: str, args: list[str], cwd: Path) -> Result:
         cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        env=BUFFERED,
     )
     assert proc.stdout is not None and proc.stderr is not None
     first = proc.stdout.readline()
@@ -143,3 +153,38 @@ def test_usage_and_version_are_unchanged(docs: Path, args: list[str], code: int)
     ordinary = _run(ORDINARY, args, docs)
     assert (fast[0], fast[1], fast[2]) == (ordinary[0], ordinary[1], ordinary[2])
     assert fast[0] == code
+
+
+def test_a_failed_final_flush_takes_the_ordinary_shutdown(docs: Path) -> None:
+    """Text still buffered for a pipe nobody reads any more: Python's own message and
+    status 120, as without the fast exit."""
+    script = (
+        "import os, sys\n"
+        "from core.cli import exit_now\n"
+        "r, w = os.pipe()\n"
+        "os.dup2(w, 1)\n"
+        "os.close(r)\n"
+        "sys.stdout.write('buffered, never delivered')\n"
+    )
+    fast = _run(script + "exit_now(0)\n", [], docs)
+    ordinary = _run(script + "sys.exit(0)\n", [], docs)
+    assert fast[0] == ordinary[0] == 120
+    assert b"BrokenPipeError" in fast[2]
+    assert fast[2] == ordinary[2]
+
+
+def test_a_live_thread_takes_the_ordinary_shutdown(docs: Path) -> None:
+    """Python waits for a non-daemon thread at exit; so does `exit_now` (by not cutting)."""
+    script = (
+        "import sys, threading, time\n"
+        "from core.cli import exit_now\n"
+        "go = threading.Event()\n"
+        "def work():\n"
+        "    go.wait()\n"
+        "    sys.stdout.write('thread done\\n')\n"
+        "threading.Thread(target=work).start()\n"
+        "go.set()\n"
+        "exit_now(3)\n"
+    )
+    code, out, _err = _run(script, [], docs)
+    assert code == 3 and out == b"thread done\n"
