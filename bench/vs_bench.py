@@ -166,6 +166,7 @@ def whole_process(
 def measure(
     n: int, ops: tuple[str, ...], ref: Reference | None, repeat: int, folder: Path
 ) -> list[Row]:
+    """The rows ``ops`` at ``n`` sections, each printed as soon as it is measured."""
     path = folder / f"doc-{n}.noma"
     if not path.exists():
         path.write_text(generate(n), encoding="utf-8")
@@ -204,6 +205,7 @@ def measure(
         else:
             raise ValueError(f"unknown row {op!r}")
         rows.append(row)
+        print_row(row)
     return rows
 
 
@@ -211,19 +213,22 @@ def _cell(value: float | None, spec: str) -> str:
     return format(value, spec) if value is not None else format("-", spec.split(".")[0] + "s")
 
 
-def print_rows(rows: list[Row]) -> None:
+def print_header() -> None:
     print(
         f"{'row':<16} {'sections':>8} {'noma ms':>9} {'ref ms':>9} {'ratio':>6} "
-        f"{'noma cpu':>9} {'ref cpu':>8} {'cpu ratio':>9} {'noma MiB':>9} {'ref MiB':>8}"
+        f"{'noma cpu':>9} {'ref cpu':>8} {'cpu ratio':>9} {'noma MiB':>9} {'ref MiB':>8}",
+        flush=True,
     )
-    for r in rows:
-        print(
-            f"{r.name:<16} {r.sections:>8} {r.ours:>9.1f} {_cell(r.ref, '>9.1f')} "
-            f"{_cell(r.ratio, '>6.2f')} {_cell(r.ours_cpu, '>9.1f')} {_cell(r.ref_cpu, '>8.1f')} "
-            f"{_cell(r.cpu_ratio, '>9.2f')} {_cell(r.ours_mib, '>9.0f')} "
-            f"{_cell(r.ref_mib, '>8.0f')}",
-            flush=True,
-        )
+
+
+def print_row(r: Row) -> None:
+    print(
+        f"{r.name:<16} {r.sections:>8} {r.ours:>9.1f} {_cell(r.ref, '>9.1f')} "
+        f"{_cell(r.ratio, '>6.2f')} {_cell(r.ours_cpu, '>9.1f')} {_cell(r.ref_cpu, '>8.1f')} "
+        f"{_cell(r.cpu_ratio, '>9.2f')} {_cell(r.ours_mib, '>9.0f')} "
+        f"{_cell(r.ref_mib, '>8.0f')}",
+        flush=True,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -241,13 +246,12 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [int(s) for s in args.sizes.split(",") if s]
     scale = [int(s) for s in args.scale.split(",") if s]
     print("side by side (medians; in-process rows warm, check/patch whole process, A B A B)")
+    print_header()
     with tempfile.TemporaryDirectory(prefix="noma-vs-") as tmp:
         folder = Path(tmp)
-        rows: list[Row] = []
         for n in sizes:
-            rows += measure(n, tuple(o for o in every if o in only), ref, args.repeat, folder)
+            measure(n, tuple(o for o in every if o in only), ref, args.repeat, folder)
         for n in scale:
             ops = tuple(o for o in ("parse", "check", "patch") if o in only)
-            rows += measure(n, ops, ref, args.scale_repeat, folder)
-    print_rows(rows)
+            measure(n, ops, ref, args.scale_repeat, folder)
     return 0
