@@ -15,6 +15,7 @@ SUITES = {
     "projection": "bench.projection_bench",
     "formats": "bench.formats_bench",
     "incremental": "bench.incremental_bench",
+    "vs": "bench.vs_bench",
 }
 
 

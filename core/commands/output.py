@@ -13,6 +13,7 @@ Two kinds of output, kept apart on purpose:
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
@@ -64,3 +65,20 @@ def write_data(data: bytes) -> None:
 
 def error(message: str) -> None:
     write(f"noma: {message}\n", sys.stderr)
+
+
+def reader_gone() -> None:
+    """The reader of stdout went away (``noma check big.noma | head -1``): what is still to be
+    written, and the final flush, go to the null device, so the command's own exit status
+    stands rather than a broken-pipe error's."""
+    stream = sys.stdout
+    if stream is None:
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, stream.fileno())
+        finally:
+            os.close(devnull)
+    except (OSError, ValueError):
+        pass

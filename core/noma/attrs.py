@@ -7,6 +7,8 @@ There are no backslash escapes. Values are coerced even when quoted (``"42"`` is
 from __future__ import annotations
 
 import re
+from sys import intern
+from typing import cast
 
 AttrValue = str | int | float | bool
 Attrs = dict[str, AttrValue]
@@ -55,20 +57,32 @@ def parse_attrs(group: str) -> tuple[Attrs, dict[str, str]]:
 
 
 def _collect(found: list[tuple[str, str, str, str, str]]) -> tuple[Attrs, dict[str, str]]:
+    """Values and raw texts. Keys are interned: a document repeats a handful of keys tens of
+    thousands of times, and one string per key name is what a large tree can afford. While
+    every value is its own text (quoted or bare strings: the common group), the two dicts
+    are one object; the first flag, number or boolean splits them. Nothing mutates a node's
+    attribute dicts (`core.noma.nodes`), so sharing is safe."""
     values: Attrs = {}
-    raw: dict[str, str] = {}
+    raw: dict[str, str] | None = None  # None while it would equal ``values``
     for key, eq, dq, sq, bare in found:
         if "\\" in key:
             key = _stray_key(key)
             if not key:
                 continue
-        if not eq:
-            values[key] = True
-            raw[key] = ""
-            continue
-        text = dq or sq or bare
-        raw[key] = text
-        values[key] = text if key in RAW_KEYS else coerce(text)
+        key = intern(key)
+        if eq:
+            text = dq or sq or bare
+            value: AttrValue = text if key in RAW_KEYS else coerce(text)
+        else:
+            text = ""
+            value = True
+        if raw is None and value is not text:
+            raw = {k: str(v) for k, v in values.items()}  # every value so far is its text
+        values[key] = value
+        if raw is not None:
+            raw[key] = text
+    if raw is None:
+        return values, cast(dict[str, str], values)
     return values, raw
 
 

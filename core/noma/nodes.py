@@ -1,8 +1,10 @@
 """The Noma AST (shape of ``../shared/schemas/ast.schema.json``).
 
 Plain slotted classes: a 5,000-section document builds ~100k of these, so construction
-cost matters more than conveniences. Every node carries its 1-based inclusive span
-(``line``..``end_line``, §6.3); spans are exact for Tier-1 documents.
+cost matters more than conveniences. Trees are read-only once built: a directive's
+``attrs`` and ``raw_attrs`` are often one dict (`core.noma.attrs.read_attrs`), and
+attribute keys and directive names are interned strings. Every node carries its 1-based
+inclusive span (``line``..``end_line``, §6.3); spans are exact for Tier-1 documents.
 """
 
 from __future__ import annotations

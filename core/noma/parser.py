@@ -13,10 +13,11 @@ import hashlib
 import importlib
 import os
 import re
+from sys import intern
 from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
-from .attrs import GROUP_BODY, read_attrs, split_trailing_group
+from .attrs import GROUP_BODY, Attrs, read_attrs, split_trailing_group
 from .backtick_runs import paired_runs
 from .diagnostics import Diagnostic
 from .frontmatter import load_frontmatter
@@ -443,12 +444,14 @@ class _Parser:
 
     def _open_directive(self, i: int, m: re.Match[str]) -> int:
         fence, name, group = m.groups()
+        name = intern(name)  # a few names, tens of thousands of directives
         if group:
             attrs, raw, clean = read_attrs(group)
             if not clean:
                 self.attr_problems.append((i + 1, group))
         else:
-            attrs, raw = {}, {}
+            raw = {}
+            attrs = cast(Attrs, raw)  # one empty dict for both, as `read_attrs` shares them
         count = len(fence)
         stack = self.stack
         parent = stack[-1]

@@ -1,0 +1,49 @@
+"""``bench vs``: finds the reference by ``NOMA_REFERENCE`` and says why when it cannot."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bench import vs_bench
+
+
+def test_unset_means_our_column_only() -> None:
+    ref, why = vs_bench.find_reference({})
+    assert ref is None and "NOMA_REFERENCE is not set" in why
+
+
+def test_a_folder_without_a_build_is_named(tmp_path: Path) -> None:
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "noma.mjs").write_text("", encoding="utf-8")
+    ref, why = vs_bench.find_reference({"NOMA_REFERENCE": str(tmp_path)})
+    assert ref is None and "dist/index.js" in why and "bin/noma.mjs" not in why
+
+
+def test_a_built_folder_is_used(tmp_path: Path) -> None:
+    for name in ("dist/index.js", "bin/noma.mjs"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("", encoding="utf-8")
+    ref, why = vs_bench.find_reference({"NOMA_REFERENCE": str(tmp_path)})
+    if shutil.which("node") is None:
+        assert ref is None and "no node" in why
+    else:
+        assert ref is not None and ref.root == tmp_path and why.endswith(str(tmp_path))
+
+
+def test_rows_without_the_reference(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("NOMA_REFERENCE", raising=False)
+    assert vs_bench.main(["--sizes", "20", "--scale", "", "--repeat", "1"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "reference: not measured (NOMA_REFERENCE is not set)"
+    rows = {line.split()[0]: line.split() for line in out[3:]}
+    assert set(rows) == {"parse", "parse+validate", "export", "render", "check", "patch"}
+    check = rows["check"]
+    assert check[1] == "20" and float(check[2]) > 0 and check[3] == "-" and check[4] == "-"
+    assert float(check[-2]) > 0 and check[-1] == "-"  # our peak memory, none for the reference
+    parse = rows["parse"]
+    assert float(parse[5]) > 0 and parse[6] == "-"  # our CPU ms, none for the reference
