@@ -89,7 +89,7 @@ async def test_a_line_added_outside_shifts_the_lines_and_shares_names_and_links(
         assert splits == []
         assert after.relined is not None
         a, old_end, new_end = after.relined[1]
-        assert (old_end - a, new_end - a) == (1, 2)  # a body line became two
+        assert (old_end - a, new_end - a) == (0, 1)  # one line inserted
         assert len(after.lines) == len(before.lines) + 1
         assert after.lines.lines[-1] is before.lines.lines[-1]
         # Every later block moved one line: starts are renumbered, the rest is shared.
