@@ -25,12 +25,14 @@ from pathlib import Path
 from core.noma.diagnostics import SEVERITY_RANK, Diagnostic
 from core.noma.files import read_source
 from core.noma.ids import index
+from core.noma.incremental import reparse
 from core.noma.nodes import Directive, Document, Section, gc_paused
 from core.noma.patch.pipeline import DocumentCache, DocumentState, analyse
 from core.noma.patch.text import SourceLines
 from core.noma.source import Source, from_text
 
 from .arrangement import ROOT, Arrangement, Blocks, Region, arrange, splice
+from .relines import Relined, reline
 
 __all__ = ["ROOT", "Badge", "DiagnosticRow", "LoadedDocument", "from_state", "load_document"]
 
@@ -77,6 +79,8 @@ class LoadedDocument:
     _sha256: str = field(default="", repr=False)
     # Spliced from the version with this sha256: where the block list differs from it.
     spliced: tuple[str, Region] | None = field(default=None, repr=False)
+    # Relined from the version with this sha256 (`noma_tui.relines`): its changed lines.
+    relined: tuple[str, tuple[int, int, int]] | None = field(default=None, repr=False)
 
     @property
     def sha256(self) -> str:
@@ -283,16 +287,28 @@ def load_document(
     source = read_source(path)
     sha = source.sha256
     state = cache.get(path, sha) if cache is not None else None
+    relined: Relined | None = None
+    if shown is not None and shown.path == path and shown.sha256 != sha:
+        # The new lines from the shown ones, split where they differ only.
+        relined = reline(shown.lines, shown.source.text, source.text)
     if state is None:
-        base: DocumentState | None = None
         if shown is not None and shown.path == path:
-            base = shown.state()
-        elif cache is not None:
-            base = cache.latest(path)
-        state = analyse(source.text, path.parent, sha, previous=base)
+            base: DocumentState | None = shown.state()
+            assert base is not None and base.text is not None
+            new_lines = relined.lines.lines if relined is not None else None
+            doc = reparse(base.doc, base.text, source.text, new_lines)
+            state = analyse(source.text, path.parent, sha, doc=doc)
+        else:
+            base = cache.latest(path) if cache is not None else None
+            state = analyse(source.text, path.parent, sha, previous=base)
         if cache is not None:
             cache.put(path, state)
-    return from_state(path, source, sha, state, root=root, started=started, previous=shown)
+    if relined is not None:
+        state.keep_lines(relined.lines)
+    loaded = from_state(path, source, sha, state, root=root, started=started, previous=shown)
+    if relined is not None and shown is not None and loaded.lines is relined.lines:
+        loaded.relined = (shown.sha256, relined.changed)
+    return loaded
 
 
 def from_state(

@@ -56,7 +56,11 @@ def changed_lines(old: list[str], new: list[str]) -> tuple[int, int, int]:
 
 def diff_versions(base: LoadedDocument, new: LoadedDocument) -> Changes:
     """Compare two versions of the same document (see the module docstring)."""
-    lines = changed_lines(base.lines.lines, new.lines.lines)
+    relined = new.relined
+    if relined is not None and relined[0] == base.sha256:
+        lines = relined[1]  # found when the new lines were made from the base's
+    else:
+        lines = changed_lines(base.lines.lines, new.lines.lines)
     same = (
         base.path == new.path
         and len(base.blocks) == len(new.blocks)

@@ -424,6 +424,10 @@ class DocumentTree(Themed, ThumbFollowsScroll, Tree[int]):
         return self._filled.get(block, 0) < len(kids)
 
     async def _fill_rest(self, block: int, generation: int) -> None:
+        # The first chunk is drawn before the rest is added: filling 20,000 rows and
+        # walking them takes the UI thread about a second, and a single yield let that
+        # run before the first frame, so the tree showed nothing until it was whole.
+        await self.wait_for_refresh()
         while True:
             await asyncio.sleep(0)
             if generation != self._generation:
