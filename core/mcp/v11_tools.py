@@ -12,9 +12,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..noma.boundary import BoundaryError, document_place
-from ..noma.capabilities import describe, load_descriptor
+from ..noma.patch.capabilities import describe, load_descriptor, op_advisories
 from ..noma.patch.errors import PatchError
-from ..noma.patch.pipeline import PatchRequest, op_advisories
+from ..noma.patch.pipeline import PatchRequest
 from ..noma.transcript import RESULTS, parse_lines, transcript_path
 from .tools import SystemFault, ToolContext, boundary_fault, request_actor
 
