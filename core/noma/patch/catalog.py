@@ -51,7 +51,8 @@ def check_op(op: Any) -> str:
             if name
             else "The op has no 'op' field naming an operation in the v1.0 catalog.",
         )
-    if name in ("update_attribute", "remove_attribute") and op.get("key") == "id":
+    # An op with an attribute ``key`` (update_attribute, remove_attribute) never sets id.
+    if op.get("key") == "id" and "key" in CATALOG[name].model.model_fields:
         raise PatchError(
             ID_ATTRIBUTE_PROTECTED, "The id attribute can only change through rename_id."
         )
