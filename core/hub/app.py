@@ -44,7 +44,8 @@ from ..workspace import Workspace
 from . import projection_route
 from .candidate_routes import dispatch_candidate, is_candidate_action
 from .openapi import docs_html, openapi_document
-from .routes import ROUTES, RouteSpec
+from .route_spec import RouteSpec
+from .routes import ROUTES
 
 MAX_BODY_BYTES = 256 * 1024
 SCOPE_LADDER = {

@@ -9,7 +9,7 @@ owner's local token (an agent), are refused ``FLOW_HUMAN_APPROVAL_REQUIRED`` by 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -18,9 +18,7 @@ from ..flow.candidates import CANDIDATE_ACTIONS, candidate_action
 from ..flow.context import FlowContext
 from ..flow.errors import FlowRefusal, FlowResult, Problem
 from ..flow.records import Proposal
-
-if TYPE_CHECKING:  # routes.py builds its rows from CANDIDATE_ROUTES: no import back at run time
-    from .routes import RouteSpec
+from .route_spec import RouteSpec
 
 
 class _Envelope(BaseModel):

@@ -17,7 +17,8 @@ from pydantic import BaseModel
 from .. import __version__
 from ..flow.errors import CODES
 from . import projection_route, wire
-from .routes import ROUTES, RouteSpec
+from .route_spec import RouteSpec
+from .routes import ROUTES
 
 REF = "#/components/schemas/"
 

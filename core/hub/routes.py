@@ -8,30 +8,10 @@ request model and the response envelope.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
-
-from pydantic import BaseModel
-
 from ..flow import requests as rq
 from . import projection_route, wire
 from .candidate_routes import CANDIDATE_ROUTES
-
-Gate = Literal["none", "writes", "automatable"]
-
-
-@dataclass(frozen=True, slots=True)
-class RouteSpec:
-    method: Literal["GET", "POST"]
-    path: str
-    action: str
-    gate: Gate
-    summary: str
-    request: type[BaseModel] | None
-    response: type[BaseModel]
-    success: int = 200
-    query: tuple[tuple[str, str], ...] = ()  # (name, JSON type) of optional query parameters
-
+from .route_spec import RouteSpec
 
 RUN = "/api/v1/flows/{flow_id}/runs/{run_id}"
 
