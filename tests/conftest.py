@@ -21,6 +21,14 @@ WHERE = (
 )
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """A headless app under test raises an unexpected exception instead of notifying it
+    (`noma_tui.errors.RAISE_UNEXPECTED`), so a bug fails its test with its traceback."""
+    from noma_tui import errors
+
+    errors.RAISE_UNEXPECTED = True
+
+
 def shared_dir(kind: str) -> Path:
     """The corpus (``conformance``) or schemas (``schemas``) directory, or skip."""
     env = {"conformance": "NOMA_CONFORMANCE_DIR", "schemas": "NOMA_SCHEMAS_DIR"}[kind]

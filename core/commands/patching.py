@@ -309,7 +309,7 @@ def cmd_transcript_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_capabilities(args: argparse.Namespace) -> int:
-    from ..noma.capabilities import describe, load_descriptor
+    from ..noma.patch.capabilities import describe, load_descriptor
 
     descriptor = load_descriptor(args.file)
     write_json(describe(descriptor))

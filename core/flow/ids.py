@@ -15,7 +15,6 @@ from datetime import UTC, datetime, timedelta
 
 FLOW_ID = re.compile(r"^flow_[a-z0-9_]{1,64}$")
 STEP_ID = re.compile(r"^(flow_[a-z0-9_]{1,64})#([1-9][0-9]{0,5})$")
-RUN_ID = re.compile(r"^run_[a-z0-9_]{1,48}$")
 CONSENT_ID = re.compile(r"^fcons_[a-z0-9_]{1,64}$")
 EXECUTION_ID = re.compile(r"^fexec_[a-z0-9_]{1,64}$")
 PROPOSAL_ID = re.compile(r"^prop_[a-z0-9_]{1,48}$")
@@ -39,10 +38,6 @@ def now() -> datetime:
 
 def iso(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def parse_iso(text: str) -> datetime:
-    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
 
 
 def later(moment: datetime, seconds: int) -> datetime:

@@ -16,6 +16,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent
 
 from .. import __version__
+from ..noma.patch.ops_catalog import ALL_OPS
 from . import (
     flow_candidate_tool,
     flow_defs_tool,
@@ -82,8 +83,9 @@ def build_server(root: Path | None = None) -> MCPServer:
 
     @server.tool(
         name="patch_block",
-        description="Apply one patch op (any of the 25 v1.0 ops) to a .noma file and append "
-        "a v1.0 transcript record to <file>.patches. Patch errors return {ok: false, code}.",
+        description=f"Apply one patch op (any of the {len(ALL_OPS)} v1.0 ops) to a .noma file "
+        "and append a v1.0 transcript record to <file>.patches. "
+        "Patch errors return {ok: false, code}.",
         structured_output=False,
     )
     def patch_block(
@@ -136,7 +138,7 @@ def _register_v11(server: MCPServer, ctx: ToolContext) -> None:
         parent_op_id: str | None = None,
     ) -> CallToolResult:
         return _run(
-            v11_tools.patch_block_list,
+            tools.patch_block_list,
             ctx,
             file,
             ops,

@@ -179,6 +179,10 @@ def request_actor(actor: Any) -> tuple[Actor, PatchError | None]:
         return Actor("agent", "unknown"), exc
 
 
+ONE_OP = "op must be one patch op object"
+OP_LIST = "ops must be a non-empty list of patch ops"
+
+
 def patch_block(
     ctx: ToolContext,
     file: str,
@@ -190,16 +194,65 @@ def patch_block(
     parent_op_id: str | None = None,
     base_hash: str | None = None,
 ) -> dict[str, Any]:
+    """One op (Annex B): `patch_block_list` of ``[op]``, answered in the one-op shape
+    (``transcript_entry``; a refusal is ``{ok, error, code}`` without ``failed_index``)."""
+    out = patch_block_list(
+        ctx,
+        file,
+        [op],
+        reason,
+        expected_sha,
+        actor,
+        base_sha256,
+        parent_op_id,
+        base_hash=base_hash,
+        malformed=None if isinstance(op, dict) else ONE_OP,
+    )
+    if not out["ok"]:
+        return {"ok": False, "error": out["error"], "code": out["code"]}
+    entries = out.pop("transcript_entries")
+    rest = {k: v for k, v in out.items() if k not in ("ok", "post_validation")}
+    return {
+        "ok": True,
+        "post_validation": out["post_validation"],
+        "transcript_entry": entries[-1],
+        **rest,  # diagnostics, then advisories and recovery when there are any
+    }
+
+
+def patch_block_list(
+    ctx: ToolContext,
+    file: str,
+    ops: Any,
+    reason: str | None = None,
+    expected_sha: str | None = None,
+    actor: Any = None,
+    base_sha256: str | None = None,
+    parent_op_id: str | None = None,
+    *,
+    base_hash: str | None = None,
+    malformed: str | None = None,
+) -> dict[str, Any]:
+    """An atomic op list in one call: every op applies or none does (§3.2); one record per
+    attempted op, each chained to the previous by ``parent_op_id``.
+
+    ``malformed`` is why the caller's argument is not a patch request (``patch_block``'s
+    op that is not an object): the op is still attempted, so it is refused *with a record*
+    (§5.1), as an actor that is not one is."""
     path = ctx.resolve(file)
-    who, actor_error = request_actor(actor)
-    refusal = actor_error
-    if refusal is None and not isinstance(op, dict):
-        refusal = PatchError("invalid_op", "op must be one patch op object")
+    if isinstance(ops, list) and not ops:
+        return {"ok": False, "error": OP_LIST, "code": "invalid_op"}  # nothing attempted
+    who, refusal = request_actor(actor)
+    raw_actor = actor if refusal is not None else None
+    if malformed is None and not isinstance(ops, list):
+        malformed = OP_LIST
+    if refusal is None and malformed is not None:
+        refusal = PatchError("invalid_op", malformed)
     request = PatchRequest(
-        ops=[op],
+        ops=list(ops) if isinstance(ops, list) else [ops],
         actor=who,
         refusal=refusal,
-        raw_actor=actor if actor_error is not None else None,
+        raw_actor=raw_actor,
         reason=reason,
         expected_sha=expected_sha,
         base_sha256=base_sha256,
@@ -208,11 +261,17 @@ def patch_block(
     )
     outcome = ctx.patch(path, request)
     if not outcome.ok:
-        return {"ok": False, "error": outcome.error or "", "code": outcome.code}
+        return {
+            "ok": False,
+            "error": outcome.error or "",
+            "code": outcome.code or "",
+            "failed_index": outcome.failed_index,
+            "transcript_entries": outcome.records,
+        }
     result: dict[str, Any] = {
         "ok": True,
         "post_validation": outcome.post_validation,
-        "transcript_entry": outcome.records[-1],
+        "transcript_entries": outcome.records,
         "diagnostics": [d.to_json() for d in outcome.post_diagnostics],
     }
     if outcome.advisories:

@@ -1,5 +1,6 @@
-"""Additive MCP tools, the v1.1 directions of Annex B.8: ``patch_block_list``,
-``transcript_read`` and ``describe_capabilities``.
+"""Additive MCP tools, the v1.1 directions of Annex B.8: ``patch_block_list`` (in
+`tools`, beside the ``patch_block`` that is its one-op case), ``transcript_read`` and
+``describe_capabilities``.
 
 They add to the binding and change nothing in the four v1.0 tools. Like those, they return
 JSON bodies; user errors are ``{ok: false, error, code}`` and only system faults (a file
@@ -12,11 +13,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..noma.boundary import BoundaryError, document_place
-from ..noma.capabilities import describe, load_descriptor
-from ..noma.patch.errors import PatchError
-from ..noma.patch.pipeline import PatchRequest, op_advisories
+from ..noma.patch.capabilities import describe, load_descriptor, op_advisories
 from ..noma.transcript import RESULTS, parse_lines, transcript_path
-from .tools import SystemFault, ToolContext, boundary_fault, request_actor
+from .tools import SystemFault, ToolContext, boundary_fault, patch_block_list
+
+__all__ = ["describe_capabilities", "patch_block_list", "transcript_read"]
 
 DEFAULT_PAGE = 100
 MAX_PAGE = 1000
@@ -25,54 +26,6 @@ INVALID_ARGUMENT = "invalid_argument"
 
 def _bad(message: str, code: str = INVALID_ARGUMENT) -> dict[str, Any]:
     return {"ok": False, "error": message, "code": code}
-
-
-def patch_block_list(
-    ctx: ToolContext,
-    file: str,
-    ops: Any,
-    reason: str | None = None,
-    expected_sha: str | None = None,
-    actor: Any = None,
-    base_sha256: str | None = None,
-    parent_op_id: str | None = None,
-) -> dict[str, Any]:
-    """An atomic op list in one call: every op applies or none does (§3.2); one record per
-    attempted op, each chained to the previous by ``parent_op_id``."""
-    path = ctx.resolve(file)
-    if isinstance(ops, list) and not ops:
-        return _bad("ops must be a non-empty list of patch ops", "invalid_op")  # no attempt
-    who, actor_error = request_actor(actor)
-    refusal = actor_error
-    if refusal is None and not isinstance(ops, list):
-        refusal = PatchError("invalid_op", "ops must be a non-empty list of patch ops")
-    request = PatchRequest(
-        ops=list(ops) if isinstance(ops, list) else [ops],
-        actor=who,
-        reason=reason,
-        expected_sha=expected_sha,
-        base_sha256=base_sha256,
-        parent_op_id=parent_op_id,
-        refusal=refusal,
-        raw_actor=actor if actor_error is not None else None,
-    )
-    outcome = ctx.patch(path, request)
-    if not outcome.ok:
-        out = _bad(outcome.error or "", outcome.code or "")
-        out["failed_index"] = outcome.failed_index
-        out["transcript_entries"] = outcome.records
-        return out
-    result: dict[str, Any] = {
-        "ok": True,
-        "post_validation": outcome.post_validation,
-        "transcript_entries": outcome.records,
-        "diagnostics": [d.to_json() for d in outcome.post_diagnostics],
-    }
-    if outcome.advisories:
-        result["advisories"] = outcome.advisories
-    if outcome.recovery is not None:  # an interrupted earlier write was settled first
-        result["recovery"] = outcome.recovery.to_json()
-    return result
 
 
 def _when(text: Any) -> datetime | None:

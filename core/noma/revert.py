@@ -12,12 +12,13 @@ module computes that op from the record and the document as it was before the re
 - the inverse carries ``baseHash`` = that block's current hash, so the pipeline refuses it
   too if the block changes between this proof and the apply.
 
-Inverses: an edit inside one directive (``replace_body``, attributes, comments resolved,
-table and dataset cells/rows/columns, ``replace_block``) is undone by ``replace_block``
-with the block's previous source; ``update_heading`` by ``update_heading`` with the old
-title; an added block (``add_block``, ``add_comment``, notes, change requests) by
-``delete_block``; ``delete_block`` by ``add_block`` at its old place; ``rename_id`` by
-renaming back; ``move_block`` by moving back to the old parent and position.
+Inverses (each op's record, `ops_catalog.Inverse`): an edit inside one directive
+(``replace_body``, attributes, comments resolved, table and dataset cells/rows/columns,
+``replace_block``) is undone by ``replace_block`` with the block's previous source;
+``update_heading`` by ``update_heading`` with the old title; an added block (``add_block``,
+``add_comment``, notes, change requests) by ``delete_block``; ``delete_block`` by
+``add_block`` at its old place; ``rename_id`` by renaming back; ``move_block`` by moving
+back to the old parent and position.
 
 Only public functions of `core.noma` are used, so the patch pipeline stays the one writer.
 """
@@ -34,38 +35,13 @@ from .nodes import Directive, Document, Node, Section
 from .parser import parse
 from .patch.engine import apply_ops_to_text
 from .patch.errors import SHA_MISMATCH, PatchError
+from .patch.ops_catalog import CATALOG, Inverse
 from .patch.text import SourceLines
 from .source import encode
 
 NOT_APPLIED = "revert_not_applied"
 PRE_STATE_UNKNOWN = "revert_pre_state_unknown"
 UNSUPPORTED = "revert_unsupported"
-
-# Ops that change one directive in place: undone by restoring its previous source.
-IN_PLACE = frozenset(
-    {
-        "replace_body",
-        "replace_block",
-        "update_attribute",
-        "remove_attribute",
-        "resolve_comment",
-        "update_table_cell",
-        "update_table_header_cell",
-        "insert_table_row",
-        "delete_table_row",
-        "insert_table_column",
-        "delete_table_column",
-        "update_dataset_cell",
-        "insert_dataset_row",
-        "delete_dataset_row",
-        "insert_dataset_column",
-        "delete_dataset_column",
-    }
-)
-# Ops that add one new block (its id is new in the post-state): undone by deleting it.
-ADDING = frozenset(
-    {"add_block", "add_comment", "add_footnote", "add_endnote", "add_change_request"}
-)
 
 
 class RevertError(PatchError):
@@ -192,9 +168,11 @@ def inverse(record: Mapping[str, Any], pre_text: str, current_text: str) -> Reve
         )
     pre, post, current = _Version(pre_text), _Version(post_text), _Version(current_text)
     name = str(op.get("op"))
+    entry = CATALOG.get(name)
+    how = entry.inverse if entry is not None else None
     ops: list[dict[str, Any]]
 
-    if name in IN_PLACE:
+    if how is Inverse.RESTORE_SOURCE:
         old_id = str(op["id"])
         old = pre.node(old_id)
         if not isinstance(old, Directive):
@@ -207,7 +185,7 @@ def inverse(record: Mapping[str, Any], pre_text: str, current_text: str) -> Reve
                 "baseHash": base}]  # fmt: skip
         return Revert(ops, op_id, new_id, f"replace_block {new_id} (its previous source)")
 
-    if name == "update_heading":
+    if how is Inverse.RETITLE:
         ident = str(op["id"])
         old = pre.node(ident)
         if not isinstance(old, Section):
@@ -216,13 +194,13 @@ def inverse(record: Mapping[str, Any], pre_text: str, current_text: str) -> Reve
         ops = [{"op": "update_heading", "id": ident, "title": old.title, "baseHash": base}]
         return Revert(ops, op_id, ident, f"update_heading {ident} back to '{old.title}'")
 
-    if name in ADDING:
+    if how is Inverse.DELETE_ADDED:
         ident = _new_root_id(pre, post)
         base = _unchanged(current, post, ident)
         ops = [{"op": "delete_block", "id": ident, "baseHash": base}]
         return Revert(ops, op_id, ident, f"delete_block {ident} (the block this edit added)")
 
-    if name == "delete_block":
+    if how is Inverse.ADD_BACK:
         ident = str(op["id"])
         old = pre.node(ident)
         parent = pre.parent(old) if old is not None else None
@@ -240,13 +218,13 @@ def inverse(record: Mapping[str, Any], pre_text: str, current_text: str) -> Reve
         ops[0].update(position=position, baseHash=base)
         return Revert(ops, op_id, parent.id, f"add_block {ident} back into {parent.id}")
 
-    if name == "rename_id":
+    if how is Inverse.RENAME_BACK:
         old_id, new_id = str(op["from"]), str(op["to"])
         base = _unchanged(current, post, new_id)
         ops = [{"op": "rename_id", "from": new_id, "to": old_id, "baseHash": base}]
         return Revert(ops, op_id, new_id, f"rename_id {new_id} back to {old_id}")
 
-    if name == "move_block":
+    if how is Inverse.MOVE_BACK:
         ident = str(op["id"])
         old = pre.node(ident)
         parent = pre.parent(old) if old is not None else None

@@ -12,7 +12,6 @@ import hashlib
 from dataclasses import dataclass
 
 BOM = "\ufeff"
-BOM_BYTES = b"\xef\xbb\xbf"
 
 
 @dataclass(slots=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from core.noma.capabilities import load_descriptor, validate_descriptor
+from core.noma.patch.capabilities import load_descriptor, validate_descriptor
 
 DOC = '# Memo\n\n::claim{id="c1" confidence=0.5}\nbody.\n::\n'
 

@@ -105,7 +105,7 @@ from core.noma.export import export
 from core.noma.render import render_json, render_noma
 from core.noma.validate import validate
 from core.noma.patch import PatchError, apply_ops_to_text
-from core.noma.capabilities import load_descriptor
+from core.noma.patch.capabilities import load_descriptor
 
 path = Path(sys.argv[1])
 text = path.read_text(encoding="utf-8")

@@ -73,7 +73,11 @@ def test_config_reports_unknown_keymap_ids_and_bad_values(tmp_path: Path) -> Non
     assert config.watch is True  # the bad value was ignored, the default kept
 
 
-def test_guarded_reraises_under_tests_but_reports_coded_errors() -> None:
+def test_guarded_reraises_under_tests_but_reports_coded_errors(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert errors.RAISE_UNEXPECTED  # set by the suite's conftest
+
     class Node:
         class App:
             is_headless = True
@@ -104,6 +108,10 @@ def test_guarded_reraises_under_tests_but_reports_coded_errors() -> None:
         node.bug()
     node.refused()
     assert node.notes == ["nope"]
+    # The production default: the unexpected error is reported too, the app carries on.
+    monkeypatch.setattr(errors, "RAISE_UNEXPECTED", False)
+    assert node.bug() is None
+    assert node.notes == ["nope", "'a bug'"]
 
 
 def test_edit_screens_post_messages_instead_of_calling_the_app() -> None:

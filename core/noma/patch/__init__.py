@@ -1,6 +1,5 @@
 """The patch engine: 25 source-preserving ops, atomic op lists, preconditions."""
 
-from .catalog import ALL_OPS, CORE_OPS
 from .engine import (
     ListFailure,
     OpStep,
@@ -10,6 +9,7 @@ from .engine import (
     apply_ops_to_text,
 )
 from .errors import PATCH_ERROR_CODES, PatchError
+from .ops_catalog import ALL_OPS, CORE_OPS
 
 __all__ = [
     "ALL_OPS",

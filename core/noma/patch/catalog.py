@@ -1,5 +1,5 @@
-"""The v1.0 op catalog (§3.1 core + §1.5 extended): names, target fields, and the wire
-check every surface runs before an op touches a document.
+"""The wire check every surface runs before an op touches a document; the facts about
+each op (names, target fields, ...) are its record in `ops_catalog`.
 
 The shape of each op is its typed model (`models`, pydantic, the same meaning as
 ``schemas/patch-op.schema.json``, which need not be present at run time); this module
@@ -8,32 +8,24 @@ maps a model's refusal to the §3.5 codes with a precise message.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pydantic import ValidationError
 
 from .errors import ID_ATTRIBUTE_PROTECTED, INVALID_OP, UNSUPPORTED_OP, PatchError
-from .models import MODELS, first_problem, parse_op
+from .models import first_problem, parse_op
+from .ops_catalog import ALL_OPS, CATALOG, CORE_OPS, TARGET_FIELD
+from .patterns import ID_RE
 
-ID_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_./:-]*\Z")
-BASE_HASH = re.compile(r"[0-9a-fA-F]{8,64}\Z")
-# update_attribute / remove_attribute ``key`` (the schema's pattern; ``id`` is protected).
-ATTR_KEY_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
-
-CORE_OPS = ("replace_block", "add_block", "delete_block", "update_attribute", "rename_id")
-ALL_OPS = tuple(MODELS)
-
-# Where an op's block precondition (baseHash) and capability check apply (§3.4).
-TARGET_FIELD = {name: "id" for name in MODELS}
-TARGET_FIELD.update(
-    rename_id="from",
-    add_block="parent",
-    add_comment="target",
-    add_footnote="target",
-    add_endnote="target",
-    add_change_request="target",
-)
+__all__ = [
+    "ALL_OPS",
+    "CORE_OPS",
+    "TARGET_FIELD",
+    "canonical_op",
+    "check_new_id",
+    "check_op",
+    "op_name",
+]
 
 
 def op_name(op: Any) -> str | None:
@@ -52,14 +44,15 @@ def check_op(op: Any) -> str:
     if not isinstance(op, dict):
         raise PatchError(INVALID_OP, "An op must be a JSON object.")
     name = op.get("op")
-    if not isinstance(name, str) or name not in MODELS:
+    if not isinstance(name, str) or name not in CATALOG:
         raise PatchError(
             UNSUPPORTED_OP,
             f"Op {name!r} is not in the v1.0 op catalog."
             if name
             else "The op has no 'op' field naming an operation in the v1.0 catalog.",
         )
-    if name in ("update_attribute", "remove_attribute") and op.get("key") == "id":
+    # An op with an attribute ``key`` (update_attribute, remove_attribute) never sets id.
+    if op.get("key") == "id" and "key" in CATALOG[name].model.model_fields:
         raise PatchError(
             ID_ATTRIBUTE_PROTECTED, "The id attribute can only change through rename_id."
         )
@@ -90,7 +83,7 @@ def canonical_op(op: dict[str, Any]) -> dict[str, Any]:
 
 def check_new_id(name: str, field: str, value: str) -> None:
     """A new id must match the wire id pattern, so it can be addressed later."""
-    if not ID_PATTERN.match(value):
+    if not ID_RE.match(value):
         raise PatchError(
             INVALID_OP,
             f"{name}: '{field}' value {value!r} is not a valid id "

@@ -14,8 +14,9 @@ from ..ids import find_block
 from ..incremental import reparse
 from ..nodes import Document
 from ..source import decode, encode
-from .catalog import TARGET_FIELD, check_op
+from .catalog import check_op
 from .errors import SHA_MISMATCH, PatchError
+from .ops_catalog import TARGET_FIELD
 from .registry import OPS
 from .state import OpState
 from .text import SourceLines

@@ -5,7 +5,7 @@ the net behind them, run on every applied op of a Tier-1 document (one the parse
 without recovery, §6.1). The block outline of a document is its pre-order list of blocks
 (heading sections and directives) as ``(id, name, depth)``. Between the outline before and
 after the op, everything outside one changed window must be identical, and the window may
-hold only what the op itself wrote:
+hold only what the op itself wrote (its record's `ops_catalog.Outline` rule):
 
 - ops that edit inside a block (attributes, titles, cells, rows, columns, resolve) change
   no outline entry at all;
@@ -29,29 +29,9 @@ from ..nodes import Directive, Document, Node, Section, gc_paused
 from ..parser import parse
 from .blocks import content_lines
 from .errors import INVALID_CONTENT, PatchError
+from .ops_catalog import CATALOG, Outline
 
 Entry = tuple[str | None, str, int]
-
-IN_PLACE = frozenset(
-    {
-        "update_attribute",
-        "remove_attribute",
-        "resolve_comment",
-        "update_heading",
-        "update_table_cell",
-        "update_table_header_cell",
-        "insert_table_row",
-        "delete_table_row",
-        "insert_table_column",
-        "delete_table_column",
-        "update_dataset_cell",
-        "insert_dataset_row",
-        "delete_dataset_row",
-        "insert_dataset_column",
-        "delete_dataset_column",
-    }
-)
-REVIEW_BLOCKS = frozenset({"add_comment", "add_footnote", "add_endnote", "add_change_request"})
 
 
 def _is_block(node: Node) -> bool:
@@ -106,22 +86,21 @@ def _subtree(doc: Document, ident: Any) -> Node | None:
     return find_block(doc, ident)[0]
 
 
-def _allowance(op: dict[str, Any], before: Document) -> tuple[int, int]:
-    """(blocks the op may remove, blocks it may add)."""
-    name = op.get("op")
-    if name == "add_block":
+def _allowance(op: dict[str, Any], outline_rule: Outline, before: Document) -> tuple[int, int]:
+    """(blocks the op may remove, blocks it may add), by its record's `Outline` rule."""
+    if outline_rule is Outline.ADDS:
         return 0, _content_blocks(op["content"])
-    if name in REVIEW_BLOCKS:
+    if outline_rule is Outline.REVIEW:
         body = op.get("content") or ""
         return 0, 1 + (_content_blocks(body) if body.strip() else 0)
     target = _subtree(before, op.get("id"))
     old = _count_blocks(target) if target is not None else 0
-    if name == "replace_block":
+    if outline_rule is Outline.REPLACES:
         return old, _content_blocks(op["content"])
-    if name == "replace_body":
+    if outline_rule is Outline.REPLACES_BODY:
         body = op["content"]
         return max(old - 1, 0), (_content_blocks(body) if body.strip() else 0)
-    if name == "delete_block":
+    if outline_rule is Outline.REMOVES:
         return old, 0
     return 0, 0
 
@@ -178,15 +157,17 @@ def check_structure(op: dict[str, Any], before: Document, after: Document) -> Pa
     pre_mid, post_mid = a[i : len(a) - j], b[i : len(b) - j]
     if not pre_mid and not post_mid:
         return None
-    name = op.get("op")
-    if name == "rename_id":
+    record = CATALOG.get(str(op.get("op")))
+    rule = record.outline if record is not None else Outline.IN_PLACE
+    if rule is Outline.RENAMES:
         return _check_rename(op, pre_mid, post_mid, outline(before)[1][i:], outline(after)[1][i:])
-    if name == "move_block":
+    if rule is Outline.MOVES:
         if Counter(e[:2] for e in pre_mid) == Counter(e[:2] for e in post_mid):
             return None
         return _refuse("the moved blocks would not be the same blocks after the move")
-    removed, added = (0, 0) if name in IN_PLACE else _allowance(op, before)
-    if name not in IN_PLACE and (
+    in_place = rule is Outline.IN_PLACE
+    removed, added = (0, 0) if in_place else _allowance(op, rule, before)
+    if not in_place and (
         len(pre_mid) <= removed and len(post_mid) <= added and len(b) - len(a) == added - removed
     ):
         return None
@@ -194,7 +175,7 @@ def check_structure(op: dict[str, Any], before: Document, after: Document) -> Pa
     # None no block is made (a spliced version's moved blocks stay `shifted` copies).
     first_pre = outline(before)[1][i] if pre_mid else None
     first_post = outline(after)[1][i] if post_mid else None
-    if name in IN_PLACE:
+    if in_place:
         if pre_mid and post_mid:
             return _refuse(
                 f"{_describe(pre_mid[0], first_pre)} would become "

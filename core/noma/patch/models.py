@@ -24,9 +24,7 @@ from pydantic import (
     model_validator,
 )
 
-ID_PATTERN = r"^[A-Za-z_][A-Za-z0-9_./:-]*$"
-KEY_PATTERN = r"^[A-Za-z_][A-Za-z0-9_-]*$"
-HASH_PATTERN = r"^[0-9a-fA-F]{8,64}$"
+from .patterns import HASH_PATTERN, ID_PATTERN, KEY_PATTERN
 
 
 def _unicode(text: str) -> str:

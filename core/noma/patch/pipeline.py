@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..boundary import Place, document_place
-from ..capabilities import advisories, load_descriptor
 from ..commit import Recovery, TranscriptWriteError, commit, recover, temp_name
 from ..diagnostics import Diagnostic, Summary, summarize
 from ..files import DocumentIOError, is_book_manifest, read_source, read_source_at
@@ -40,7 +39,8 @@ from ..transcript import (
     new_op_id,
     now_iso,
 )
-from .catalog import BASE_HASH, TARGET_FIELD, canonical_op, check_op, op_name
+from .capabilities import op_advisories
+from .catalog import canonical_op, check_op
 from .engine import ListFailure, OpStep, apply_list
 from .errors import (
     INVALID_OP,
@@ -58,6 +58,7 @@ from .limits import (
     _string_bytes,
     check_request_size,
 )
+from .patterns import HASH_RE
 from .refused import (
     MAX_RAW_CHARS,
     PLACEHOLDER_OP,
@@ -302,12 +303,10 @@ def _check_request(request: PatchRequest) -> None:
         raise PatchError(INVALID_OP, "base_sha256 must be 64 lowercase hex characters.")
     if request.parent_op_id is not None and not _UUID.match(request.parent_op_id):
         raise PatchError(INVALID_OP, "parent_op_id must be a UUID.")
-    if request.expected_sha is not None and not re.fullmatch(
-        r"[0-9a-fA-F]{8,64}", request.expected_sha
-    ):
+    if request.expected_sha is not None and not HASH_RE.match(request.expected_sha):
         raise PatchError(INVALID_OP, "expected_sha must be 8 to 64 hex characters.")
     if request.base_hash is not None and not (
-        isinstance(request.base_hash, str) and BASE_HASH.match(request.base_hash)
+        isinstance(request.base_hash, str) and HASH_RE.match(request.base_hash)
     ):
         raise PatchError(INVALID_OP, "base_hash must be 8 to 64 hex characters.")
 
@@ -548,24 +547,6 @@ def _advisories(doc_path: Path, request: PatchRequest, doc: Document) -> list[st
     if request.actor.kind != "agent":
         return []
     return op_advisories(doc_path, request.ops, doc)
-
-
-def op_advisories(doc_path: Path, ops: list[Any], doc: Document) -> list[str]:
-    """The capability-descriptor advisories an agent's ``ops`` would get (A.4: never a
-    reason to refuse), looked up on each op's target block in ``doc``."""
-    from ..ids import find_block
-
-    descriptor = load_descriptor(doc_path)
-    notes: list[str] = []
-    for op in ops:
-        if not isinstance(op, dict):
-            continue
-        name = op_name(op)
-        ident = op.get(TARGET_FIELD.get(name or "", "id"))
-        node = find_block(doc, ident)[0] if isinstance(ident, str) else None
-        target_name = getattr(node, "name", None) or ("section" if node is not None else None)
-        notes += advisories(descriptor, op, target_name)
-    return notes
 
 
 class _Context:

@@ -11,47 +11,14 @@ import importlib
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from .ops_catalog import CATALOG
 from .state import OpState
 
 OpFunc = Callable[[OpState, dict[str, Any]], None]
 
-# Every op, by family module; each module defines a function named after the op.
-FAMILIES: dict[str, tuple[str, ...]] = {
-    "blocks": (
-        "replace_block",
-        "add_block",
-        "delete_block",
-        "update_attribute",
-        "rename_id",
-        "replace_body",
-        "update_heading",
-        "remove_attribute",
-        "move_block",
-    ),
-    "notes": (
-        "add_comment",
-        "resolve_comment",
-        "add_footnote",
-        "add_endnote",
-        "add_change_request",
-    ),
-    "tables": (
-        "update_table_cell",
-        "update_table_header_cell",
-        "insert_table_row",
-        "delete_table_row",
-        "insert_table_column",
-        "delete_table_column",
-    ),
-    "datasets": (
-        "update_dataset_cell",
-        "insert_dataset_row",
-        "delete_dataset_row",
-        "insert_dataset_column",
-        "delete_dataset_column",
-    ),
-}
-_FAMILY_OF = {name: family for family, names in FAMILIES.items() for name in names}
+# Every op's family module (its `ops_catalog` record); the module defines a function
+# named after the op.
+_FAMILY_OF = {name: record.family for name, record in CATALOG.items()}
 
 
 class _Registry(Mapping[str, OpFunc]):

@@ -1,5 +1,7 @@
 """Capability sidecars (Annex A): ``<doc>.capabilities.yml``, parsed, validated, advisory.
 
+Which grant an op needs is its record's `ops_catalog.Capability` rule.
+
 v1.0 never enforces a descriptor (A.4): this module only explains, per op, whether an
 agent would hold a grant, and every such note is labelled advisory. An absent or
 unreadable descriptor grants nothing (A.2), and an unknown version falls back to that
@@ -14,9 +16,12 @@ from typing import Any
 
 import yaml
 
-from .boundary import read_file
-from .frontmatter import load_yaml
-from .patch.catalog import ALL_OPS, TARGET_FIELD
+from ..boundary import read_file
+from ..frontmatter import load_yaml
+from ..ids import find_block
+from ..nodes import Document
+from .catalog import op_name
+from .ops_catalog import ALL_OPS, CATALOG, TARGET_FIELD, Capability
 
 ATTR_TYPES = ("string", "number", "boolean")
 
@@ -145,10 +150,16 @@ def _validate_block(where: str, policy: Any) -> list[str]:
     return problems
 
 
+def _rule(op: dict[str, Any]) -> Capability | None:
+    record = CATALOG.get(str(op.get("op")))
+    return record.capability if record is not None else None
+
+
 def block_type(op: dict[str, Any], target_name: str | None) -> str | None:
-    """The directive name a grant is looked up under: the new block's for add_block."""
-    if op.get("op") == "add_block":
-        from .parser import OPENER
+    """The directive name a grant is looked up under: the new block's for an op whose
+    rule is `Capability.NEW_BLOCK` (add_block)."""
+    if _rule(op) is Capability.NEW_BLOCK:
+        from ..parser import OPENER
 
         first = str(op.get("content", "")).lstrip().split("\n", 1)[0]
         m = OPENER.match(first.rstrip())
@@ -159,6 +170,7 @@ def block_type(op: dict[str, Any], target_name: str | None) -> str | None:
 def advisories(descriptor: Descriptor, op: dict[str, Any], target_name: str | None) -> list[str]:
     """Advisory notes for one op by an agent; never a reason to refuse (A.4)."""
     name = op.get("op")
+    rule = _rule(op)
     label = "advisory (not enforced in v1.0)"
     if not descriptor.exists:
         return [f"{label}: no capability sidecar ({descriptor.path.name}); agents hold no grants"]
@@ -176,12 +188,13 @@ def advisories(descriptor: Descriptor, op: dict[str, Any], target_name: str | No
             f"'{kind}' blocks" if kind else f"the target of {TARGET_FIELD.get(str(name), 'the op')}"
         )
         out.append(f"{label}: {name} on {what} has no grant in {descriptor.path.name}")
-    if name == "rename_id" and not descriptor.rename_allowed:
+    if rule is Capability.RENAME and not descriptor.rename_allowed:
         out.append(f"{label}: rename_id needs nomaAgent.ids.rename: true")
-    if name == "update_attribute" and isinstance(policy, dict):
-        rule = (policy.get("attrs") or {}).get(op.get("key"))
-        if isinstance(rule, dict):
-            out += [f"{label}: {p}" for p in _attr_violations(rule, op.get("key"), op.get("value"))]
+    if rule is Capability.ATTRIBUTE and isinstance(policy, dict):
+        attr_rule = (policy.get("attrs") or {}).get(op.get("key"))
+        if isinstance(attr_rule, dict):
+            key, value = op.get("key"), op.get("value")
+            out += [f"{label}: {p}" for p in _attr_violations(attr_rule, key, value)]
     return out
 
 
@@ -226,3 +239,19 @@ def describe(descriptor: Descriptor) -> dict[str, Any]:
             isinstance(validation, dict) and validation.get("required") is True
         ),
     }
+
+
+def op_advisories(doc_path: Path, ops: list[Any], doc: Document) -> list[str]:
+    """The capability-descriptor advisories an agent's ``ops`` would get (A.4: never a
+    reason to refuse), looked up on each op's target block in ``doc``."""
+    descriptor = load_descriptor(doc_path)
+    notes: list[str] = []
+    for op in ops:
+        if not isinstance(op, dict):
+            continue
+        name = op_name(op)
+        ident = op.get(TARGET_FIELD.get(name or "", "id"))
+        node = find_block(doc, ident)[0] if isinstance(ident, str) else None
+        target_name = getattr(node, "name", None) or ("section" if node is not None else None)
+        notes += advisories(descriptor, op, target_name)
+    return notes
