@@ -12,6 +12,7 @@ Imported only when a flow command runs (see `core.commands.flow`)."""
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -22,7 +23,7 @@ from ..flow.context import looks_like_workspace
 from ..flow.definitions import export_flow, problem_lines
 from ..flow.importing import import_flow
 from ..noma.visible import visible_line as _v
-from ..workspace import Workspace, WorkspaceError
+from ..workspace import STATE_DIR, Workspace, WorkspaceError, state_directory
 from .output import error, write, write_json
 from .trust import untrusted_notice
 
@@ -71,6 +72,10 @@ def _open(args: argparse.Namespace, mode: Mode = "proposal") -> FlowContext | No
     if notice is not None:  # go on with those settings off, and say how to turn them on
         error(notice)
     try:
+        if os.path.lexists(workspace.root / STATE_DIR):
+            # A reader opens no store, but a planted state folder is still said, in one
+            # line (state_dir_refused), rather than shown as an empty store.
+            state_directory(workspace.root)
         ctx = FlowContext.open(workspace, lazy=mode != "proposal")
         return ctx.settled(write=True) if mode == "run_write" else ctx
     except WorkspaceError as exc:  # a refused state folder (StateDirError) says why
