@@ -58,10 +58,14 @@ _MD = _markdown_it()
 # Text with none of the characters that start inline syntax (emphasis, code, links,
 # wikilinks, autolinks, entities, escapes, strikethrough).
 _PLAIN = re.compile(r"[^\\`*_\[\]<&~!]*")
+# The characters `quote` never encodes (with ``safe="-._~:/"``).
+_URL_SAFE = re.compile(r"[A-Za-z0-9_.\-~:/]*")
 
 
 def anchor(ident: str) -> str:
     """An id as a URL fragment (``#`` not included): percent-encoded, so any id is safe."""
+    if _URL_SAFE.fullmatch(ident):
+        return ident  # what `quote` leaves as it is, without the encode and the scan
     return quote(ident, safe="-._~:/")
 
 
@@ -146,7 +150,16 @@ _REFERENCE_DEF = re.compile(r"^( {0,3})\[([^\]\n]+\]:[ \t]*)(<[^>\n]*>|\S*)", re
 
 
 def inline_markdown(text: str, ctx: Context) -> str:
-    """Noma inline text as Markdown: wikilinks resolved, raw HTML and unsafe links inert."""
+    """Noma inline text as Markdown: wikilinks resolved, raw HTML and unsafe links inert.
+
+    Every rewrite below needs a ``[``/``]`` (wikilinks, link destinations, definitions) or
+    a ``<`` (raw HTML, autolinks), and code spans need a backtick: most text has none of
+    them and is returned as it is, without the splitting and the scans.
+    """
+    if "`" not in text:
+        if "[" not in text and "]" not in text and "<" not in text:
+            return text
+        return _markdown_text(text, ctx)
     parts = []
     for is_code, segment in code_segments(text):
         parts.append(segment if is_code else _markdown_text(segment, ctx))
@@ -154,9 +167,15 @@ def inline_markdown(text: str, ctx: Context) -> str:
 
 
 def _markdown_text(text: str, ctx: Context) -> str:
-    text = WIKILINK_PATTERN.sub(lambda m: _wikilink_md(m, ctx), text)
-    text = _DESTINATION.sub(_checked_destination, text)
-    text = _REFERENCE_DEF.sub(_checked_definition, text)
+    # Each substitution only when its pattern's first characters occur at all.
+    if "[[" in text:
+        text = WIKILINK_PATTERN.sub(lambda m: _wikilink_md(m, ctx), text)
+    if "](" in text:
+        text = _DESTINATION.sub(_checked_destination, text)
+    if "]:" in text:
+        text = _REFERENCE_DEF.sub(_checked_definition, text)
+    if "<" not in text:
+        return text
     out: list[str] = []
     pos = 0
     for match in _RAW_HTML.finditer(text):
@@ -210,6 +229,10 @@ def _wikilink_md(match: re.Match[str], ctx: Context) -> str:
     return f"[{label}](#{anchor(ident)})"
 
 
+# Each character Markdown could read as markup gets a backslash; a newline becomes a blank.
+_ESCAPES = {ord(c): "\\" + c for c in "\\`*_[]<>|~!&#"} | {ord("\n"): " "}
+
+
 def escape_markdown(text: str) -> str:
     """Plain text (an attribute value, a dataset cell) that must read literally in Markdown."""
-    return re.sub(r"([\\`*_\[\]<>|~!&#])", r"\\\1", text).replace("\n", " ")
+    return text.translate(_ESCAPES)

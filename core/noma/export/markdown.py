@@ -50,6 +50,10 @@ _BLOCK_START = re.compile(
     r"[ \t]{0,3}(?:(=+|-+)[ \t]*\Z|(~{3,}|`{3,})|(\+)[ \t]|\d{1,9}(\))[ \t]|(\|))"
 )
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+# A fence's info string is kept only when it is a plain language name.
+_FENCE_INFO = re.compile(r"[A-Za-z0-9_+.\-]*")
+# `_BLOCK_START` at any line start: text where it matches nowhere passes unchanged.
+_ANY_BLOCK_START = re.compile("^" + _BLOCK_START.pattern.replace(r"\Z", "$"), re.MULTILINE)
 
 
 def render_markdown(doc: Document) -> str:
@@ -121,6 +125,8 @@ def stays_paragraph(text: str) -> str:
     ``1) x`` (list items) and ``| a |`` rows (a GFM table). What else could read
     differently is caught by `inert.needs_literal`.
     """
+    if text[:1] not in (" ", "\t") and _ANY_BLOCK_START.search(text) is None:
+        return text  # the usual paragraph: nothing to escape, no indentation to drop
     lines = text.split("\n")
     lines[0] = lines[0].lstrip(" \t")
     for k, line in enumerate(lines):
@@ -183,12 +189,14 @@ def fenced(content: str, lang: str = "") -> str:
     """A backtick fence longer than any backtick run inside, so the content cannot end it."""
     longest = max((len(m.group(0)) for m in _BACKTICK_RUN.finditer(content)), default=0)
     fence = "`" * max(3, longest + 1)
-    info = lang if re.fullmatch(r"[A-Za-z0-9_+.\-]*", lang) else ""
+    info = lang if _FENCE_INFO.fullmatch(lang) else ""
     return f"{fence}{info}\n{content}\n{fence}" if content else f"{fence}{info}\n{fence}"
 
 
 def code_span(text: str) -> str:
     """Literal text as an inline code span (a longer fence when the text has backticks)."""
+    if "`" not in text:  # the common case: one backtick each side
+        return "`" + text.replace("\n", " ") + "`"
     longest = max((len(m.group(0)) for m in _BACKTICK_RUN.finditer(text)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
