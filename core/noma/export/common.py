@@ -9,6 +9,7 @@ the HTML page also works in the Markdown file.
 from __future__ import annotations
 
 import csv
+import html
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,6 +44,14 @@ TOO_DEEP_NOTE = "Nested too deeply to render: shown as source text."
 _URL_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
 _IGNORED_IN_URL = re.compile(r"[\x00-\x20\x7f]")
 SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
+
+
+def escape(text: str) -> str:
+    """`html.escape` (quotes included), which costs five replaces even on text holding
+    none of ``&<>"'``: such text (most of it) is returned as it is."""
+    if "&" in text or "<" in text or ">" in text or '"' in text or "'" in text:
+        return html.escape(text)
+    return text
 
 
 @dataclass(slots=True)
@@ -163,10 +172,31 @@ def _separator_align(line: str) -> list[str | None]:
     return out
 
 
+# Grids already read, by what they are read from (body, ``header``, ``align``): each table
+# is split once, not once per export. Keyed by content, so an edited body is read again;
+# bounded, so a long session's old tables do not accumulate.
+_GRIDS: dict[tuple[str, AttrValue | None, AttrValue | None], Grid | None] = {}
+_GRIDS_KEPT = 4096
+
+
 def directive_table(node: Directive) -> Grid | None:
     """The cells of a ``::table`` body, read like the table ops read them: pipe rows with
     optional outer pipes; the first row is the header when the opener has ``header`` or
-    the second row is a separator. ``align="l,r,c"`` sets alignments. None for no rows."""
+    the second row is a separator. ``align="l,r,c"`` sets alignments. None for no rows.
+
+    The grid is shared between calls for the same table: callers read it, never change it.
+    """
+    attrs = node.attrs
+    key = (node.body, attrs.get("header"), attrs.get("align"))
+    if key in _GRIDS:
+        return _GRIDS[key]
+    if len(_GRIDS) >= _GRIDS_KEPT:
+        _GRIDS.clear()
+    grid = _GRIDS[key] = _read_table(node)
+    return grid
+
+
+def _read_table(node: Directive) -> Grid | None:
     lines = [line for line in node.body.split("\n") if line.strip()]
     if not lines:
         return None

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from html import escape
 
 from ..diagnostics import Diagnostic
 from ..nodes import (
@@ -40,6 +39,7 @@ from .common import (
     dataset_grid,
     directive_table,
     directive_title,
+    escape,
     shown_attrs,
     value_text,
 )

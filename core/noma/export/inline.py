@@ -13,14 +13,13 @@ destinations with an unsafe scheme are dropped. Code spans are never touched.
 from __future__ import annotations
 
 import re
-from html import escape
 from urllib.parse import quote
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
-from .common import WIKILINK_PATTERN, Context, code_segments, safe_url, split_wikilink
+from .common import WIKILINK_PATTERN, Context, code_segments, escape, safe_url, split_wikilink
 
 _SIMPLE_TAGS = {
     "em_open": "<em>",
@@ -75,9 +74,61 @@ def inline_html(text: str, ctx: Context) -> str:
         return ""
     if _PLAIN.fullmatch(text) and "  \n" not in text:
         return escape(text)  # no inline syntax at all: the tokenizer would only escape it
+    simple = _simple_html(text, ctx)
+    if simple is not None:
+        return simple
     blocks = _MD.parseInline(text, {})
     children = blocks[0].children if blocks else None
     return _tokens_html(children or [], ctx)
+
+
+# The common inline syntax, written without the tokenizer: ``[[wikilinks]]`` and
+# ``**strong**`` around plain words (`_simple_html` says exactly which).
+_SIMPLE_PIECE = re.compile(WIKILINK_PATTERN.pattern + r"|\*\*([^\\`*_\[\]<&~!\n]+)\*\*")
+_BEFORE_STRONG = frozenset(" \t\n")  # a `**` after these (or first) can only open
+_AFTER_STRONG = frozenset(" \t\n.,;:?)")  # a `**` before these (or last) can only close
+
+
+def _simple_html(text: str, ctx: Context) -> str | None:
+    """What markdown-it makes of ``text`` when it is plain text, ``[[wikilinks]]`` and
+    ``**strong**`` spans only, else None (the tokenizer decides).
+
+    Plain: none of the characters that start inline syntax, no ``\r`` or NUL (normalised
+    by the tokenizer), no blank before or after a line break (trimmed by it). A strong
+    span is a ``**`` after the start or a blank, plain text that starts and ends with a
+    letter or digit, and a ``**`` before the end, a blank or ``.,;:?)``: its delimiters
+    are unambiguous (CommonMark's flanking rules), so it pairs as written. Anything else,
+    an empty wikilink target included, is left to the tokenizer.
+    """
+    if " \n" in text or "\n " in text or "\n\t" in text or "\r" in text or "\x00" in text:
+        return None
+    out: list[str] = []
+    pos = 0
+    for match in _SIMPLE_PIECE.finditer(text):
+        start = match.start()
+        if _PLAIN.fullmatch(text, pos, start) is None:
+            return None
+        out.append(escape(text[pos:start]))
+        strong = match.group(2)
+        if strong is None:
+            if not match.group(1).strip():
+                return None
+            target, label = split_wikilink(match)
+            out.append(_wikilink_html(target, label, ctx))
+        else:
+            end = match.end()
+            if not (strong[0].isalnum() and strong[-1].isalnum()):
+                return None
+            if start and text[start - 1] not in _BEFORE_STRONG:
+                return None
+            if end < len(text) and text[end] not in _AFTER_STRONG:
+                return None
+            out.append("<strong>" + escape(strong) + "</strong>")
+        pos = match.end()
+    if _PLAIN.fullmatch(text, pos) is None:
+        return None
+    out.append(escape(text[pos:]))
+    return "".join(out)
 
 
 def _tokens_html(tokens: list[Token], ctx: Context) -> str:

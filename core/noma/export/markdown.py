@@ -11,7 +11,6 @@ CommonMark). Bodies are not re-flowed: paragraph text is passed through as writt
 from __future__ import annotations
 
 import re
-from html import escape
 
 from ..nodes import (
     Code,
@@ -38,6 +37,7 @@ from .common import (
     dataset_lang,
     directive_table,
     directive_title,
+    escape,
     shown_attrs,
     value_text,
 )
