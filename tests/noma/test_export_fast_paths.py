@@ -88,7 +88,7 @@ def _raw_html_escaped(text: str) -> str:
 
 
 def general_html(text: str, ctx: Context) -> str:
-    blocks = inline._MD.parseInline(text, {})
+    blocks = inline.markdown_it().parseInline(text, {})
     children = blocks[0].children if blocks else None
     return inline._tokens_html(children or [], ctx)
 

@@ -18,8 +18,8 @@ from ..attrs import AttrValue, format_number
 from ..backtick_runs import paired_runs
 from ..ids import IdIndex, index
 from ..nodes import Directive, Document
-from ..patch.table_rows import is_separator, split_row
-from ..validate.references import WIKILINK
+from ..table_cells import is_separator, split_row
+from ..wikilinks import WIKILINK
 
 WIKILINK_PATTERN = WIKILINK
 """The validator's wikilink pattern: one definition of a link for every surface."""

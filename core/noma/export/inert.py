@@ -21,28 +21,30 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import Any
-
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+from typing import TYPE_CHECKING, Any
 
 from .common import safe_url
+
+if TYPE_CHECKING:  # markdown-it is loaded on first use: ordinary blocks never need it
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 # The exporter's own anchors are the only raw HTML it writes.
 _ANCHOR = re.compile(r'<a id="[^"<>]*"></a>|<a id="[^"<>]*">|</a>')
 
 
-class _EveryLink(MarkdownIt):
-    """Keeps every link: they are judged by the exporter's own rule (`safe_url`)."""
-
-    def validateLink(self, url: str) -> bool:
-        return True
-
-
 @cache
 def _reader() -> MarkdownIt:
-    return _EveryLink("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    from markdown_it import MarkdownIt
+
+    class EveryLink(MarkdownIt):
+        """Keeps every link: they are judged by the exporter's own rule (`safe_url`)."""
+
+        def validateLink(self, url: str) -> bool:
+            return True
+
+    return EveryLink("commonmark", {"html": True}).enable(["table", "strikethrough"])
 
 
 def needs_literal(source: str, markdown: str) -> bool:

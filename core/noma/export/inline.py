@@ -13,13 +13,16 @@ destinations with an unsafe scheme are dropped. Code spans are never touched.
 from __future__ import annotations
 
 import re
+from functools import cache
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from markdown_it import MarkdownIt
-from markdown_it.rules_inline import StateInline
-from markdown_it.token import Token
-
 from .common import WIKILINK_PATTERN, Context, code_segments, escape, safe_url, split_wikilink
+
+if TYPE_CHECKING:  # markdown-it is loaded on first use: most text never needs it
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_inline import StateInline
+    from markdown_it.token import Token
 
 _SIMPLE_TAGS = {
     "em_open": "<em>",
@@ -46,14 +49,17 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
     return True
 
 
-def _markdown_it() -> MarkdownIt:
+@cache
+def markdown_it() -> MarkdownIt:
+    """The inline tokenizer, made on first use (importing markdown-it costs ~25 ms)."""
+    from markdown_it import MarkdownIt
+
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable("strikethrough")
     md.inline.ruler.before("link", "wikilink", _wikilink_rule)
     return md
 
 
-_MD = _markdown_it()
 # Text with none of the characters that start inline syntax (emphasis, code, links,
 # wikilinks, autolinks, entities, escapes, strikethrough).
 _PLAIN = re.compile(r"[^\\`*_\[\]<&~!]*")
@@ -77,7 +83,7 @@ def inline_html(text: str, ctx: Context) -> str:
     simple = _simple_html(text, ctx)
     if simple is not None:
         return simple
-    blocks = _MD.parseInline(text, {})
+    blocks = markdown_it().parseInline(text, {})
     children = blocks[0].children if blocks else None
     return _tokens_html(children or [], ctx)
 
