@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..parser import code_spans
 from ..table_cells import SEPARATOR_CELL as SEPARATOR_CELL  # re-exported
 from ..table_cells import is_separator as is_separator  # re-exported
-from ..table_cells import split_row
+from ..table_cells import split_row as split_row  # re-exported
 from .errors import INVALID_CONTENT, PatchError
 from .opener import check_one_line
 
