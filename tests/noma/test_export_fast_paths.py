@@ -159,3 +159,16 @@ def test_table_grid_is_read_once_and_follows_the_body() -> None:
     other.body = "x | y | z\n"  # an edited body is read again, never served stale
     grid = directive_table(other)
     assert grid is not None and grid.header == ["x", "y", "z"] and grid.rows == []
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet="a \t\n\r\u2003\x1c>", max_size=20))
+def test_quoted_equals_the_line_by_line_rule(text: str) -> None:
+    expected = "\n".join(f"> {line}" if line.strip() else ">" for line in text.split("\n"))
+    assert markdown._quoted(text) == expected
+
+
+def test_directive_titles() -> None:
+    assert common.directive_title("open_question") == "Open question"
+    assert common.directive_title("open_question") == "Open question"  # from the memo
+    assert common.directive_title(" -x") == "X"

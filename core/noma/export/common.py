@@ -119,10 +119,18 @@ def code_segments(text: str) -> list[tuple[bool, str]]:
     return out
 
 
+_TITLES: dict[str, str] = {}  # directive names are few: each is titled once
+
+
 def directive_title(name: str) -> str:
     """``open_question`` -> ``Open question``: the label a reader sees for a block type."""
-    words = name.replace("_", " ").replace("-", " ").strip()
-    return words[:1].upper() + words[1:]
+    title = _TITLES.get(name)
+    if title is None:
+        words = name.replace("_", " ").replace("-", " ").strip()
+        title = words[:1].upper() + words[1:]
+        if len(_TITLES) < 1024:
+            _TITLES[name] = title
+    return title
 
 
 def value_text(value: AttrValue) -> str:

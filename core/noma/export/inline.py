@@ -224,12 +224,16 @@ def inline_markdown(text: str, ctx: Context) -> str:
 
 
 def _markdown_text(text: str, ctx: Context) -> str:
-    # Each substitution only when its pattern's first characters occur at all.
+    # Each substitution only when its pattern's first characters occur at all. A resolved
+    # wikilink is written `[label](#id)`: a destination that is safe by construction, so
+    # the destinations are checked only when the text had one of its own.
+    destinations = "](" in text
+    definitions = "]:" in text
     if "[[" in text:
         text = WIKILINK_PATTERN.sub(lambda m: _wikilink_md(m, ctx), text)
-    if "](" in text:
+    if destinations:
         text = _DESTINATION.sub(_checked_destination, text)
-    if "]:" in text:
+    if definitions:
         text = _REFERENCE_DEF.sub(_checked_definition, text)
     if "<" not in text:
         return text
@@ -290,6 +294,11 @@ def _wikilink_md(match: re.Match[str], ctx: Context) -> str:
 _ESCAPES = {ord(c): "\\" + c for c in "\\`*_[]<>|~!&#"} | {ord("\n"): " "}
 
 
+_NEEDS_ESCAPE = re.compile(r"[\\`*_\[\]<>|~!&#\n]")
+
+
 def escape_markdown(text: str) -> str:
     """Plain text (an attribute value, a dataset cell) that must read literally in Markdown."""
+    if _NEEDS_ESCAPE.search(text) is None:
+        return text  # most values: nothing to escape, and the table lookups cost
     return text.translate(_ESCAPES)

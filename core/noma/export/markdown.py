@@ -52,6 +52,8 @@ _BLOCK_START = re.compile(
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 # A fence's info string is kept only when it is a plain language name.
 _FENCE_INFO = re.compile(r"[A-Za-z0-9_+.\-]*")
+# A line of whitespace only (not empty): `_quoted` writes it as `>` too.
+_BLANK_WITH_SPACE = re.compile(r"^[^\S\n]+$", re.MULTILINE)
 # `_BLOCK_START` at any line start: text where it matches nowhere passes unchanged.
 _ANY_BLOCK_START = re.compile("^" + _BLOCK_START.pattern.replace(r"\Z", "$"), re.MULTILINE)
 
@@ -182,7 +184,16 @@ def _directive_body(node: Directive, ctx: Context) -> str:
 
 
 def _quoted(text: str) -> str:
-    return "\n".join(f"> {line}" if line.strip() else ">" for line in text.split("\n"))
+    """Each line behind ``> ``; a blank line (empty or only whitespace) is ``>`` alone."""
+    if _BLANK_WITH_SPACE.search(text) is not None:
+        return "\n".join(f"> {line}" if line.strip() else ">" for line in text.split("\n"))
+    # No whitespace-only line: only empty lines become `>` (two passes catch neighbours).
+    out = ("> " + text.replace("\n", "\n> ")).replace("\n> \n", "\n>\n").replace("\n> \n", "\n>\n")
+    if out.startswith("> \n") or out == "> ":
+        out = ">" + out[2:]
+    if out.endswith("\n> "):
+        out = out[:-1]
+    return out
 
 
 def fenced(content: str, lang: str = "") -> str:
@@ -210,7 +221,10 @@ def grid_markdown(grid: Grid, ctx: Context) -> str:
         if grid.literal:
             return escape_markdown(text)
         # Noma keeps `|` inside code spans in one cell; GFM splits there unless escaped.
-        shown = _UNESCAPED_PIPE.sub(r"\\|", inline_markdown(text, ctx)).replace("\n", " ")
+        shown = inline_markdown(text, ctx)
+        if "|" in shown:
+            shown = _UNESCAPED_PIPE.sub(r"\\|", shown)
+        shown = shown.replace("\n", " ")
         if needs_literal(text, shown):
             return literal_markdown(text).replace("\n", " ")
         return shown
