@@ -13,6 +13,7 @@ SUITES = {
     "app": "bench.app_bench",
     "flow": "bench.flow_bench",
     "formats": "bench.formats_bench",
+    "export": "bench.export_bench",
     "incremental": "bench.incremental_bench",
 }
 

@@ -52,10 +52,15 @@ _BLOCK_START = re.compile(
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 # A fence's info string is kept only when it is a plain language name.
 _FENCE_INFO = re.compile(r"[A-Za-z0-9_+.\-]*")
-# A line of whitespace only (not empty): `_quoted` writes it as `>` too.
-_BLANK_WITH_SPACE = re.compile(r"^[^\S\n]+$", re.MULTILINE)
-# `_BLOCK_START` at any line start: text where it matches nowhere passes unchanged.
-_ANY_BLOCK_START = re.compile("^" + _BLOCK_START.pattern.replace(r"\Z", "$"), re.MULTILINE)
+# A line of whitespace only (not empty): `_quoted` writes it as `>` too. Looked for as
+# the first line, then after each newline: a search for `^` would try every position.
+_FIRST_BLANK_WITH_SPACE = re.compile(r"[^\S\n]+$", re.MULTILINE)
+_NEXT_BLANK_WITH_SPACE = re.compile(r"\n[^\S\n]+$", re.MULTILINE)
+# `_BLOCK_START` at the start of the first line, and of any later line: text where it
+# matches nowhere passes unchanged. (Two patterns, not one search for `^`, which would try
+# every position; a search for a leading newline skips to the next newline.)
+_FIRST_BLOCK_START = re.compile(_BLOCK_START.pattern.replace(r"\Z", "$"), re.MULTILINE)
+_NEXT_BLOCK_START = re.compile("\n" + _FIRST_BLOCK_START.pattern, re.MULTILINE)
 
 
 def render_markdown(doc: Document) -> str:
@@ -127,7 +132,11 @@ def stays_paragraph(text: str) -> str:
     ``1) x`` (list items) and ``| a |`` rows (a GFM table). What else could read
     differently is caught by `inert.needs_literal`.
     """
-    if text[:1] not in (" ", "\t") and _ANY_BLOCK_START.search(text) is None:
+    if (
+        text[:1] not in (" ", "\t")
+        and _FIRST_BLOCK_START.match(text) is None
+        and _NEXT_BLOCK_START.search(text) is None
+    ):
         return text  # the usual paragraph: nothing to escape, no indentation to drop
     lines = text.split("\n")
     lines[0] = lines[0].lstrip(" \t")
@@ -185,7 +194,10 @@ def _directive_body(node: Directive, ctx: Context) -> str:
 
 def _quoted(text: str) -> str:
     """Each line behind ``> ``; a blank line (empty or only whitespace) is ``>`` alone."""
-    if _BLANK_WITH_SPACE.search(text) is not None:
+    if (
+        _FIRST_BLANK_WITH_SPACE.match(text) is not None
+        or _NEXT_BLANK_WITH_SPACE.search(text) is not None
+    ):
         return "\n".join(f"> {line}" if line.strip() else ">" for line in text.split("\n"))
     # No whitespace-only line: only empty lines become `>` (two passes catch neighbours).
     out = ("> " + text.replace("\n", "\n> ")).replace("\n> \n", "\n>\n").replace("\n> \n", "\n>\n")
