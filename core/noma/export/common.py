@@ -96,6 +96,19 @@ def safe_url(url: str) -> bool:
     return match.group(1).lower() in SAFE_SCHEMES
 
 
+def may_read_differently(source: str, markdown: str) -> bool:
+    """Could a Markdown reader see ``markdown`` (written from ``source``) differently from
+    the exporter? Only with a fence-like run, or with backticks in the source beside raw
+    HTML or link syntax (see `inert`). Plain ``in`` checks, no loop: it runs once per
+    exported block, and an ordinary block stops here."""
+    if "```" not in markdown and "~~~" not in markdown:
+        if "`" not in source:
+            return False
+        if "<" not in markdown and "](" not in markdown and "]:" not in markdown:
+            return False
+    return True
+
+
 def split_wikilink(match: re.Match[str]) -> tuple[str, str]:
     """``[[target|label]]`` -> (target, label); the label defaults to the target."""
     inner = match.group(0)[2:-2]
@@ -146,8 +159,12 @@ def value_text(value: AttrValue) -> str:
 
 def shown_attrs(node: Directive) -> list[tuple[str, AttrValue]]:
     """The attributes a reader sees beside the block's type (the id is shown apart)."""
-    hidden = {"id", "header", "align"} if node.name == "table" else {"id"}
+    hidden = _HIDDEN_TABLE_ATTRS if node.name == "table" else _HIDDEN_ATTRS
     return [(k, v) for k, v in node.attrs.items() if k not in hidden]
+
+
+_HIDDEN_ATTRS = frozenset({"id"})
+_HIDDEN_TABLE_ATTRS = frozenset({"id", "header", "align"})
 
 
 @dataclass(slots=True)

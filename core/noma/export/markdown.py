@@ -38,10 +38,11 @@ from .common import (
     directive_table,
     directive_title,
     escape,
+    may_read_differently,
     shown_attrs,
     value_text,
 )
-from .inert import is_inert, literal_markdown, needs_literal
+from .inert import is_inert, literal_markdown
 from .inline import anchor, escape_markdown, inline_markdown
 
 _BACKTICK_RUN = re.compile(r"`+")
@@ -104,6 +105,11 @@ def _block(node: Node, ctx: Context) -> str:
     if isinstance(node, Frontmatter):
         return _frontmatter(node.raw)
     return ""
+
+
+def needs_literal(source: str, text: str) -> bool:
+    """`inert.needs_literal`, with its cheap first test run here (compiled with this module)."""
+    return may_read_differently(source, text) and not is_inert(text)
 
 
 def _item(marker: str, content: str, ctx: Context) -> str:
