@@ -60,13 +60,20 @@ class Context:
 
     doc: Document
     index: IdIndex = field(init=False)
+    # References already resolved: a block is typically named from several places.
+    resolved: dict[str, str | None] = field(init=False)
 
     def __post_init__(self) -> None:
         self.index = index(self.doc)
+        self.resolved = {}
 
     def resolve(self, ref: str) -> str | None:
         """An id or alias to the canonical id it names, or None for a broken reference."""
-        return self.index.resolve(ref.strip())
+        resolved = self.resolved
+        if ref in resolved:
+            return resolved[ref]
+        ident = resolved[ref] = self.index.resolve(ref.strip())
+        return ident
 
     @property
     def title(self) -> str:
