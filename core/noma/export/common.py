@@ -12,7 +12,7 @@ import csv
 import html
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from ..attrs import AttrValue, format_number
 from ..backtick_runs import paired_runs
@@ -21,29 +21,29 @@ from ..nodes import Directive, Document
 from ..table_cells import is_separator, split_row
 from ..wikilinks import WIKILINK
 
-WIKILINK_PATTERN = WIKILINK
+WIKILINK_PATTERN: Final = WIKILINK
 """The validator's wikilink pattern: one definition of a link for every surface."""
 
 # Attributes whose value names another block: rendered as links when the id resolves.
 # (The validator's reference keys plus the review/notes targets, interop "Validator".)
-REFERENCE_KEYS = frozenset(
+REFERENCE_KEYS: Final = frozenset(
     {"for", "parent", "dataset", "target", "block", "ref", "scope", "reply_to"}
 )
 
 # Directives whose body is literal text, not Noma blocks: rendered as code, never parsed.
-LITERAL_DIRECTIVES = frozenset({"code", "code_cell", "output", "math", "query", "diagram"})
+LITERAL_DIRECTIVES: Final = frozenset({"code", "code_cell", "output", "math", "query", "diagram"})
 # Escape hatches (raw HTML, SVG, script): shown as inert source text in every format.
-ESCAPE_HATCHES = frozenset({"html", "svg", "script"})
+ESCAPE_HATCHES: Final = frozenset({"html", "svg", "script"})
 
 # Containers (sections and directives) a renderer descends into. Each level costs the
 # recursive renderers a few stack frames, and the parser nests directives as deep as the
 # colons go; a directive deeper than this is shown as its source text, never recursed into.
-MAX_RENDER_DEPTH = 48
-TOO_DEEP_NOTE = "Nested too deeply to render: shown as source text."
+MAX_RENDER_DEPTH: Final = 48
+TOO_DEEP_NOTE: Final = "Nested too deeply to render: shown as source text."
 
-_URL_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
-_IGNORED_IN_URL = re.compile(r"[\x00-\x20\x7f]")
-SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
+_URL_SCHEME: Final = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
+_IGNORED_IN_URL: Final = re.compile(r"[\x00-\x20\x7f]")
+SAFE_SCHEMES: Final = frozenset({"http", "https", "mailto"})
 
 
 def escape(text: str) -> str:
@@ -170,8 +170,8 @@ def shown_attrs(node: Directive) -> list[tuple[str, AttrValue]]:
     return [(k, v) for k, v in node.attrs.items() if k not in hidden]
 
 
-_HIDDEN_ATTRS = frozenset({"id"})
-_HIDDEN_TABLE_ATTRS = frozenset({"id", "header", "align"})
+_HIDDEN_ATTRS: Final = frozenset({"id"})
+_HIDDEN_TABLE_ATTRS: Final = frozenset({"id", "header", "align"})
 
 
 @dataclass(slots=True)
@@ -184,7 +184,7 @@ class Grid:
     literal: bool = False  # cells are plain values (a dataset), not inline Noma text
 
 
-_ALIGN_WORDS = {
+_ALIGN_WORDS: Final = {
     "l": "left",
     "left": "left",
     "r": "right",
@@ -208,7 +208,7 @@ def _separator_align(line: str) -> list[str | None]:
 # is split once, not once per export. Keyed by content, so an edited body is read again;
 # bounded, so a long session's old tables do not accumulate.
 _GRIDS: dict[tuple[str, AttrValue | None, AttrValue | None], Grid | None] = {}
-_GRIDS_KEPT = 4096
+_GRIDS_KEPT: Final = 4096
 
 
 def directive_table(node: Directive) -> Grid | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 from urllib.parse import quote
 
 from .common import WIKILINK_PATTERN, Context, code_segments, escape, safe_url, split_wikilink
@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # markdown-it is loaded on first use: most text never needs i
     from markdown_it.rules_inline import StateInline
     from markdown_it.token import Token
 
-_SIMPLE_TAGS = {
+_SIMPLE_TAGS: Final = {
     "em_open": "<em>",
     "em_close": "</em>",
     "strong_open": "<strong>",
@@ -62,9 +62,9 @@ def markdown_it() -> MarkdownIt:
 
 # Text with none of the characters that start inline syntax (emphasis, code, links,
 # wikilinks, autolinks, entities, escapes, strikethrough).
-_PLAIN = re.compile(r"[^\\`*_\[\]<&~!]*")
+_PLAIN: Final = re.compile(r"[^\\`*_\[\]<&~!]*")
 # The characters `quote` never encodes (with ``safe="-._~:/"``).
-_URL_SAFE = re.compile(r"[A-Za-z0-9_.\-~:/]*")
+_URL_SAFE: Final = re.compile(r"[A-Za-z0-9_.\-~:/]*")
 
 
 def anchor(ident: str) -> str:
@@ -90,9 +90,9 @@ def inline_html(text: str, ctx: Context) -> str:
 
 # The common inline syntax, written without the tokenizer: ``[[wikilinks]]`` and
 # ``**strong**`` around plain words (`_simple_html` says exactly which).
-_SIMPLE_PIECE = re.compile(WIKILINK_PATTERN.pattern + r"|\*\*([^\\`*_\[\]<&~!\n]+)\*\*")
-_BEFORE_STRONG = frozenset(" \t\n")  # a `**` after these (or first) can only open
-_AFTER_STRONG = frozenset(" \t\n.,;:?)")  # a `**` before these (or last) can only close
+_SIMPLE_PIECE: Final = re.compile(WIKILINK_PATTERN.pattern + r"|\*\*([^\\`*_\[\]<&~!\n]+)\*\*")
+_BEFORE_STRONG: Final = frozenset(" \t\n")  # a `**` after these (or first) can only open
+_AFTER_STRONG: Final = frozenset(" \t\n.,;:?)")  # a `**` before these (or last) can only close
 
 
 def _simple_html(text: str, ctx: Context) -> str | None:
@@ -194,16 +194,16 @@ def _wikilink_html(target: str, label: str, ctx: Context) -> str:
 # -- Markdown ------------------------------------------------------------------------------
 
 # A raw HTML start: `<` then a tag name, `/`, `!` or `?` (CommonMark's raw HTML openers).
-_RAW_HTML = re.compile(r"<(?=[A-Za-z/!?])")
+_RAW_HTML: Final = re.compile(r"<(?=[A-Za-z/!?])")
 # An autolink `<scheme:...>` or `<user@host>`, kept when its scheme is safe.
-_AUTOLINK = re.compile(
+_AUTOLINK: Final = re.compile(
     r"<([A-Za-z][A-Za-z0-9+.\-]{1,31}:[^\s<>]*|[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9.-]+)>"
 )
 # An inline link destination `](url` or `](<url>` (CommonMark: no `<` inside the angle
 # brackets, which also keeps a line of `](<](<...` linear instead of quadratic).
-_DESTINATION = re.compile(r"\]\(\s*(<[^<>\n]*>|[^\s()]*)")
+_DESTINATION: Final = re.compile(r"\]\(\s*(<[^<>\n]*>|[^\s()]*)")
 # A link reference definition `[label]: url` at the start of a line.
-_REFERENCE_DEF = re.compile(r"^( {0,3})\[([^\]\n]+\]:[ \t]*)(<[^>\n]*>|\S*)", re.MULTILINE)
+_REFERENCE_DEF: Final = re.compile(r"^( {0,3})\[([^\]\n]+\]:[ \t]*)(<[^>\n]*>|\S*)", re.MULTILINE)
 
 
 def inline_markdown(text: str, ctx: Context) -> str:
@@ -291,10 +291,10 @@ def _wikilink_md(match: re.Match[str], ctx: Context) -> str:
 
 
 # Each character Markdown could read as markup gets a backslash; a newline becomes a blank.
-_ESCAPES = {ord(c): "\\" + c for c in "\\`*_[]<>|~!&#"} | {ord("\n"): " "}
+_ESCAPES: Final = {ord(c): "\\" + c for c in "\\`*_[]<>|~!&#"} | {ord("\n"): " "}
 
 
-_NEEDS_ESCAPE = re.compile(r"[\\`*_\[\]<>|~!&#\n]")
+_NEEDS_ESCAPE: Final = re.compile(r"[\\`*_\[\]<>|~!&#\n]")
 
 
 def escape_markdown(text: str) -> str:

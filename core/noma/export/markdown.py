@@ -11,6 +11,7 @@ CommonMark). Bodies are not re-flowed: paragraph text is passed through as writt
 from __future__ import annotations
 
 import re
+from typing import Final
 
 from ..nodes import (
     Code,
@@ -45,23 +46,23 @@ from .common import (
 from .inert import is_inert, literal_markdown
 from .inline import anchor, escape_markdown, inline_markdown
 
-_BACKTICK_RUN = re.compile(r"`+")
+_BACKTICK_RUN: Final = re.compile(r"`+")
 # Line starts that Markdown reads as a block (the group is where the backslash goes).
-_BLOCK_START = re.compile(
+_BLOCK_START: Final = re.compile(
     r"[ \t]{0,3}(?:(=+|-+)[ \t]*\Z|(~{3,}|`{3,})|(\+)[ \t]|\d{1,9}(\))[ \t]|(\|))"
 )
-_UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+_UNESCAPED_PIPE: Final = re.compile(r"(?<!\\)\|")
 # A fence's info string is kept only when it is a plain language name.
-_FENCE_INFO = re.compile(r"[A-Za-z0-9_+.\-]*")
+_FENCE_INFO: Final = re.compile(r"[A-Za-z0-9_+.\-]*")
 # A line of whitespace only (not empty): `_quoted` writes it as `>` too. Looked for as
 # the first line, then after each newline: a search for `^` would try every position.
-_FIRST_BLANK_WITH_SPACE = re.compile(r"[^\S\n]+$", re.MULTILINE)
-_NEXT_BLANK_WITH_SPACE = re.compile(r"\n[^\S\n]+$", re.MULTILINE)
+_FIRST_BLANK_WITH_SPACE: Final = re.compile(r"[^\S\n]+$", re.MULTILINE)
+_NEXT_BLANK_WITH_SPACE: Final = re.compile(r"\n[^\S\n]+$", re.MULTILINE)
 # `_BLOCK_START` at the start of the first line, and of any later line: text where it
 # matches nowhere passes unchanged. (Two patterns, not one search for `^`, which would try
 # every position; a search for a leading newline skips to the next newline.)
-_FIRST_BLOCK_START = re.compile(_BLOCK_START.pattern.replace(r"\Z", "$"), re.MULTILINE)
-_NEXT_BLOCK_START = re.compile("\n" + _FIRST_BLOCK_START.pattern, re.MULTILINE)
+_FIRST_BLOCK_START: Final = re.compile(_BLOCK_START.pattern.replace(r"\Z", "$"), re.MULTILINE)
+_NEXT_BLOCK_START: Final = re.compile("\n" + _FIRST_BLOCK_START.pattern, re.MULTILINE)
 
 
 def render_markdown(doc: Document) -> str:
@@ -119,7 +120,7 @@ def _item(marker: str, content: str, ctx: Context) -> str:
 
 # Frontmatter is passed through as written (YAML, which Markdown readers either parse or
 # show as text); one holding anything a reader could take for markup is read back first.
-_FRONTMATTER_MARKS = re.compile(r"[`<&~]|\]\(|\]:")
+_FRONTMATTER_MARKS: Final = re.compile(r"[`<&~]|\]\(|\]:")
 
 
 def _frontmatter(raw: str) -> str:
