@@ -14,6 +14,7 @@ SUITES = {
     "flow": "bench.flow_bench",
     "projection": "bench.projection_bench",
     "formats": "bench.formats_bench",
+    "export": "bench.export_bench",
     "incremental": "bench.incremental_bench",
     "vs": "bench.vs_bench",
 }

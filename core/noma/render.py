@@ -185,3 +185,27 @@ def structure(node: Node) -> Any:
     elif isinstance(node, Table):
         out.update(header=node.header, align=node.align, rows=node.rows)
     return out
+
+
+# == The optional compiled accelerator. setup.py compiles this module's text ABOVE this line.
+#
+# As for the parser (see the end of `core.noma.parser`): setup.py copies the text above into
+# ``_render_native`` (reading attributes with the compiled ``_attrs_native``) and compiles it
+# with mypyc; the copy stands in only while ``render.py``, ``attrs.py`` and the compiled
+# export sources on disk are the ones it was built from. The pure definitions stay in `PURE`.
+
+ACCELERATED_NAMES = ("render_noma",)
+PURE: dict[str, Any] = {name: globals()[name] for name in ACCELERATED_NAMES}
+
+
+def _load() -> tuple[Any, str]:
+    from .native_build import load_compiled
+
+    return load_compiled("_render_native")
+
+
+_native, ACCELERATOR = _load()
+ACCELERATED = _native is not None
+if _native is not None:
+    globals().update({name: getattr(_native, name) for name in ACCELERATED_NAMES})
+del _native

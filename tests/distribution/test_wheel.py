@@ -32,6 +32,8 @@ import asyncio, json, sys
 from pathlib import Path
 import core, skills
 import core.noma.parser
+import core.noma.render
+from core.noma.export.compiled import load
 from core.skills_runtime.service import SkillsRuntime
 
 async def main():
@@ -43,6 +45,8 @@ async def main():
     print(json.dumps({
         "core": core.__file__,
         "parser": core.noma.parser.ACCELERATOR,
+        "render": core.noma.render.ACCELERATOR,
+        "exports": [load(name)[1] for name in ("markdown", "html")],
         "skills": skills.__file__,
         "guide": guide["content"],
         "names": [s["name"] for s in listed["skills"]],
@@ -87,6 +91,8 @@ def test_installed_wheel_finds_its_skills_and_demo_and_runs_its_commands(
         names = archive.namelist()
     # The accelerator ships compiled or not at all: never its generated Python copies.
     assert not [n for n in names if n.endswith(("_parser_native.py", "_attrs_native.py"))]
+    assert not [n for n in names if "_export_native/" in n and n.endswith(".py")]
+    assert "core/noma/_render_native.py" not in names
     assert all(n.startswith("core/noma/") for n in names if n.endswith(".so")), names
     _run([sys.executable, "-m", "venv", str(tmp / "venv")], tmp, env)
     py = tmp / "venv" / "bin" / "python"
@@ -101,6 +107,8 @@ def test_installed_wheel_finds_its_skills_and_demo_and_runs_its_commands(
     # Where this checkout's own install built the compiled parser, the wheel has it too.
     if parser.ACCELERATED or os.environ.get("NOMA_REQUIRE_ACCEL") == "1":
         assert found["parser"] == "compiled with mypyc", found["parser"]
+        assert found["render"] == "compiled with mypyc", found["render"]
+        assert found["exports"] == ["compiled with mypyc"] * 2, found["exports"]
     else:
         assert found["parser"].startswith("pure Python"), found["parser"]
     assert "Skills Protocol" in found["guide"] and "list_skills" in found["guide"]

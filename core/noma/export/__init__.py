@@ -47,13 +47,15 @@ def _export(
     diagnostics: Sequence[Diagnostic] | None,
 ) -> str:
     if fmt == "markdown":
-        from .markdown import render_markdown
+        from .compiled import module
 
-        return render_markdown(doc)
+        markdown: str = module("markdown").render_markdown(doc)
+        return markdown
     if fmt == "html":
-        from .html import render_html
+        from .compiled import module
 
-        return render_html(doc, diagnostics)
+        page: str = module("html").render_html(doc, diagnostics)
+        return page
     if fmt == "llm":
         from .llm import render_llm
 

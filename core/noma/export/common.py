@@ -9,40 +9,49 @@ the HTML page also works in the Markdown file.
 from __future__ import annotations
 
 import csv
+import html
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from ..attrs import AttrValue, format_number
 from ..backtick_runs import paired_runs
 from ..ids import IdIndex, index
 from ..nodes import Directive, Document
-from ..patch.table_rows import is_separator, split_row
-from ..validate.references import WIKILINK
+from ..table_cells import is_separator, split_row
+from ..wikilinks import WIKILINK
 
-WIKILINK_PATTERN = WIKILINK
+WIKILINK_PATTERN: Final = WIKILINK
 """The validator's wikilink pattern: one definition of a link for every surface."""
 
 # Attributes whose value names another block: rendered as links when the id resolves.
 # (The validator's reference keys plus the review/notes targets, interop "Validator".)
-REFERENCE_KEYS = frozenset(
+REFERENCE_KEYS: Final = frozenset(
     {"for", "parent", "dataset", "target", "block", "ref", "scope", "reply_to"}
 )
 
 # Directives whose body is literal text, not Noma blocks: rendered as code, never parsed.
-LITERAL_DIRECTIVES = frozenset({"code", "code_cell", "output", "math", "query", "diagram"})
+LITERAL_DIRECTIVES: Final = frozenset({"code", "code_cell", "output", "math", "query", "diagram"})
 # Escape hatches (raw HTML, SVG, script): shown as inert source text in every format.
-ESCAPE_HATCHES = frozenset({"html", "svg", "script"})
+ESCAPE_HATCHES: Final = frozenset({"html", "svg", "script"})
 
 # Containers (sections and directives) a renderer descends into. Each level costs the
 # recursive renderers a few stack frames, and the parser nests directives as deep as the
 # colons go; a directive deeper than this is shown as its source text, never recursed into.
-MAX_RENDER_DEPTH = 48
-TOO_DEEP_NOTE = "Nested too deeply to render: shown as source text."
+MAX_RENDER_DEPTH: Final = 48
+TOO_DEEP_NOTE: Final = "Nested too deeply to render: shown as source text."
 
-_URL_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
-_IGNORED_IN_URL = re.compile(r"[\x00-\x20\x7f]")
-SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
+_URL_SCHEME: Final = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
+_IGNORED_IN_URL: Final = re.compile(r"[\x00-\x20\x7f]")
+SAFE_SCHEMES: Final = frozenset({"http", "https", "mailto"})
+
+
+def escape(text: str) -> str:
+    """`html.escape` (quotes included), which costs five replaces even on text holding
+    none of ``&<>"'``: such text (most of it) is returned as it is."""
+    if "&" in text or "<" in text or ">" in text or '"' in text or "'" in text:
+        return html.escape(text)
+    return text
 
 
 @dataclass(slots=True)
@@ -51,13 +60,20 @@ class Context:
 
     doc: Document
     index: IdIndex = field(init=False)
+    # References already resolved: a block is typically named from several places.
+    resolved: dict[str, str | None] = field(init=False)
 
     def __post_init__(self) -> None:
         self.index = index(self.doc)
+        self.resolved = {}
 
     def resolve(self, ref: str) -> str | None:
         """An id or alias to the canonical id it names, or None for a broken reference."""
-        return self.index.resolve(ref.strip())
+        resolved = self.resolved
+        if ref in resolved:
+            return resolved[ref]
+        ident = resolved[ref] = self.index.resolve(ref.strip())
+        return ident
 
     @property
     def title(self) -> str:
@@ -87,6 +103,19 @@ def safe_url(url: str) -> bool:
     return match.group(1).lower() in SAFE_SCHEMES
 
 
+def may_read_differently(source: str, markdown: str) -> bool:
+    """Could a Markdown reader see ``markdown`` (written from ``source``) differently from
+    the exporter? Only with a fence-like run, or with backticks in the source beside raw
+    HTML or link syntax (see `inert`). Plain ``in`` checks, no loop: it runs once per
+    exported block, and an ordinary block stops here."""
+    if "```" not in markdown and "~~~" not in markdown:
+        if "`" not in source:
+            return False
+        if "<" not in markdown and "](" not in markdown and "]:" not in markdown:
+            return False
+    return True
+
+
 def split_wikilink(match: re.Match[str]) -> tuple[str, str]:
     """``[[target|label]]`` -> (target, label); the label defaults to the target."""
     inner = match.group(0)[2:-2]
@@ -110,10 +139,18 @@ def code_segments(text: str) -> list[tuple[bool, str]]:
     return out
 
 
+_TITLES: dict[str, str] = {}  # directive names are few: each is titled once
+
+
 def directive_title(name: str) -> str:
     """``open_question`` -> ``Open question``: the label a reader sees for a block type."""
-    words = name.replace("_", " ").replace("-", " ").strip()
-    return words[:1].upper() + words[1:]
+    title = _TITLES.get(name)
+    if title is None:
+        words = name.replace("_", " ").replace("-", " ").strip()
+        title = words[:1].upper() + words[1:]
+        if len(_TITLES) < 1024:
+            _TITLES[name] = title
+    return title
 
 
 def value_text(value: AttrValue) -> str:
@@ -129,8 +166,12 @@ def value_text(value: AttrValue) -> str:
 
 def shown_attrs(node: Directive) -> list[tuple[str, AttrValue]]:
     """The attributes a reader sees beside the block's type (the id is shown apart)."""
-    hidden = {"id", "header", "align"} if node.name == "table" else {"id"}
+    hidden = _HIDDEN_TABLE_ATTRS if node.name == "table" else _HIDDEN_ATTRS
     return [(k, v) for k, v in node.attrs.items() if k not in hidden]
+
+
+_HIDDEN_ATTRS: Final = frozenset({"id"})
+_HIDDEN_TABLE_ATTRS: Final = frozenset({"id", "header", "align"})
 
 
 @dataclass(slots=True)
@@ -143,7 +184,7 @@ class Grid:
     literal: bool = False  # cells are plain values (a dataset), not inline Noma text
 
 
-_ALIGN_WORDS = {
+_ALIGN_WORDS: Final = {
     "l": "left",
     "left": "left",
     "r": "right",
@@ -163,10 +204,31 @@ def _separator_align(line: str) -> list[str | None]:
     return out
 
 
+# Grids already read, by what they are read from (body, ``header``, ``align``): each table
+# is split once, not once per export. Keyed by content, so an edited body is read again;
+# bounded, so a long session's old tables do not accumulate.
+_GRIDS: dict[tuple[str, AttrValue | None, AttrValue | None], Grid | None] = {}
+_GRIDS_KEPT: Final = 4096
+
+
 def directive_table(node: Directive) -> Grid | None:
     """The cells of a ``::table`` body, read like the table ops read them: pipe rows with
     optional outer pipes; the first row is the header when the opener has ``header`` or
-    the second row is a separator. ``align="l,r,c"`` sets alignments. None for no rows."""
+    the second row is a separator. ``align="l,r,c"`` sets alignments. None for no rows.
+
+    The grid is shared between calls for the same table: callers read it, never change it.
+    """
+    attrs = node.attrs
+    key = (node.body, attrs.get("header"), attrs.get("align"))
+    if key in _GRIDS:
+        return _GRIDS[key]
+    if len(_GRIDS) >= _GRIDS_KEPT:
+        _GRIDS.clear()
+    grid = _GRIDS[key] = _read_table(node)
+    return grid
+
+
+def _read_table(node: Directive) -> Grid | None:
     lines = [line for line in node.body.split("\n") if line.strip()]
     if not lines:
         return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from html import escape
+from typing import Final
 
 from ..diagnostics import Diagnostic
 from ..nodes import (
@@ -40,17 +40,18 @@ from .common import (
     dataset_grid,
     directive_table,
     directive_title,
+    escape,
     shown_attrs,
     value_text,
 )
 from .inline import anchor, inline_html
 
-CSP = (
+CSP: Final = (
     "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; "
     "base-uri 'none'; form-action 'none'"
 )
 
-STYLE = """
+STYLE: Final = """
 :root { color-scheme: light dark; --fg: #1f2328; --bg: #ffffff; --muted: #59636e;
   --line: #d1d9e0; --soft: #f6f8fa; --accent: #0969da; --err: #cf222e; --warn: #9a6700; }
 @media (prefers-color-scheme: dark) {
@@ -162,7 +163,7 @@ def _block(node: Node, ctx: Context) -> str:
 
 
 # A nested list item inside a list item's continuation lines: indented marker, then text.
-_NESTED_ITEM = re.compile(r"([ \t]+)([-*+]|\d{1,9}[.)])[ \t]+(.*)\Z")
+_NESTED_ITEM: Final = re.compile(r"([ \t]+)([-*+]|\d{1,9}[.)])[ \t]+(.*)\Z")
 
 
 def _list(items: list[str], ordered: bool, ctx: Context, depth: int = 0) -> str:

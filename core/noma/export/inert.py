@@ -21,43 +21,40 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+from .common import may_read_differently, safe_url
 
-from .common import safe_url
+if TYPE_CHECKING:  # markdown-it is loaded on first use: ordinary blocks never need it
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 # The exporter's own anchors are the only raw HTML it writes.
 _ANCHOR = re.compile(r'<a id="[^"<>]*"></a>|<a id="[^"<>]*">|</a>')
 
 
-class _EveryLink(MarkdownIt):
-    """Keeps every link: they are judged by the exporter's own rule (`safe_url`)."""
-
-    def validateLink(self, url: str) -> bool:
-        return True
-
-
 @cache
 def _reader() -> MarkdownIt:
-    return _EveryLink("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    from markdown_it import MarkdownIt
+
+    class EveryLink(MarkdownIt):
+        """Keeps every link: they are judged by the exporter's own rule (`safe_url`)."""
+
+        def validateLink(self, url: str) -> bool:
+            return True
+
+    return EveryLink("commonmark", {"html": True}).enable(["table", "strikethrough"])
 
 
 def needs_literal(source: str, markdown: str) -> bool:
     """Must ``markdown`` (written from ``source``) be replaced by the literal form? Only
     when a reader could see it differently from the exporter and, read back, it is active.
 
-    The first test is plain ``in`` checks, no loop or call: it runs once per exported block,
-    and an ordinary block stops there.
+    The first test (`common.may_read_differently`) is plain ``in`` checks: it runs once
+    per exported block, and an ordinary block stops there.
     """
-    if "```" not in markdown and "~~~" not in markdown:
-        if "`" not in source:
-            return False
-        if "<" not in markdown and "](" not in markdown and "]:" not in markdown:
-            return False
-    return not is_inert(markdown)
+    return may_read_differently(source, markdown) and not is_inert(markdown)
 
 
 def is_inert(markdown: str) -> bool:

@@ -13,16 +13,18 @@ destinations with an unsafe scheme are dropped. Code spans are never touched.
 from __future__ import annotations
 
 import re
-from html import escape
+from functools import cache
+from typing import TYPE_CHECKING, Final
 from urllib.parse import quote
 
-from markdown_it import MarkdownIt
-from markdown_it.rules_inline import StateInline
-from markdown_it.token import Token
+from .common import WIKILINK_PATTERN, Context, code_segments, escape, safe_url, split_wikilink
 
-from .common import WIKILINK_PATTERN, Context, code_segments, safe_url, split_wikilink
+if TYPE_CHECKING:  # markdown-it is loaded on first use: most text never needs it
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_inline import StateInline
+    from markdown_it.token import Token
 
-_SIMPLE_TAGS = {
+_SIMPLE_TAGS: Final = {
     "em_open": "<em>",
     "em_close": "</em>",
     "strong_open": "<strong>",
@@ -47,21 +49,28 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
     return True
 
 
-def _markdown_it() -> MarkdownIt:
+@cache
+def markdown_it() -> MarkdownIt:
+    """The inline tokenizer, made on first use (importing markdown-it costs ~25 ms)."""
+    from markdown_it import MarkdownIt
+
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable("strikethrough")
     md.inline.ruler.before("link", "wikilink", _wikilink_rule)
     return md
 
 
-_MD = _markdown_it()
 # Text with none of the characters that start inline syntax (emphasis, code, links,
 # wikilinks, autolinks, entities, escapes, strikethrough).
-_PLAIN = re.compile(r"[^\\`*_\[\]<&~!]*")
+_PLAIN: Final = re.compile(r"[^\\`*_\[\]<&~!]*")
+# The characters `quote` never encodes (with ``safe="-._~:/"``).
+_URL_SAFE: Final = re.compile(r"[A-Za-z0-9_.\-~:/]*")
 
 
 def anchor(ident: str) -> str:
     """An id as a URL fragment (``#`` not included): percent-encoded, so any id is safe."""
+    if _URL_SAFE.fullmatch(ident):
+        return ident  # what `quote` leaves as it is, without the encode and the scan
     return quote(ident, safe="-._~:/")
 
 
@@ -71,9 +80,61 @@ def inline_html(text: str, ctx: Context) -> str:
         return ""
     if _PLAIN.fullmatch(text) and "  \n" not in text:
         return escape(text)  # no inline syntax at all: the tokenizer would only escape it
-    blocks = _MD.parseInline(text, {})
+    simple = _simple_html(text, ctx)
+    if simple is not None:
+        return simple
+    blocks = markdown_it().parseInline(text, {})
     children = blocks[0].children if blocks else None
     return _tokens_html(children or [], ctx)
+
+
+# The common inline syntax, written without the tokenizer: ``[[wikilinks]]`` and
+# ``**strong**`` around plain words (`_simple_html` says exactly which).
+_SIMPLE_PIECE: Final = re.compile(WIKILINK_PATTERN.pattern + r"|\*\*([^\\`*_\[\]<&~!\n]+)\*\*")
+_BEFORE_STRONG: Final = frozenset(" \t\n")  # a `**` after these (or first) can only open
+_AFTER_STRONG: Final = frozenset(" \t\n.,;:?)")  # a `**` before these (or last) can only close
+
+
+def _simple_html(text: str, ctx: Context) -> str | None:
+    """What markdown-it makes of ``text`` when it is plain text, ``[[wikilinks]]`` and
+    ``**strong**`` spans only, else None (the tokenizer decides).
+
+    Plain: none of the characters that start inline syntax, no ``\r`` or NUL (normalised
+    by the tokenizer), no blank before or after a line break (trimmed by it). A strong
+    span is a ``**`` after the start or a blank, plain text that starts and ends with a
+    letter or digit, and a ``**`` before the end, a blank or ``.,;:?)``: its delimiters
+    are unambiguous (CommonMark's flanking rules), so it pairs as written. Anything else,
+    an empty wikilink target included, is left to the tokenizer.
+    """
+    if " \n" in text or "\n " in text or "\n\t" in text or "\r" in text or "\x00" in text:
+        return None
+    out: list[str] = []
+    pos = 0
+    for match in _SIMPLE_PIECE.finditer(text):
+        start = match.start()
+        if _PLAIN.fullmatch(text, pos, start) is None:
+            return None
+        out.append(escape(text[pos:start]))
+        strong = match.group(2)
+        if strong is None:
+            if not match.group(1).strip():
+                return None
+            target, label = split_wikilink(match)
+            out.append(_wikilink_html(target, label, ctx))
+        else:
+            end = match.end()
+            if not (strong[0].isalnum() and strong[-1].isalnum()):
+                return None
+            if start and text[start - 1] not in _BEFORE_STRONG:
+                return None
+            if end < len(text) and text[end] not in _AFTER_STRONG:
+                return None
+            out.append("<strong>" + escape(strong) + "</strong>")
+        pos = match.end()
+    if _PLAIN.fullmatch(text, pos) is None:
+        return None
+    out.append(escape(text[pos:]))
+    return "".join(out)
 
 
 def _tokens_html(tokens: list[Token], ctx: Context) -> str:
@@ -133,20 +194,29 @@ def _wikilink_html(target: str, label: str, ctx: Context) -> str:
 # -- Markdown ------------------------------------------------------------------------------
 
 # A raw HTML start: `<` then a tag name, `/`, `!` or `?` (CommonMark's raw HTML openers).
-_RAW_HTML = re.compile(r"<(?=[A-Za-z/!?])")
+_RAW_HTML: Final = re.compile(r"<(?=[A-Za-z/!?])")
 # An autolink `<scheme:...>` or `<user@host>`, kept when its scheme is safe.
-_AUTOLINK = re.compile(
+_AUTOLINK: Final = re.compile(
     r"<([A-Za-z][A-Za-z0-9+.\-]{1,31}:[^\s<>]*|[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9.-]+)>"
 )
 # An inline link destination `](url` or `](<url>` (CommonMark: no `<` inside the angle
 # brackets, which also keeps a line of `](<](<...` linear instead of quadratic).
-_DESTINATION = re.compile(r"\]\(\s*(<[^<>\n]*>|[^\s()]*)")
+_DESTINATION: Final = re.compile(r"\]\(\s*(<[^<>\n]*>|[^\s()]*)")
 # A link reference definition `[label]: url` at the start of a line.
-_REFERENCE_DEF = re.compile(r"^( {0,3})\[([^\]\n]+\]:[ \t]*)(<[^>\n]*>|\S*)", re.MULTILINE)
+_REFERENCE_DEF: Final = re.compile(r"^( {0,3})\[([^\]\n]+\]:[ \t]*)(<[^>\n]*>|\S*)", re.MULTILINE)
 
 
 def inline_markdown(text: str, ctx: Context) -> str:
-    """Noma inline text as Markdown: wikilinks resolved, raw HTML and unsafe links inert."""
+    """Noma inline text as Markdown: wikilinks resolved, raw HTML and unsafe links inert.
+
+    Every rewrite below needs a ``[``/``]`` (wikilinks, link destinations, definitions) or
+    a ``<`` (raw HTML, autolinks), and code spans need a backtick: most text has none of
+    them and is returned as it is, without the splitting and the scans.
+    """
+    if "`" not in text:
+        if "[" not in text and "]" not in text and "<" not in text:
+            return text
+        return _markdown_text(text, ctx)
     parts = []
     for is_code, segment in code_segments(text):
         parts.append(segment if is_code else _markdown_text(segment, ctx))
@@ -154,9 +224,19 @@ def inline_markdown(text: str, ctx: Context) -> str:
 
 
 def _markdown_text(text: str, ctx: Context) -> str:
-    text = WIKILINK_PATTERN.sub(lambda m: _wikilink_md(m, ctx), text)
-    text = _DESTINATION.sub(_checked_destination, text)
-    text = _REFERENCE_DEF.sub(_checked_definition, text)
+    # Each substitution only when its pattern's first characters occur at all. A resolved
+    # wikilink is written `[label](#id)`: a destination that is safe by construction, so
+    # the destinations are checked only when the text had one of its own.
+    destinations = "](" in text
+    definitions = "]:" in text
+    if "[[" in text:
+        text = WIKILINK_PATTERN.sub(lambda m: _wikilink_md(m, ctx), text)
+    if destinations:
+        text = _DESTINATION.sub(_checked_destination, text)
+    if definitions:
+        text = _REFERENCE_DEF.sub(_checked_definition, text)
+    if "<" not in text:
+        return text
     out: list[str] = []
     pos = 0
     for match in _RAW_HTML.finditer(text):
@@ -210,6 +290,15 @@ def _wikilink_md(match: re.Match[str], ctx: Context) -> str:
     return f"[{label}](#{anchor(ident)})"
 
 
+# Each character Markdown could read as markup gets a backslash; a newline becomes a blank.
+_ESCAPES: Final = {ord(c): "\\" + c for c in "\\`*_[]<>|~!&#"} | {ord("\n"): " "}
+
+
+_NEEDS_ESCAPE: Final = re.compile(r"[\\`*_\[\]<>|~!&#\n]")
+
+
 def escape_markdown(text: str) -> str:
     """Plain text (an attribute value, a dataset cell) that must read literally in Markdown."""
-    return re.sub(r"([\\`*_\[\]<>|~!&#])", r"\\\1", text).replace("\n", " ")
+    if _NEEDS_ESCAPE.search(text) is None:
+        return text  # most values: nothing to escape, and the table lookups cost
+    return text.translate(_ESCAPES)

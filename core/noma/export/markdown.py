@@ -11,7 +11,7 @@ CommonMark). Bodies are not re-flowed: paragraph text is passed through as writt
 from __future__ import annotations
 
 import re
-from html import escape
+from typing import Final
 
 from ..nodes import (
     Code,
@@ -38,18 +38,31 @@ from .common import (
     dataset_lang,
     directive_table,
     directive_title,
+    escape,
+    may_read_differently,
     shown_attrs,
     value_text,
 )
-from .inert import is_inert, literal_markdown, needs_literal
+from .inert import is_inert, literal_markdown
 from .inline import anchor, escape_markdown, inline_markdown
 
-_BACKTICK_RUN = re.compile(r"`+")
+_BACKTICK_RUN: Final = re.compile(r"`+")
 # Line starts that Markdown reads as a block (the group is where the backslash goes).
-_BLOCK_START = re.compile(
+_BLOCK_START: Final = re.compile(
     r"[ \t]{0,3}(?:(=+|-+)[ \t]*\Z|(~{3,}|`{3,})|(\+)[ \t]|\d{1,9}(\))[ \t]|(\|))"
 )
-_UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+_UNESCAPED_PIPE: Final = re.compile(r"(?<!\\)\|")
+# A fence's info string is kept only when it is a plain language name.
+_FENCE_INFO: Final = re.compile(r"[A-Za-z0-9_+.\-]*")
+# A line of whitespace only (not empty): `_quoted` writes it as `>` too. Looked for as
+# the first line, then after each newline: a search for `^` would try every position.
+_FIRST_BLANK_WITH_SPACE: Final = re.compile(r"[^\S\n]+$", re.MULTILINE)
+_NEXT_BLANK_WITH_SPACE: Final = re.compile(r"\n[^\S\n]+$", re.MULTILINE)
+# `_BLOCK_START` at the start of the first line, and of any later line: text where it
+# matches nowhere passes unchanged. (Two patterns, not one search for `^`, which would try
+# every position; a search for a leading newline skips to the next newline.)
+_FIRST_BLOCK_START: Final = re.compile(_BLOCK_START.pattern.replace(r"\Z", "$"), re.MULTILINE)
+_NEXT_BLOCK_START: Final = re.compile("\n" + _FIRST_BLOCK_START.pattern, re.MULTILINE)
 
 
 def render_markdown(doc: Document) -> str:
@@ -95,6 +108,11 @@ def _block(node: Node, ctx: Context) -> str:
     return ""
 
 
+def needs_literal(source: str, text: str) -> bool:
+    """`inert.needs_literal`, with its cheap first test run here (compiled with this module)."""
+    return may_read_differently(source, text) and not is_inert(text)
+
+
 def _item(marker: str, content: str, ctx: Context) -> str:
     text = marker + inline_markdown(content, ctx)
     return marker + literal_markdown(content) if needs_literal(content, text) else text
@@ -102,7 +120,7 @@ def _item(marker: str, content: str, ctx: Context) -> str:
 
 # Frontmatter is passed through as written (YAML, which Markdown readers either parse or
 # show as text); one holding anything a reader could take for markup is read back first.
-_FRONTMATTER_MARKS = re.compile(r"[`<&~]|\]\(|\]:")
+_FRONTMATTER_MARKS: Final = re.compile(r"[`<&~]|\]\(|\]:")
 
 
 def _frontmatter(raw: str) -> str:
@@ -121,6 +139,12 @@ def stays_paragraph(text: str) -> str:
     ``1) x`` (list items) and ``| a |`` rows (a GFM table). What else could read
     differently is caught by `inert.needs_literal`.
     """
+    if (
+        text[:1] not in (" ", "\t")
+        and _FIRST_BLOCK_START.match(text) is None
+        and _NEXT_BLOCK_START.search(text) is None
+    ):
+        return text  # the usual paragraph: nothing to escape, no indentation to drop
     lines = text.split("\n")
     lines[0] = lines[0].lstrip(" \t")
     for k, line in enumerate(lines):
@@ -176,19 +200,33 @@ def _directive_body(node: Directive, ctx: Context) -> str:
 
 
 def _quoted(text: str) -> str:
-    return "\n".join(f"> {line}" if line.strip() else ">" for line in text.split("\n"))
+    """Each line behind ``> ``; a blank line (empty or only whitespace) is ``>`` alone."""
+    if (
+        _FIRST_BLANK_WITH_SPACE.match(text) is not None
+        or _NEXT_BLANK_WITH_SPACE.search(text) is not None
+    ):
+        return "\n".join(f"> {line}" if line.strip() else ">" for line in text.split("\n"))
+    # No whitespace-only line: only empty lines become `>` (two passes catch neighbours).
+    out = ("> " + text.replace("\n", "\n> ")).replace("\n> \n", "\n>\n").replace("\n> \n", "\n>\n")
+    if out.startswith("> \n") or out == "> ":
+        out = ">" + out[2:]
+    if out.endswith("\n> "):
+        out = out[:-1]
+    return out
 
 
 def fenced(content: str, lang: str = "") -> str:
     """A backtick fence longer than any backtick run inside, so the content cannot end it."""
     longest = max((len(m.group(0)) for m in _BACKTICK_RUN.finditer(content)), default=0)
     fence = "`" * max(3, longest + 1)
-    info = lang if re.fullmatch(r"[A-Za-z0-9_+.\-]*", lang) else ""
+    info = lang if _FENCE_INFO.fullmatch(lang) else ""
     return f"{fence}{info}\n{content}\n{fence}" if content else f"{fence}{info}\n{fence}"
 
 
 def code_span(text: str) -> str:
     """Literal text as an inline code span (a longer fence when the text has backticks)."""
+    if "`" not in text:  # the common case: one backtick each side
+        return "`" + text.replace("\n", " ") + "`"
     longest = max((len(m.group(0)) for m in _BACKTICK_RUN.finditer(text)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
@@ -202,7 +240,10 @@ def grid_markdown(grid: Grid, ctx: Context) -> str:
         if grid.literal:
             return escape_markdown(text)
         # Noma keeps `|` inside code spans in one cell; GFM splits there unless escaped.
-        shown = _UNESCAPED_PIPE.sub(r"\\|", inline_markdown(text, ctx)).replace("\n", " ")
+        shown = inline_markdown(text, ctx)
+        if "|" in shown:
+            shown = _UNESCAPED_PIPE.sub(r"\\|", shown)
+        shown = shown.replace("\n", " ")
         if needs_literal(text, shown):
             return literal_markdown(text).replace("\n", " ")
         return shown

@@ -4,42 +4,17 @@ A ``::table`` row may omit its outer pipes (``a | b``) or keep them (``| a | b |
 read the same. A touched row is always written back in the full ``| a | b |`` form
 (noma-interop), so the edit is visible and unambiguous whatever the row looked like before.
 Cells are read with the parser's own splitter so that a written row reads back exactly as
-the parser will see it.
+the parser will see it. Reading a line as cells lives in `core.noma.table_cells`.
 """
 
 from __future__ import annotations
 
-import re
-
-from ..parser import code_spans, split_table_row
+from ..parser import code_spans
+from ..table_cells import SEPARATOR_CELL as SEPARATOR_CELL  # re-exported
+from ..table_cells import is_separator as is_separator  # re-exported
+from ..table_cells import split_row as split_row  # re-exported
 from .errors import INVALID_CONTENT, PatchError
 from .opener import check_one_line
-
-SEPARATOR_CELL = re.compile(r"[ \t]*:?-{3,}:?[ \t]*\Z")
-
-
-def split_row(line: str) -> list[str]:
-    """Cells of one body line, stripped; leading and trailing pipes are optional.
-
-    The line is wrapped in pipes and handed to the parser's splitter, so ``\\|`` and pipes
-    inside code spans never split. An outer pipe shows up as an empty first or last cell,
-    which is dropped.
-    """
-    text = line.strip()
-    if not text:
-        return []
-    cells = split_table_row("|" + text + "|")
-    if text.startswith("|"):
-        cells = cells[1:]
-    if len(cells) > 1 and text.endswith("|") and cells[-1] == "":
-        cells = cells[:-1]
-    return cells
-
-
-def is_separator(line: str) -> bool:
-    """A ``| --- | :---: |`` line: every cell is dashes (>= 3) with optional colons."""
-    cells = split_row(line)
-    return bool(cells) and all(SEPARATOR_CELL.match(c) for c in cells)
 
 
 def indent_of(line: str) -> str:

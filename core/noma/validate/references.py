@@ -11,6 +11,7 @@ import re
 
 from ..backtick_runs import lazy_spans
 from ..diagnostics import Diagnostic
+from ..wikilinks import WIKILINK
 from .registry import diag
 from .scan import (
     REFERENCE_ATTRS,
@@ -22,11 +23,14 @@ from .scan import (
     is_noverify,
 )
 
-__all__ = ["REFERENCE_ATTRS", "TARGET_ATTRS", "check_broken_references", "check_duplicate_ids"]
+__all__ = [
+    "REFERENCE_ATTRS",
+    "TARGET_ATTRS",
+    "WIKILINK",
+    "check_broken_references",
+    "check_duplicate_ids",
+]
 
-# [[target]] or [[target|label]]; blanks around the target do not count, and an empty
-# target is not a link. (Greedy and stripped afterwards: a lazy target is 5x slower.)
-WIKILINK = re.compile(r"\[\[([^\[\]|\n]*)(?:\|[^\[\]\n]*)?\]\]")
 # An inline code span (`x`, ``x``): its text is literal, like a code block's. Spans are
 # what ``(`+)(?:.|\n)+?\1`` matches, found by `backtick_runs.lazy_spans` in linear time.
 _NOT_NEWLINE = re.compile(r"[^\n]")
