@@ -22,21 +22,22 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
-from ..boundary import Place, document_place
+from ..boundary import BoundaryError, Place, document_place
 from ..capabilities import advisories, load_descriptor
 from ..commit import Recovery, TranscriptWriteError, commit, recover, temp_name
 from ..diagnostics import Diagnostic, Summary, summarize
 from ..files import DocumentIOError, is_book_manifest, read_source, read_source_at
-from ..incremental import reparse
+from ..incremental import reparse, span_is_clean
 from ..nodes import Document
 from ..parser import parse
-from ..source import Source, encode
+from ..source import Source, decode, encode, text_is_clean
 from ..transcript import (
     PROTOCOL_VERSION,
     TOOL_VERSION,
     new_op_id,
     now_iso,
 )
+from ..warm_files import WarmFiles, Written
 from .catalog import BASE_HASH, TARGET_FIELD, canonical_op, check_op, op_name
 from .engine import ListFailure, OpStep, apply_list
 from .errors import (
@@ -137,7 +138,7 @@ class DocumentState:
     made (``stale-citation`` depends on the date).
     """
 
-    __slots__ = ("_lines", "day", "diagnostics", "doc", "sha256", "text")
+    __slots__ = ("_lines", "clean", "day", "diagnostics", "doc", "sha256", "text")
 
     def __init__(
         self,
@@ -153,6 +154,15 @@ class DocumentState:
         self.text = text
         self.day = day if day is not None else date.today()
         self._lines: SourceLines | None = None
+        # ``text`` holds no CR, NUL or undecodable byte (None: not known yet). Carried from
+        # version to version by the ops (`incremental.reparse`'s ``clean``), found by a
+        # scan only for a version read from disk.
+        self.clean: bool | None = None
+
+    def is_clean(self) -> bool:
+        if self.clean is None:
+            self.clean = self.text is not None and text_is_clean(self.text)
+        return self.clean
 
     def source_lines(self) -> SourceLines | None:
         """``text`` split into lines once (None without the text): each edit of this
@@ -177,6 +187,31 @@ class DocumentCache:
     def __init__(self) -> None:
         self._states: dict[str, DocumentState] = {}
         self._prepared: dict[str, DocumentState] = {}
+        self.files = WarmFiles()
+
+    def read_at(self, where: Place, shown: Path) -> tuple[Source, str]:
+        """The file's content and sha256 (`warm_files.WarmFiles.read`: an unchanged file
+        costs a stat); `DocumentIOError` when there is none."""
+        try:
+            found = self.files.read(where, shown)
+        except BoundaryError:
+            raise
+        except PermissionError as exc:
+            raise DocumentIOError(f"{shown}: permission denied") from exc
+        except OSError as exc:
+            raise DocumentIOError(f"{shown}: {exc.strerror or exc}") from exc
+        if found is None:
+            raise DocumentIOError(f"{shown}: no such file")
+        return found
+
+    def load_at(self, where: Place, shown: Path) -> tuple[Source, DocumentState]:
+        """`load` of the file at a boundary place, read through `read_at`."""
+        source, sha256 = self.read_at(where, shown)
+        state = self.get(shown, sha256)
+        if state is None:
+            state = analyse(source.text, shown.parent, sha256, previous=self.latest(shown))
+            self.put(shown, state)
+        return source, state
 
     def get(self, path: Path, sha256: str) -> DocumentState | None:
         state = self._states.get(str(path))
@@ -352,8 +387,11 @@ def _patch_locked(
     started = time.perf_counter()
     target = target_place.path if target_place is not source_place else doc_path
     recovered = recover(target_place) if write else None
-    source = read_source_at(source_place, doc_path)
-    pre_sha256 = source.sha256
+    if cache is not None:
+        source, pre_sha256 = cache.read_at(source_place, doc_path)
+    else:
+        source = read_source_at(source_place, doc_path)
+        pre_sha256 = source.sha256
     base_dir = doc_path.parent
     state = cache.get(doc_path, pre_sha256) if cache is not None else None
     if state is None:
@@ -433,10 +471,14 @@ def _patch_locked(
         else:
             last = steps[-1]  # the post-state is spliced from the parse the last op ran on
             post_doc = None
+            span = last.source_lines.changed_span() if last.source_lines is not None else None
+            clean = len(steps) == 1 and state.is_clean()
             if last.doc is not None:
-                post_doc = reparse(last.doc, last.before, final_text, last.lines)
+                post_doc = reparse(last.doc, last.before, final_text, last.lines, span, clean)
             post_state = analyse(final_text, base_dir, post_sha256, doc=post_doc)
             post_state.keep_lines(last.source_lines)
+            if clean and span is not None and last.lines is not None:
+                post_state.clean = span_is_clean(last.lines, span)
             if cache is not None and not write:
                 cache.prepare(doc_path, post_state)
         refused = _guard(steps, state.doc, post_state.doc)
@@ -453,14 +495,24 @@ def _patch_locked(
     if not write:
         return outcome
     target_pre = pre_sha256 if target_place is source_place else _current_sha256(target_place)
+    written: Written | None = None
     try:
-        ctx.commit(outcome, data, record, target_pre)
+        written = ctx.commit(outcome, data, record, target_pre)
     except TranscriptWriteError as exc:
         outcome.transcript_error = f"transcript not written: {exc}"
     except OSError as exc:
         raise DocumentIOError(f"{target}: cannot write: {exc.strerror or exc}") from exc
     if cache is not None and data is not None:
         cache.put(target, post_state)
+        if target_place is source_place:  # the bytes just written: the next read is a stat
+            # A clean version (no CR, NUL or undecodable byte) needs no scan to know so.
+            clean = post_state.clean is True
+            new_source = (
+                Source(data, final_text, source.bom, False, None) if clean else decode(data)
+            )
+            cache.files.wrote(target_place, doc_path, new_source, post_sha256, written)
+        else:
+            cache.files.forget(target)
     return outcome
 
 
@@ -712,10 +764,13 @@ class _Context:
 
     def commit(
         self, outcome: PatchOutcome, data: bytes | None, record: bool, target_pre: str | None
-    ) -> None:
+    ) -> Written | None:
         """Write the new bytes and the records write-ahead (`core.noma.commit`)."""
         post = outcome.post_sha256 if data is not None else (target_pre or outcome.post_sha256)
         if record:
-            commit(self.place, data, outcome.records, pre_sha256=target_pre, post_sha256=post)
-        elif data is not None:
+            return commit(
+                self.place, data, outcome.records, pre_sha256=target_pre, post_sha256=post
+            )
+        if data is not None:
             self.place.folder.atomic_write(self.place.name, data, temp_name(self.place.name))
+        return None

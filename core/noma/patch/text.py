@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 
-from ..source import BOM, encode
+from ..source import BOM, encode, has_crlf
 from .errors import INVALID_CONTENT, PatchError
 
 
@@ -27,12 +27,17 @@ class SourceLines:
     def __init__(self, text: str) -> None:
         self.bom = text.startswith(BOM)
         body = text[1:] if self.bom else text
-        self.crlf = "\r\n" in body
+        self.crlf = has_crlf(body)
         lines = body.split("\n")
         self.final_newline = len(lines) > 1 and lines[-1] == ""
         if self.final_newline or lines == [""]:
             lines.pop()
         self.lines = lines
+        # Which lines the edits since `copy` touched (see `changed_span`); a view split from
+        # text knows no base, so it tracks nothing.
+        self._base_len: int | None = None
+        self._head = 0
+        self._tail = 0
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -43,7 +48,28 @@ class SourceLines:
         new = SourceLines.__new__(SourceLines)
         new.bom, new.crlf, new.final_newline = self.bom, self.crlf, self.final_newline
         new.lines = list(self.lines)
+        n = len(new.lines)
+        # Edits are tracked against this copy's lines, when they are the parser's lines.
+        new._base_len = n if not (n and new.lines[-1] == "" and not self.final_newline) else None
+        new._head, new._tail = n, n
         return new
+
+    def changed_span(self) -> tuple[int, int, int] | None:
+        """``(head, tail, base)``: how many leading and trailing lines every edit since
+        `copy` left alone, and how many lines the copy started with, so the next parse can
+        be spliced at the change without comparing two texts. None when not known: a view
+        split from text, or one whose lines are not the parser's (a final empty line
+        without a final newline, see `as_split`)."""
+        n = len(self.lines)
+        if self._base_len is None or (n and self.lines[-1] == "" and not self.final_newline):
+            return None
+        head = min(self._head, n, self._base_len)
+        return head, min(self._tail, n - head, self._base_len - head), self._base_len
+
+    def _touch(self, a: int, b: int) -> None:
+        """Lines ``a:b`` (0-based, current numbering) are about to change."""
+        self._head = min(self._head, a)
+        self._tail = min(self._tail, max(len(self.lines) - b, 0))
 
     def text(self) -> str:
         body = "\n".join(self.lines)
@@ -79,6 +105,7 @@ class SourceLines:
         """Rewrite one line in place, keeping its line ending."""
         _one_line(content)
         old = self.lines[lineno - 1]
+        self._touch(lineno - 1, lineno)
         self.lines[lineno - 1] = content + "\r" if old.endswith("\r") else content
 
     def splice(self, start: int, end: int, contents: list[str]) -> None:
@@ -88,6 +115,8 @@ class SourceLines:
         for content in contents:
             _one_line(content)
         lines = self.lines
+        # One line more at the head: the line before may lose or gain its CR below.
+        self._touch(max(a - 1, 0), b)
         new = [c + "\r" for c in contents] if self.crlf else list(contents)
         if b >= len(lines) and not self.final_newline:
             # The last line of a file with no final newline carries no line ending.
