@@ -23,6 +23,19 @@ def _one_line(content: str) -> None:
         )
 
 
+# A run of lines: (first, end) 0-based end-exclusive, and ``"\n".join(lines[first:end])``.
+Chunk = tuple[int, int, str]
+_CHUNK = 2048  # lines per run
+
+
+def _make_chunks(lines: list[str], start: int, end: int) -> list[Chunk]:
+    out: list[Chunk] = []
+    for s in range(start, end, _CHUNK):
+        e = min(s + _CHUNK, end)
+        out.append((s, e, "\n".join(lines[s:e])))
+    return out
+
+
 class SourceLines:
     def __init__(self, text: str) -> None:
         self.bom = text.startswith(BOM)
@@ -38,6 +51,10 @@ class SourceLines:
         self._base_len: int | None = None
         self._head = 0
         self._tail = 0
+        # ``lines`` joined a run at a time (`text`), and the base copy's runs: an edit's
+        # text re-joins only the runs it touched and copies the others whole.
+        self._chunks: list[Chunk] | None = None
+        self._base_chunks: list[Chunk] | None = None
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -52,6 +69,8 @@ class SourceLines:
         # Edits are tracked against this copy's lines, when they are the parser's lines.
         new._base_len = n if not (n and new.lines[-1] == "" and not self.final_newline) else None
         new._head, new._tail = n, n
+        new._chunks = None
+        new._base_chunks = self._chunks if new._base_len is not None else None
         return new
 
     def changed_span(self) -> tuple[int, int, int] | None:
@@ -70,12 +89,41 @@ class SourceLines:
         """Lines ``a:b`` (0-based, current numbering) are about to change."""
         self._head = min(self._head, a)
         self._tail = min(self._tail, max(len(self.lines) - b, 0))
+        self._chunks = None
 
     def text(self) -> str:
-        body = "\n".join(self.lines)
+        """The whole text. Joined from runs of lines (`_chunks`): after an edit of a copy
+        only the runs it touched are joined again, the rest are copied as strings (on 24 MB,
+        ~4 ms against ~20 ms for a join of every line)."""
+        pieces = [chunk[2] for chunk in self._current_chunks()]
         if self.final_newline and self.lines:
-            body += "\n"
-        return (BOM if self.bom else "") + body
+            pieces.append("")  # the final line break, without copying the text again
+        if self.bom:
+            if not pieces:
+                return BOM
+            pieces[0] = BOM + pieces[0]
+        return "\n".join(pieces)
+
+    def _current_chunks(self) -> list[Chunk]:
+        if self._chunks is not None:
+            return self._chunks
+        lines = self.lines
+        n = len(lines)
+        base = self._base_chunks
+        span = self.changed_span() if base is not None else None
+        if base is None or span is None:
+            chunks = _make_chunks(lines, 0, n)
+        else:
+            head, tail, base_len = span
+            delta = n - base_len
+            keep_from = base_len - tail
+            before = [c for c in base if c[1] <= head]
+            after = [(s + delta, e + delta, t) for s, e, t in base if s >= keep_from]
+            mid_start = before[-1][1] if before else 0
+            mid_end = after[0][0] if after else n
+            chunks = [*before, *_make_chunks(lines, mid_start, mid_end), *after]
+        self._chunks = chunks
+        return chunks
 
     def as_split(self) -> list[str]:
         """The lines as `source.split_lines` reads `text()` (for a text without CRs): a
