@@ -527,20 +527,27 @@ def _splice_index(
     idx = old._index
     if not isinstance(idx, IdIndex) or any(n.aliases for n in (*old_run, *run)):
         return None
-    new = IdIndex(
-        entries=[], first=dict(idx.first), count=dict(idx.count), alias_owner=idx.alias_owner
-    )
     removed = [n for n in old_run if n.id is not None]
     added = [n for n in run if n.id is not None]
+    # The run kept its ids (an attribute or body edit): the counts are the old ones, shared
+    # (an index is never mutated once made), not copied (~175k entries at 50k sections).
+    same_ids = [n.id for n in removed] == [n.id for n in added]
+    new = IdIndex(
+        entries=[],
+        first=dict(idx.first),
+        count=idx.count if same_ids else dict(idx.count),
+        alias_owner=idx.alias_owner,
+    )
     gone = {id(n) for n in removed}
-    for n in removed:
-        ident = n.id
-        assert ident is not None
-        new.count[ident] -= 1
-    for n in added:
-        ident = n.id
-        assert ident is not None
-        new.count[ident] = new.count.get(ident, 0) + 1
+    if not same_ids:
+        for n in removed:
+            ident = n.id
+            assert ident is not None
+            new.count[ident] -= 1
+        for n in added:
+            ident = n.id
+            assert ident is not None
+            new.count[ident] = new.count.get(ident, 0) + 1
     for ident in {n.id for n in removed} | {n.id for n in added}:
         assert ident is not None
         if new.count.get(ident, 0) <= 0:
