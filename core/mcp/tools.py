@@ -58,7 +58,7 @@ class ToolContext:
     def __init__(self, root: Path | None = None) -> None:
         self.root = root.resolve() if root is not None else None
         self._typed = Path(os.path.abspath(root)) if root is not None else None
-        self.cache = DocumentCache()
+        self.cache = DocumentCache(exclusive=True)  # lines are read within one call
 
     def _base(self, path: Path) -> Path | None:
         """The root form ``path`` is written under (as typed, or resolved)."""

@@ -172,6 +172,14 @@ class DocumentState:
             self._lines = SourceLines(self.text)
         return self._lines
 
+    def take_lines(self) -> SourceLines | None:
+        """Give this version's lines away to a write that edits them in place
+        (`SourceLines.adopt`); it splits ``text`` again if it ever needs them, unless they
+        are handed back (`keep_lines`) after the edit was undone."""
+        lines = self.source_lines()
+        self._lines = None
+        return lines
+
     def keep_lines(self, lines: SourceLines | None) -> None:
         """Hand over ``text``'s lines as an op left them (an `OpStep`'s, never mutated)."""
         if lines is not None and self._lines is None:
@@ -184,10 +192,15 @@ class DocumentCache:
     States are immutable trees, so a caller may keep one while the cache moves on.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, exclusive: bool = False) -> None:
         self._states: dict[str, DocumentState] = {}
         self._prepared: dict[str, DocumentState] = {}
         self.files = WarmFiles()
+        # No caller keeps a version's lines (`DocumentState.source_lines`) past a write of
+        # it (the MCP server, which reads them within one call): a write of one op then
+        # edits the cached version's lines in place instead of copying them. The app keeps
+        # them on screen, so its cache is not exclusive.
+        self.exclusive = exclusive
 
     def read_at(self, where: Place, shown: Path) -> tuple[Source, str]:
         """The file's content and sha256 (`warm_files.WarmFiles.read`: an unchanged file
@@ -448,15 +461,24 @@ def _patch_locked(
         outcome = ctx.rejected_all(ops, list_error, state)
         return ctx.finish(outcome, record and write)
 
+    # A write of one op on the cached version edits its lines in place instead of a copy:
+    # on success that version is replaced; on any refusal the edit is undone and the lines
+    # handed back.
+    owned = (
+        write and cache is not None and cache.exclusive and len(ops) == 1 and state.text is not None
+    )
+    base_lines = state.take_lines() if owned else state.source_lines()
     try:
         steps = apply_list(
             source.text,
             ops,
             state.doc,
             base_hash=request.base_hash,
-            lines=state.source_lines() if state.text is not None else None,
+            lines=base_lines if state.text is not None else None,
+            owned=owned,
         )
     except ListFailure as failure:
+        state.keep_lines(base_lines)  # undone by apply_list
         outcome = ctx.rejected_list(ops, failure, state)
         return ctx.finish(outcome, record and write)
 
@@ -483,11 +505,17 @@ def _patch_locked(
                 cache.prepare(doc_path, post_state)
         refused = _guard(steps, state.doc, post_state.doc)
         if refused is not None:
+            if owned and base_lines is not None:
+                base_lines.undo()
+                state.keep_lines(base_lines)
             outcome = ctx.rejected_list(ops, refused, state)
             return ctx.finish(outcome, record and write)
     else:
         post_sha256 = pre_sha256
         post_state = state
+        if owned and base_lines is not None:  # nothing changed: the version keeps its lines
+            base_lines.undo()
+            state.keep_lines(base_lines)
     outcome = ctx.applied(steps, post_state, post_sha256, written=data is not None and write)
     outcome.new_text = final_text
     outcome.pre_text = source.text
@@ -502,6 +530,8 @@ def _patch_locked(
         outcome.transcript_error = f"transcript not written: {exc}"
     except OSError as exc:
         raise DocumentIOError(f"{target}: cannot write: {exc.strerror or exc}") from exc
+    if owned and base_lines is not None and data is not None:
+        base_lines.settle()  # the edit stands: its lines are the new version's
     if cache is not None and data is not None:
         cache.put(target, post_state)
         if target_place is source_place:  # the bytes just written: the next read is a stat
