@@ -48,7 +48,7 @@ from .errors import (
     UNSUPPORTED_OP,
     PatchError,
 )
-from .guard import check_structure
+from .guard import check_structure, outline_entries
 from .limits import check_request_size
 from .text import SourceLines
 
@@ -496,6 +496,9 @@ def _patch_locked(
             span = last.source_lines.changed_span() if last.source_lines is not None else None
             clean = len(steps) == 1 and state.is_clean()
             if last.doc is not None:
+                # The guard reads the old outline next: made first, the splice carries it
+                # into the new version with a hint, so the guard compares only the run.
+                outline_entries(last.doc)
                 post_doc = reparse(last.doc, last.before, final_text, last.lines, span, clean)
             post_state = analyse(final_text, base_dir, post_sha256, doc=post_doc)
             post_state.keep_lines(last.source_lines)

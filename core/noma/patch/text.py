@@ -69,7 +69,9 @@ class SourceLines:
         new = SourceLines.__new__(SourceLines)
         new.bom, new.crlf, new.final_newline = self.bom, self.crlf, self.final_newline
         new.lines = list(self.lines)
-        new._chunks = self._chunks
+        # Joined once per version and shared by every copy (a proof repeated, each op of
+        # a list): a copy's text then joins only the runs it touched.
+        new._chunks = self._current_chunks()
         new._undo = None
         new._undo_final = False
         new._track()
@@ -81,6 +83,7 @@ class SourceLines:
         edits uses instead of a copy (on 24 MB, a copy and later freeing a list of 900k
         lines cost ~15 ms). The caller must own them: nothing else may read them while
         they are edited, and a failed edit must be undone."""
+        self._current_chunks()  # joined before the edit, so the edit's text reuses them
         self._track()
         self._undo = []
         self._undo_final = self.final_newline
