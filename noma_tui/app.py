@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -72,8 +72,8 @@ from .messages import (
     RevertReady,
     TranscriptLoaded,
 )
+from .roles import OpenEditor, WorkbenchHost
 from .screens.conflict import Choice, ConflictScreen
-from .screens.edit_base import EditScreen
 from .screens.help import HelpScreen
 from .screens.main import MainScreen
 from .screens.proof import ProofScreen
@@ -438,7 +438,7 @@ class WorkbenchApp(App[None]):
         session: EditSession,
         ops: list[dict[str, Any]],
         *,
-        editor: EditScreen | None = None,
+        editor: OpenEditor | None = None,
         title: str | None = None,
         danger: bool = False,
         select_id: str | None = None,
@@ -751,6 +751,7 @@ class WorkbenchApp(App[None]):
         """The latest edit of this actor here that is not a revert and not reverted."""
         own = self.own_records()
         reverted = {r.get("parent_op_id") for r in own if _is_kind(r, "revert")}
+        record: dict[str, Any]  # mypy types reversed(list) as Any
         for record in reversed(own):
             if not _is_kind(record, "revert") and record.get("op_id") not in reverted:
                 return record
@@ -760,6 +761,7 @@ class WorkbenchApp(App[None]):
         """The latest revert of this actor not yet redone, if no new edit came after it."""
         own = self.own_records()
         redone = {r.get("parent_op_id") for r in own if _is_kind(r, "redo")}
+        record: dict[str, Any]  # mypy types reversed(list) as Any
         for record in reversed(own):
             if _is_kind(record, "revert"):
                 if record.get("op_id") not in redone:
@@ -948,3 +950,10 @@ def _selection_after(ops: list[dict[str, Any]]) -> str | None:
         return None
     target = op.get(TARGET_FIELD.get(str(name), "id"))
     return target if isinstance(target, str) else None
+
+
+if TYPE_CHECKING:
+
+    def _fits_host(app: WorkbenchApp) -> WorkbenchHost:
+        """Never called: mypy checks here that the app is what its screens type it as."""
+        return app

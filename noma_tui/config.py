@@ -32,7 +32,7 @@ def binding_ids() -> frozenset[str]:
         "picker.down", "picker.up", "confirm.yes", "confirm.no", "conflict.theirs",
         "conflict.mine", "conflict.merge", "conflict.back", "record.close", "record.revert",
         "message.close", "help.close", "form.next", "form.tab", "form.back", "form.submit",
-        "form.cancel",
+        "form.cancel", "review.approve", "review.reject", "review.back",
     }  # fmt: skip
     return frozenset({spec.id for spec in ALL_ACTIONS} | dialog_ids)
 

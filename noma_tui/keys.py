@@ -142,8 +142,8 @@ FLOW_ACTIONS: tuple[ActionSpec, ...] = (
                "the sandbox", FLOW),
     ActionSpec("flow.review", "submit_review", "r", "Review", "Submit the run's outcome to "
                "review", FLOW),
-    ActionSpec("flow.proposals", "proposals", "P", "Proposals", "Review pending proposals "
-               "(approve or reject)", FLOW, footer=False),
+    ActionSpec("flow.proposals", "proposals", "P", "Proposals", "Review pending proposals: "
+               "see what each changes, then approve or reject", FLOW, footer=False),
     ActionSpec("flow.consents", "consents", "C", "Consents", "List the run's consents (Enter "
                "revokes one)", FLOW, footer=False),
     ActionSpec("flow.message", "show_message", "o", "Message", "Show the last flow message "

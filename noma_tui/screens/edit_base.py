@@ -18,7 +18,7 @@ closing is idempotent (`close`): a burst cannot stack two proofs or dismiss twic
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from textual import events
 from textual.app import ComposeResult
@@ -31,13 +31,11 @@ from ..document import LoadedDocument
 from ..keyorder import after_typed
 from ..merge import ConflictTexts
 from ..messages import EditClosed, EditOpened, EditProposed
+from ..roles import WorkbenchHost, workbench_of
 from ..session import EditSession
 from ..visible import line_text
 from .confirm import ConfirmScreen
 from .once import DismissOnce
-
-if TYPE_CHECKING:
-    from ..app import WorkbenchApp
 
 DRIFT_TEXT = (
     "⚠ base_sha_drift: the file changed on disk after this edit opened. Applying records "
@@ -77,8 +75,8 @@ class EditScreen(DismissOnce[None]):
         self._hinted = False
 
     @property
-    def workbench(self) -> WorkbenchApp:
-        return self.app  # type: ignore[return-value]
+    def workbench(self) -> WorkbenchHost:
+        return workbench_of(self.app)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog edit-dialog"):

@@ -42,6 +42,7 @@ from ..panes.flow import FlowFrontierPane
 from ..panes.preview import PreviewPane
 from ..panes.status_bar import StatusBar
 from ..panes.transcript import TranscriptPane
+from ..roles import WorkbenchHost, workbench_of
 from ..session import EditSession
 from ..tables import read_table
 from ..templates import BY_NAME, TEMPLATES
@@ -56,8 +57,6 @@ from .table_grid import TableGridScreen
 
 if TYPE_CHECKING:
     from core.workspace import Workspace
-
-    from ..app import WorkbenchApp
 
 
 class NotAvailable(Exception):
@@ -98,13 +97,14 @@ keys (and any key it does not use, like d or y) never reach a document block."""
 class MainScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [spec.binding() for spec in SCREEN_ACTIONS]
     # The layout adapts (themes/workbench.tcss): narrow/normal/wide by width, short/normal/
-    # tall by height, from 80x24 to 250x70.
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+    # tall by height, from 80x24 to 250x70. (The ignores: Textual annotates these
+    # `ClassVar[...] | None`, which mypy reads as an instance variable.)
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [  # type: ignore[misc]
         (0, "-narrow"),
         (100, "-normal"),
         (170, "-wide"),
     ]
-    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [  # type: ignore[misc]
         (0, "-short"),
         (28, "-mid"),
         (48, "-tall"),
@@ -117,8 +117,8 @@ class MainScreen(Screen[None]):
         self._filter_timer: Timer | None = None
 
     @property
-    def workbench(self) -> WorkbenchApp:
-        return self.app  # type: ignore[return-value]
+    def workbench(self) -> WorkbenchHost:
+        return workbench_of(self.app)
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False, icon="◆")
