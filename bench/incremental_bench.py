@@ -22,7 +22,8 @@
   agent's ``add_block`` of a note in memory (``patch_file(write=False)``, warm cache, a
   different note each run).
 
-Medians over ``--repeat`` runs. Run: ``./dev bench incremental``.
+Medians over ``--repeat`` runs. Run: ``./dev bench incremental`` (``--sizes 1000,5000,20000,50000
+--mcp --warm-only`` for the warm path alone at every size, over MCP stdio too).
 """
 
 from __future__ import annotations
@@ -260,6 +261,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--sizes", default="1000,5000")
     parser.add_argument("--mcp", action="store_true", help="also time the MCP stdio server")
+    parser.add_argument(
+        "--warm-only",
+        action="store_true",
+        help="only the first table (skip the outside heading and directive edits)",
+    )
     args = parser.parse_args(argv)
     print("one edit on a warm engine (medians, ms)")
     header = ("sections", "apply attr", "apply body", "patch", "patch body", "validate_doc")
@@ -284,6 +290,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.mcp:
                 check, patch = mcp_round_trips(path, n, args.repeat)
                 print(f"{'':>8} MCP stdio: validate_doc {check}, patch_block {patch}", flush=True)
+    if args.warm_only:
+        return 0
     print("outside heading edits, analyse with the previous state (medians, ms: edit / back)")
     for n in (int(s) for s in args.sizes.split(",")):
         for name, (forth, back) in heading_edits(n, args.repeat).items():

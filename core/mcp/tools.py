@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..noma.boundary import BoundaryError, check_document, document_place
-from ..noma.files import DocumentIOError, is_book_manifest, read_source_at
+from ..noma.files import DocumentIOError, is_book_manifest
 from ..noma.ids import index
 from ..noma.nodes import Directive, Node, Section
 from ..noma.patch.errors import PatchError
@@ -58,7 +58,7 @@ class ToolContext:
     def __init__(self, root: Path | None = None) -> None:
         self.root = root.resolve() if root is not None else None
         self._typed = Path(os.path.abspath(root)) if root is not None else None
-        self.cache = DocumentCache()
+        self.cache = DocumentCache(exclusive=True)  # lines are read within one call
 
     def _base(self, path: Path) -> Path | None:
         """The root form ``path`` is written under (as typed, or resolved)."""
@@ -98,13 +98,13 @@ class ToolContext:
         return path
 
     def load(self, file: str) -> tuple[Path, Source, DocumentState]:
-        """The file's current state from the warm cache: an unchanged file costs one read
-        and one hash, a changed one a splice from the version seen last."""
+        """The file's current state from the warm cache: an unchanged file costs one stat
+        (`core.noma.warm_files`), a changed one a read, a hash and a splice from the
+        version seen last."""
         path = self.resolve(file)
         try:
             with document_place(path, self._base(path)) as where:
-                source = read_source_at(where, path)
-            source, state = self.cache.load(path, source)
+                source, state = self.cache.load_at(where, path)
         except FileNotFoundError as exc:
             raise SystemFault(f"{path}: no such file") from exc
         except BoundaryError as exc:
@@ -148,7 +148,8 @@ def block_summary(node: Node, lines: SourceLines) -> dict[str, Any]:
 
 def read_doc(ctx: ToolContext, file: str) -> dict[str, Any]:
     _path, source, state = ctx.load(file)
-    doc, lines = state.doc, SourceLines(source.text)
+    doc = state.doc
+    lines = state.source_lines() or SourceLines(source.text)  # split once per version
     return {"blocks": [block_summary(node, lines) for node, _parent in doc.walk()]}
 
 

@@ -212,12 +212,14 @@ class Folder:
         finally:
             os.close(fd)
 
-    def write_new(self, name: str, data: bytes, mode: int = 0o644) -> None:
-        """Create ``name`` (it must not exist) with ``data``, fsynced."""
+    def write_new(self, name: str, data: bytes, mode: int = 0o644) -> os.stat_result:
+        """Create ``name`` (it must not exist) with ``data``, fsynced; its stat then (what
+        the warm path compares later stats with, `core.noma.warm_files`)."""
         fd = self.open_file(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
         try:
             write_all(fd, data)
             os.fsync(fd)
+            return os.fstat(fd)
         finally:
             os.close(fd)
 

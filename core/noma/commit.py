@@ -50,6 +50,7 @@ from .bounded import load_json_bounded
 from .faults import fault
 from .pending_key import sign, verify
 from .transcript import append_records, chain_bytes, last_line_before
+from .warm_files import Written, coarse_now
 
 PENDING_VERSION = 2
 TAIL_BYTES = 4096
@@ -149,9 +150,11 @@ def commit(
     *,
     pre_sha256: str | None,
     post_sha256: str,
-) -> None:
+) -> Written | None:
     """Replace the document at ``where`` with ``data`` (None: leave it) and append
-    ``records``, write-ahead.
+    ``records``, write-ahead. Returns what the warm path needs to trust a later stat of
+    the new file without reading it (`core.noma.warm_files.Written`; None when no
+    document bytes were written).
 
     The caller holds the document lock and has called `recover`. ``pre_sha256`` is the
     target's current sha256 (None when it does not exist yet); ``post_sha256`` is the
@@ -187,8 +190,7 @@ def commit(
     finally:
         os.close(fd)
     fault("pending.synced")
-    if data is not None and temp is not None:
-        _replace(folder, name, temp, data)
+    written = _replace(folder, name, temp, data) if data is not None and temp else None
     try:
         append_records(folder, transcript, records, torn_fault=True)
     except OSError as exc:
@@ -198,6 +200,7 @@ def commit(
     fault("appended")
     folder.unlink(pending_name(name))
     fault("pending.removed")
+    return written
 
 
 def _tail_of(folder: Folder, name: str) -> tuple[int, str] | None:
@@ -220,17 +223,20 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def _replace(folder: Folder, name: str, temp: str, data: bytes) -> None:
+def _replace(folder: Folder, name: str, temp: str, data: bytes) -> Written:
     st = folder.check_file(name)
     mode = st.st_mode & 0o7777 if st is not None else 0o644
-    folder.write_new(temp, data, mode)
+    synced = folder.write_new(temp, data, mode)
     fault("tmp.written")
     folder.fsync()
     fault("dir.synced.before")
+    before = coarse_now()
     folder.replace(temp, name)
+    after = coarse_now()
     fault("renamed")
     folder.fsync()
     fault("dir.synced")
+    return Written(synced.st_ino, synced.st_dev, synced.st_size, synced.st_mtime_ns, before, after)
 
 
 def _load_pending(raw: bytes, identity: str) -> tuple[dict[str, Any] | None, str | None]:

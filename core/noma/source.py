@@ -58,7 +58,7 @@ def decode(raw: bytes) -> Source:
         raw_bytes=raw,
         text=text,
         bom=text.startswith(BOM),
-        crlf="\r\n" in text,
+        crlf=has_crlf(text),
         invalid_utf8_at=bad,
     )
 
@@ -72,7 +72,26 @@ def from_text(text: str) -> Source:
         except UnicodeEncodeError as exc:
             head = text[: exc.start]
             bad = (head.count("\n") + 1, len(head) - (head.rfind("\n") + 1) + 1)
-    return Source(None, text, text.startswith(BOM), "\r\n" in text, bad)
+    return Source(None, text, text.startswith(BOM), has_crlf(text), bad)
+
+
+def has_crlf(text: str) -> bool:
+    """Does ``text`` hold a CRLF? A one-character search (memchr) first: searching the pair
+    directly costs ~20x more on a document without any CR (40 ms on 24 MB)."""
+    return "\r" in text and "\r\n" in text
+
+
+def text_is_clean(text: str) -> bool:
+    """No CR, no NUL and no undecodable byte: what lets an edit be spliced from the changed
+    lines alone (`core.noma.incremental.reparse`)."""
+    if "\r" in text or "\x00" in text:
+        return False
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+    return True
 
 
 def encode(text: str) -> bytes:

@@ -27,7 +27,8 @@ from core.noma.nodes import Document
 from core.noma.parser import parse
 from core.noma.patch.engine import ListFailure, apply_list
 from core.noma.patch.guard import check_structure, outline
-from core.noma.source import BOM, split_lines
+from core.noma.patch.text import SourceLines
+from core.noma.source import BOM, split_lines, text_is_clean
 from core.noma.validate import validate
 from core.noma.validate.incremental_rules import KEPT
 
@@ -212,11 +213,35 @@ def _diags(found: list[Diagnostic]) -> list[tuple[Any, ...]]:
 
 
 def check_step(
-    old_doc: Document, old_text: str, new_text: str, new_lines: list[str] | None = None
+    old_doc: Document,
+    old_text: str,
+    new_text: str,
+    new_lines: list[str] | None = None,
+    span: tuple[int, int, int] | None = None,
 ) -> Document:
     """``new_lines``: the lines the patch op left (`OpStep.lines`), which a splice reads
-    instead of splitting ``new_text``; they must be that split wherever a splice uses them."""
+    instead of splitting ``new_text``; they must be that split wherever a splice uses them.
+    ``span``: what the op says it changed (`SourceLines.changed_span`): it must be true
+    (the lines it says were kept are the old ones) and the splice made from it alone,
+    without comparing the texts, must equal a full parse too."""
     before = snapshot(old_doc)
+    if span is not None:
+        assert new_lines is not None
+        old_body = old_text[1:] if old_text.startswith(BOM) else old_text
+        old_lines = split_lines(old_body)
+        head, tail, base = span
+        if "\r" not in old_body:
+            assert base == len(old_lines)
+            assert new_lines[:head] == old_lines[:head], "the span's head was changed"
+            assert new_lines[len(new_lines) - tail :] == old_lines[base - tail :], (
+                "the span's tail was changed"
+            )
+        by_span = reparse(old_doc, old_text, new_text, new_lines, span, text_is_clean(old_text))
+        TRIED["incremental-by-span"] = TRIED.get("incremental-by-span", 0) + 1
+        fresh_span = parse(new_text)
+        assert snapshot(by_span) == snapshot(fresh_span), "the splice by span differs"
+        assert _diags(validate(by_span, today=TODAY)) == _diags(validate(fresh_span, today=TODAY))
+        assert snapshot(old_doc) == before, "the previous version was mutated"
     for op in GUARD_OPS:
         _verdict(op, old_doc, old_doc)
     if new_lines is not None:
@@ -275,13 +300,15 @@ def test_incremental_parse_equals_full_parse_after_every_edit(which: int) -> Non
             if data.draw(st.booleans()):
                 op = data.draw(op_for(_ids(text.encode("utf-8", "surrogateescape"))))
                 try:
-                    (step,) = apply_list(text, [op], doc)
+                    (step,) = apply_list(text, [op], doc, lines=SourceLines(text))
                 except ListFailure:
                     continue
                 new_text, lines = step.after, step.lines
+                assert step.source_lines is not None
+                span = step.source_lines.changed_span()
             else:
-                new_text, lines = data.draw(line_edit(text)), None
-            doc = check_step(doc, text, new_text, lines)
+                new_text, lines, span = data.draw(line_edit(text)), None, None
+            doc = check_step(doc, text, new_text, lines, span)
             text = new_text
 
     run("incremental", prop, which)
@@ -379,3 +406,47 @@ def test_removing_the_first_of_two_duplicate_ids_keeps_the_index_exact() -> None
     # And the other way round: a duplicate appears before the surviving copy.
     again = check_step(spliced, new_text, text)
     assert index(again).count["d"] == 2
+
+
+def test_an_op_that_says_what_it_changed_is_spliced_from_its_lines_alone() -> None:
+    """The span path (`SourceLines.changed_span`) reads neither text: given texts that do
+    not even match the lines, it still builds the tree of the lines (so it cannot have
+    compared them), and that tree is the full parse's."""
+    text = generate(6, seed=3)
+    doc = parse(text)
+    validate(doc, today=TODAY)
+    op = {"op": "update_attribute", "id": "claim-2", "key": "seen", "value": 1}
+    (step,) = apply_list(text, [op], doc, lines=SourceLines(text))
+    assert step.source_lines is not None and step.lines is not None
+    span = step.source_lines.changed_span()
+    assert span is not None
+    head, tail, base = span
+    assert base == len(split_lines(text)) and head + tail == base - 1  # one line changed
+    tried = SPLICES["by-span"]
+    spliced = try_reparse(doc, "unused", "unused too", step.lines, span, clean=True)
+    assert SPLICES["by-span"] == tried + 1
+    assert spliced is not None
+    assert snapshot(spliced) == snapshot(parse(step.after))
+
+
+def test_a_span_over_unclean_lines_or_an_unclean_base_takes_the_text_path() -> None:
+    text = generate(4, seed=1)
+    doc = parse(text)
+    tried = SPLICES["by-span"]
+    for bad in ("a NUL \x00 here", "an undecodable byte \udc80"):  # (set refuses a CR)
+        lines = SourceLines(text).copy()  # a tracked copy, as an op gets it
+        lineno = next(k for k in range(len(lines), 0, -1) if lines.get(k).startswith("The "))
+        lines.set(lineno, bad)
+        span = lines.changed_span()
+        assert span is not None and span[0] == lineno - 1
+        new_text = lines.text()
+        assert try_reparse(doc, text, new_text, lines.as_split(), span, clean=True) is None
+    assert SPLICES["by-span"] == tried  # refused before a splice was tried
+    clean_op = {"op": "update_attribute", "id": "claim-1", "key": "note", "value": "ab"}
+    (step,) = apply_list(text, [clean_op], doc, lines=SourceLines(text))
+    assert step.source_lines is not None
+    span = step.source_lines.changed_span()
+    # Not known clean: the texts are compared as before (and the result is still right).
+    spliced = reparse(doc, text, step.after, step.lines, span, clean=False)
+    assert SPLICES["by-span"] == tried
+    assert snapshot(spliced) == snapshot(parse(step.after))

@@ -120,33 +120,42 @@ def apply_list(
     *,
     base_hash: str | None = None,
     lines: SourceLines | None = None,
+    owned: bool = False,
 ) -> list[OpStep]:
     """Apply every op in order; raises `ListFailure` at the first that fails.
 
     ``base_hash`` (a request's top-level precondition, Annex B.6) is checked against the
     first op's target block, in addition to that op's own ``baseHash``. ``lines``: the
-    text already split (`SourceLines` of ``text``; copied, never mutated).
+    text already split (`SourceLines` of ``text``; copied, never mutated). ``owned``: the
+    caller gives ``lines`` away for a one-op list (`SourceLines.adopt`: edited in place,
+    not copied); a failed op leaves them as they were (undone).
     """
     steps: list[OpStep] = []
     current = text
     current_doc = doc
     current_lines = lines
+    owned = owned and len(ops) == 1 and lines is not None
     for i, op in enumerate(ops):
         if current_doc is None and steps:
             # The next op sees the splice of the last one's change (`core.noma.incremental`).
             last = steps[-1]
             if last.doc is not None:
                 current_doc = reparse(last.doc, last.before, last.after, last.lines)
+        given: SourceLines | None = None
+        if current_lines is not None:
+            given = current_lines.adopt() if owned else current_lines.copy()
         try:
             after, before_doc, source = _apply(
-                current,
-                op,
-                current_doc,
-                base_hash if i == 0 else None,
-                current_lines.copy() if current_lines is not None else None,
+                current, op, current_doc, base_hash if i == 0 else None, given
             )
         except PatchError as exc:
+            if owned and given is not None:
+                given.undo()
             raise ListFailure(i, exc, steps) from exc
+        except BaseException:
+            if owned and given is not None:
+                given.undo()
+            raise
         steps.append(OpStep(op, current, after, before_doc, source.as_split(), source))
         current_lines = source
         if after != current:

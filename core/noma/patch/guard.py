@@ -144,10 +144,16 @@ def check_structure(op: dict[str, Any], before: Document, after: Document) -> Pa
     i = 0
     j = 0
     hint = after._splice
+    stop = limit
     if hint is not None and hint[0] is a:
         # Spliced from ``before`` (`core.noma.incremental`): the entries outside the
         # re-parsed run are known equal, so the scans below start at its edges.
         i = hint[1]
+        stop = min(limit, max(hint[2], hint[3]))
+    while i < stop and a[i] == b[i]:
+        i += 1
+    if i == stop < limit and hint is not None and hint[0] is a and hint[2] == hint[3]:
+        return None  # the run's entries are the old ones, and so is all after it
     while i < limit and a[i] == b[i]:
         i += 1
     if hint is not None and hint[0] is a:

@@ -25,20 +25,21 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
-from ..boundary import Place, document_place
+from ..boundary import BoundaryError, Place, document_place
 from ..commit import Recovery, TranscriptWriteError, commit, recover, temp_name
 from ..diagnostics import Diagnostic, Summary, summarize
 from ..files import DocumentIOError, is_book_manifest, read_source, read_source_at
-from ..incremental import reparse
+from ..incremental import reparse, span_is_clean
 from ..nodes import Document
 from ..parser import parse
-from ..source import Source, encode
+from ..source import Source, decode, encode, text_is_clean
 from ..transcript import (
     PROTOCOL_VERSION,
     TOOL_VERSION,
     new_op_id,
     now_iso,
 )
+from ..warm_files import WarmFiles, Written
 from .capabilities import op_advisories
 from .catalog import canonical_op, check_op
 from .engine import ListFailure, OpStep, apply_list
@@ -50,7 +51,7 @@ from .errors import (
     UNSUPPORTED_OP,
     PatchError,
 )
-from .guard import check_structure
+from .guard import check_structure, outline_entries
 from .limits import (
     CONTENT_TOO_LARGE,
     MAX_LIST_OPS,
@@ -160,7 +161,7 @@ class DocumentState:
     made (``stale-citation`` depends on the date).
     """
 
-    __slots__ = ("_lines", "day", "diagnostics", "doc", "sha256", "text")
+    __slots__ = ("_lines", "clean", "day", "diagnostics", "doc", "sha256", "text")
 
     def __init__(
         self,
@@ -176,6 +177,15 @@ class DocumentState:
         self.text = text
         self.day = day if day is not None else date.today()
         self._lines: SourceLines | None = None
+        # ``text`` holds no CR, NUL or undecodable byte (None: not known yet). Carried from
+        # version to version by the ops (`incremental.reparse`'s ``clean``), found by a
+        # scan only for a version read from disk.
+        self.clean: bool | None = None
+
+    def is_clean(self) -> bool:
+        if self.clean is None:
+            self.clean = self.text is not None and text_is_clean(self.text)
+        return self.clean
 
     def source_lines(self) -> SourceLines | None:
         """``text`` split into lines once (None without the text): each edit of this
@@ -184,6 +194,14 @@ class DocumentState:
         if self._lines is None and self.text is not None:
             self._lines = SourceLines(self.text)
         return self._lines
+
+    def take_lines(self) -> SourceLines | None:
+        """Give this version's lines away to a write that edits them in place
+        (`SourceLines.adopt`); it splits ``text`` again if it ever needs them, unless they
+        are handed back (`keep_lines`) after the edit was undone."""
+        lines = self.source_lines()
+        self._lines = None
+        return lines
 
     def keep_lines(self, lines: SourceLines | None) -> None:
         """Hand over ``text``'s lines as an op left them (an `OpStep`'s, never mutated)."""
@@ -197,9 +215,39 @@ class DocumentCache:
     States are immutable trees, so a caller may keep one while the cache moves on.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, exclusive: bool = False) -> None:
         self._states: dict[str, DocumentState] = {}
         self._prepared: dict[str, DocumentState] = {}
+        self.files = WarmFiles()
+        # No caller keeps a version's lines (`DocumentState.source_lines`) past a write of
+        # it (the MCP server, which reads them within one call): a write of one op then
+        # edits the cached version's lines in place instead of copying them. The app keeps
+        # them on screen, so its cache is not exclusive.
+        self.exclusive = exclusive
+
+    def read_at(self, where: Place, shown: Path) -> tuple[Source, str]:
+        """The file's content and sha256 (`warm_files.WarmFiles.read`: an unchanged file
+        costs a stat); `DocumentIOError` when there is none."""
+        try:
+            found = self.files.read(where, shown)
+        except BoundaryError:
+            raise
+        except PermissionError as exc:
+            raise DocumentIOError(f"{shown}: permission denied") from exc
+        except OSError as exc:
+            raise DocumentIOError(f"{shown}: {exc.strerror or exc}") from exc
+        if found is None:
+            raise DocumentIOError(f"{shown}: no such file")
+        return found
+
+    def load_at(self, where: Place, shown: Path) -> tuple[Source, DocumentState]:
+        """`load` of the file at a boundary place, read through `read_at`."""
+        source, sha256 = self.read_at(where, shown)
+        state = self.get(shown, sha256)
+        if state is None:
+            state = analyse(source.text, shown.parent, sha256, previous=self.latest(shown))
+            self.put(shown, state)
+        return source, state
 
     def get(self, path: Path, sha256: str) -> DocumentState | None:
         state = self._states.get(str(path))
@@ -373,8 +421,11 @@ def _patch_locked(
     started = time.perf_counter()
     target = target_place.path if target_place is not source_place else doc_path
     recovered = recover(target_place) if write else None
-    source = read_source_at(source_place, doc_path)
-    pre_sha256 = source.sha256
+    if cache is not None:
+        source, pre_sha256 = cache.read_at(source_place, doc_path)
+    else:
+        source = read_source_at(source_place, doc_path)
+        pre_sha256 = source.sha256
     base_dir = doc_path.parent
     state = cache.get(doc_path, pre_sha256) if cache is not None else None
     if state is None:
@@ -429,15 +480,24 @@ def _patch_locked(
         outcome = ctx.rejected_all(ops, list_error, state)
         return ctx.finish(outcome, record and write)
 
+    # A write of one op on the cached version edits its lines in place instead of a copy:
+    # on success that version is replaced; on any refusal the edit is undone and the lines
+    # handed back.
+    owned = (
+        write and cache is not None and cache.exclusive and len(ops) == 1 and state.text is not None
+    )
+    base_lines = state.take_lines() if owned else state.source_lines()
     try:
         steps = apply_list(
             source.text,
             ops,
             state.doc,
             base_hash=request.base_hash,
-            lines=state.source_lines() if state.text is not None else None,
+            lines=base_lines if state.text is not None else None,
+            owned=owned,
         )
     except ListFailure as failure:
+        state.keep_lines(base_lines)  # undone by apply_list
         outcome = ctx.rejected_list(ops, failure, state)
         return ctx.finish(outcome, record and write)
 
@@ -452,19 +512,32 @@ def _patch_locked(
         else:
             last = steps[-1]  # the post-state is spliced from the parse the last op ran on
             post_doc = None
+            span = last.source_lines.changed_span() if last.source_lines is not None else None
+            clean = len(steps) == 1 and state.is_clean()
             if last.doc is not None:
-                post_doc = reparse(last.doc, last.before, final_text, last.lines)
+                # The guard reads the old outline next: made first, the splice carries it
+                # into the new version with a hint, so the guard compares only the run.
+                outline_entries(last.doc)
+                post_doc = reparse(last.doc, last.before, final_text, last.lines, span, clean)
             post_state = analyse(final_text, base_dir, post_sha256, doc=post_doc)
             post_state.keep_lines(last.source_lines)
+            if clean and span is not None and last.lines is not None:
+                post_state.clean = span_is_clean(last.lines, span)
             if cache is not None and not write:
                 cache.prepare(doc_path, post_state)
         refused = _guard(steps, state.doc, post_state.doc)
         if refused is not None:
+            if owned and base_lines is not None:
+                base_lines.undo()
+                state.keep_lines(base_lines)
             outcome = ctx.rejected_list(ops, refused, state)
             return ctx.finish(outcome, record and write)
     else:
         post_sha256 = pre_sha256
         post_state = state
+        if owned and base_lines is not None:  # nothing changed: the version keeps its lines
+            base_lines.undo()
+            state.keep_lines(base_lines)
     outcome = ctx.applied(steps, post_state, post_sha256, written=data is not None and write)
     outcome.new_text = final_text
     outcome.pre_text = source.text
@@ -472,14 +545,26 @@ def _patch_locked(
     if not write:
         return outcome
     target_pre = pre_sha256 if target_place is source_place else _current_sha256(target_place)
+    written: Written | None = None
     try:
-        ctx.commit(outcome, data, record, target_pre)
+        written = ctx.commit(outcome, data, record, target_pre)
     except TranscriptWriteError as exc:
         outcome.transcript_error = f"transcript not written: {exc}"
     except OSError as exc:
         raise DocumentIOError(f"{target}: cannot write: {exc.strerror or exc}") from exc
+    if owned and base_lines is not None and data is not None:
+        base_lines.settle()  # the edit stands: its lines are the new version's
     if cache is not None and data is not None:
         cache.put(target, post_state)
+        if target_place is source_place:  # the bytes just written: the next read is a stat
+            # A clean version (no CR, NUL or undecodable byte) needs no scan to know so.
+            clean = post_state.clean is True
+            new_source = (
+                Source(data, final_text, source.bom, False, None) if clean else decode(data)
+            )
+            cache.files.wrote(target_place, doc_path, new_source, post_sha256, written)
+        else:
+            cache.files.forget(target)
     return outcome
 
 
@@ -788,10 +873,13 @@ class _Context:
 
     def commit(
         self, outcome: PatchOutcome, data: bytes | None, record: bool, target_pre: str | None
-    ) -> None:
+    ) -> Written | None:
         """Write the new bytes and the records write-ahead (`core.noma.commit`)."""
         post = outcome.post_sha256 if data is not None else (target_pre or outcome.post_sha256)
         if record:
-            commit(self.place, data, outcome.records, pre_sha256=target_pre, post_sha256=post)
-        elif data is not None:
+            return commit(
+                self.place, data, outcome.records, pre_sha256=target_pre, post_sha256=post
+            )
+        if data is not None:
             self.place.folder.atomic_write(self.place.name, data, temp_name(self.place.name))
+        return None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 
-from ..source import BOM, encode
+from ..source import BOM, encode, has_crlf
 from .errors import INVALID_CONTENT, PatchError
 
 
@@ -23,16 +23,42 @@ def _one_line(content: str) -> None:
         )
 
 
+# A run of lines: (first, end) 0-based end-exclusive, and ``"\n".join(lines[first:end])``.
+Chunk = tuple[int, int, str]
+_CHUNK = 2048  # lines per run
+
+
+def _make_chunks(lines: list[str], start: int, end: int) -> list[Chunk]:
+    out: list[Chunk] = []
+    for s in range(start, end, _CHUNK):
+        e = min(s + _CHUNK, end)
+        out.append((s, e, "\n".join(lines[s:e])))
+    return out
+
+
 class SourceLines:
     def __init__(self, text: str) -> None:
         self.bom = text.startswith(BOM)
         body = text[1:] if self.bom else text
-        self.crlf = "\r\n" in body
+        self.crlf = has_crlf(body)
         lines = body.split("\n")
         self.final_newline = len(lines) > 1 and lines[-1] == ""
         if self.final_newline or lines == [""]:
             lines.pop()
         self.lines = lines
+        # Which lines the edits since `copy` touched (see `changed_span`); a view split from
+        # text knows no base, so it tracks nothing.
+        self._base_len: int | None = None
+        self._head = 0
+        self._tail = 0
+        # ``lines`` joined a run at a time (`text`), and the base copy's runs: an edit's
+        # text re-joins only the runs it touched and copies the others whole.
+        self._chunks: list[Chunk] | None = None
+        self._base_chunks: list[Chunk] | None = None
+        # Set by `adopt`: how to put every edit back (first line, the lines that were
+        # there, how many lines are there now), and the final-newline flag before them.
+        self._undo: list[tuple[int, list[str], int]] | None = None
+        self._undo_final = False
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -43,13 +69,102 @@ class SourceLines:
         new = SourceLines.__new__(SourceLines)
         new.bom, new.crlf, new.final_newline = self.bom, self.crlf, self.final_newline
         new.lines = list(self.lines)
+        # Joined once per version and shared by every copy (a proof repeated, each op of
+        # a list): a copy's text then joins only the runs it touched.
+        new._chunks = self._current_chunks()
+        new._undo = None
+        new._undo_final = False
+        new._track()
         return new
 
+    def adopt(self) -> SourceLines:
+        """These lines themselves, edited in place from now on, every edit tracked (as a
+        copy's) and kept in an undo log (`undo`): what a write that owns the version it
+        edits uses instead of a copy (on 24 MB, a copy and later freeing a list of 900k
+        lines cost ~15 ms). The caller must own them: nothing else may read them while
+        they are edited, and a failed edit must be undone."""
+        self._current_chunks()  # joined before the edit, so the edit's text reuses them
+        self._track()
+        self._undo = []
+        self._undo_final = self.final_newline
+        return self
+
+    def undo(self) -> None:
+        """Put back the lines as `adopt` found them (no-op when not adopted)."""
+        log = self._undo
+        if log is None:
+            return
+        for first, old, now in reversed(log):
+            self.lines[first : first + now] = old
+        self.final_newline = self._undo_final
+        self._chunks = self._base_chunks
+        self._undo = None
+        self._track()
+
+    def settle(self) -> None:
+        """The edits since `adopt` stand: forget how to undo them."""
+        self._undo = None
+
+    def _track(self) -> None:
+        """Start tracking edits against the lines as they are now (see `changed_span`)."""
+        n = len(self.lines)
+        # Tracked only when the lines are the parser's lines (see `as_split`).
+        self._base_len = n if not (n and self.lines[-1] == "" and not self.final_newline) else None
+        self._head, self._tail = n, n
+        self._base_chunks = self._chunks if self._base_len is not None else None
+        self._chunks = None
+
+    def changed_span(self) -> tuple[int, int, int] | None:
+        """``(head, tail, base)``: how many leading and trailing lines every edit since
+        `copy` left alone, and how many lines the copy started with, so the next parse can
+        be spliced at the change without comparing two texts. None when not known: a view
+        split from text, or one whose lines are not the parser's (a final empty line
+        without a final newline, see `as_split`)."""
+        n = len(self.lines)
+        if self._base_len is None or (n and self.lines[-1] == "" and not self.final_newline):
+            return None
+        head = min(self._head, n, self._base_len)
+        return head, min(self._tail, n - head, self._base_len - head), self._base_len
+
+    def _touch(self, a: int, b: int) -> None:
+        """Lines ``a:b`` (0-based, current numbering) are about to change."""
+        self._head = min(self._head, a)
+        self._tail = min(self._tail, max(len(self.lines) - b, 0))
+        self._chunks = None
+
     def text(self) -> str:
-        body = "\n".join(self.lines)
+        """The whole text. Joined from runs of lines (`_chunks`): after an edit of a copy
+        only the runs it touched are joined again, the rest are copied as strings (on 24 MB,
+        ~4 ms against ~20 ms for a join of every line)."""
+        pieces = [chunk[2] for chunk in self._current_chunks()]
         if self.final_newline and self.lines:
-            body += "\n"
-        return (BOM if self.bom else "") + body
+            pieces.append("")  # the final line break, without copying the text again
+        if self.bom:
+            if not pieces:
+                return BOM
+            pieces[0] = BOM + pieces[0]
+        return "\n".join(pieces)
+
+    def _current_chunks(self) -> list[Chunk]:
+        if self._chunks is not None:
+            return self._chunks
+        lines = self.lines
+        n = len(lines)
+        base = self._base_chunks
+        span = self.changed_span() if base is not None else None
+        if base is None or span is None:
+            chunks = _make_chunks(lines, 0, n)
+        else:
+            head, tail, base_len = span
+            delta = n - base_len
+            keep_from = base_len - tail
+            before = [c for c in base if c[1] <= head]
+            after = [(s + delta, e + delta, t) for s, e, t in base if s >= keep_from]
+            mid_start = before[-1][1] if before else 0
+            mid_end = after[0][0] if after else n
+            chunks = [*before, *_make_chunks(lines, mid_start, mid_end), *after]
+        self._chunks = chunks
+        return chunks
 
     def as_split(self) -> list[str]:
         """The lines as `source.split_lines` reads `text()` (for a text without CRs): a
@@ -79,6 +194,9 @@ class SourceLines:
         """Rewrite one line in place, keeping its line ending."""
         _one_line(content)
         old = self.lines[lineno - 1]
+        self._touch(lineno - 1, lineno)
+        if self._undo is not None:
+            self._undo.append((lineno - 1, [old], 1))
         self.lines[lineno - 1] = content + "\r" if old.endswith("\r") else content
 
     def splice(self, start: int, end: int, contents: list[str]) -> None:
@@ -88,6 +206,11 @@ class SourceLines:
         for content in contents:
             _one_line(content)
         lines = self.lines
+        # One line more at the head: the line before may lose or gain its CR below.
+        first = max(a - 1, 0)
+        self._touch(first, b)
+        before = lines[first:b] if self._undo is not None else None
+        count = len(lines)
         new = [c + "\r" for c in contents] if self.crlf else list(contents)
         if b >= len(lines) and not self.final_newline:
             # The last line of a file with no final newline carries no line ending.
@@ -100,6 +223,8 @@ class SourceLines:
         lines[a:b] = new
         if not lines:
             self.final_newline = False
+        if self._undo is not None and before is not None:
+            self._undo.append((first, before, len(before) + len(lines) - count))
 
     def insert(self, before: int, contents: list[str]) -> None:
         """Insert lines so that the first new line becomes line ``before``."""
