@@ -16,12 +16,13 @@ notifications titled with their code, never as a traceback.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import BindingType
 from textual.notifications import SeverityLevel
@@ -79,6 +80,8 @@ from .screens.main import MainScreen
 from .screens.proof import ProofScreen
 from .screens.trust import TrustScreen, is_restricted
 from .session import EditSession
+from .typeahead import KeyGate
+from .undo_journal import UndoJournal, own_kinds, step_between
 from .versions import Changes, diff_versions
 from .visible import plain
 
@@ -136,10 +139,17 @@ class WorkbenchApp(App[None]):
         # Every version of the open documents this session has seen, by sha256: the
         # pre-states undo needs (core.noma.revert). Bounded; the oldest go first.
         self.versions: dict[str, str] = {}
+        # The sha256 of this app's last write of each document: the bytes an apply of
+        # ours produced are never reported as drift (`EditSession.observe`).
+        self.own_writes: dict[Path, str] = {}
+        self._journal_lock = threading.Lock()  # one journal read or write at a time
+        self._kinds: dict[str, str] = {}  # op_id -> edit/revert/redo of this session's writes
         self._main = MainScreen()
         # Published whenever the drift of the open edits may have changed; editor screens
         # subscribe (attributes down, signals across) instead of the app walking its stack.
         self.drift_signal: Signal[bool] = Signal(self, "drift")
+        # Keys typed while a dialog opens or a proof is prepared wait here (type-ahead).
+        self.gate = KeyGate(self._dispatch_key, self.call_later, self._still_waited_for)
         for theme in THEMES:
             self.register_theme(theme)
         self.theme = self.config.theme if self.get_theme(self.config.theme) else DEFAULT_THEME
@@ -174,6 +184,36 @@ class WorkbenchApp(App[None]):
         super().notify(
             visible(message), title=plain(title), severity=severity, timeout=timeout, markup=False
         )
+
+    # -- keys ---------------------------------------------------------------------------------
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded and self.gate.intercepts():
+            self.gate.keep(event)
+            return
+        await super().on_event(event)
+
+    async def _dispatch_key(self, event: events.Key) -> None:
+        await super().on_event(event)
+
+    def _still_waited_for(self, token: object) -> bool:
+        """A held screen that left the stack before it was ready releases the keys."""
+        return not isinstance(token, Screen) or token in self.screen_stack
+
+    def push_screen(  # type: ignore[override]
+        self,
+        screen: Screen[Any] | str,
+        callback: Any = None,
+        wait_for_dismiss: bool = False,
+    ) -> Any:
+        """Push ``screen``; keys typed from now on wait until it has focus (type-ahead)."""
+        result = super().push_screen(screen, callback, wait_for_dismiss)  # type: ignore[call-overload]
+        pushed = self.screen
+        self.gate.hold(pushed)
+        # Queued behind the screen's own resume (which focuses its first field).
+        if not pushed.call_later(partial(self.gate.release, pushed)):
+            self.gate.release(pushed)
+        return result
 
     def on_mount(self) -> None:
         # The default screen is mounted on the next refresh; start once its panes exist.
@@ -298,13 +338,20 @@ class WorkbenchApp(App[None]):
             loaded = previous
         self.loaded = loaded
         self._remember(loaded)
+        if (
+            previous is not None
+            and previous.path == loaded.path
+            and previous.sha256 != loaded.sha256
+            and self.own_writes.get(loaded.path) != loaded.sha256  # journaled with its op
+        ):
+            self.journal_step(loaded.path, previous.source.text, loaded.source.text, "", "")
         if not unchanged or select is not None:
             self.main.status.message = ""
             self.main.show_document(loaded, select_id=select, changes=changes)
             self.loads += 1
             self.collector.touched()
         for session in self.sessions:
-            session.observe(loaded)
+            session.observe(loaded, self.own_writes.get(loaded.path))
         self._refresh_edit_state()
         callbacks, self._after_load = self._after_load, []
         for callback in callbacks:
@@ -386,7 +433,7 @@ class WorkbenchApp(App[None]):
         if session not in self.sessions:
             self.sessions.append(session)
         if self.loaded is not None:
-            session.observe(self.loaded)
+            session.observe(self.loaded, self.own_writes.get(self.loaded.path))
         self._refresh_edit_state()
 
     def end_session(self, session: EditSession) -> None:
@@ -444,12 +491,14 @@ class WorkbenchApp(App[None]):
         select_id: str | None = None,
         parent_op_id: str | None = None,
         reason_prefix: str | None = None,
+        kind: str = "edit",
     ) -> None:
         """Show the proof for ``ops``; apply them if the writer confirms. One proof at a
         time: a request while another is being built or shown is a no-op."""
         if self.doc_path is None or self.proof_busy:
             if editor is not None:
                 editor.resume()
+            self.gate.release()
             return
         if editor is None:
             self.begin_session(session)
@@ -464,6 +513,7 @@ class WorkbenchApp(App[None]):
             select_id=select_id or _selection_after(ops),
             parent_op_id=parent_op_id,
             reason_prefix=reason_prefix,
+            kind=kind,
         )
         self._inflight = pending
         self._hint_proof(pending)
@@ -519,11 +569,13 @@ class WorkbenchApp(App[None]):
     @guarded
     def on_proof_ready(self, message: ProofReady) -> None:
         if not self.panes_ready:
+            self.gate.release()
             return
         pending, proof = message.pending, message.proof
         self._hint_proof(None)
         self.main.status.message = ""
         if not proof.ok:
+            self.gate.release()  # no proof to hand the keys to: they go where they go
             code = proof.outcome.code or "rejected"
             if code == SHA_MISMATCH:
                 self._conflict(pending, proof.outcome.error or "")
@@ -596,6 +648,14 @@ class WorkbenchApp(App[None]):
             return
         pending, outcome = message.pending, message.outcome
         if outcome.ok:
+            self.own_writes[pending.path] = outcome.post_sha256
+            before = self.versions.get(outcome.pre_sha256)
+            op_id = str(outcome.records[0].get("op_id") or "") if outcome.records else ""
+            if op_id:
+                self._kinds[op_id] = pending.kind
+            if before is not None and message.loaded is not None:
+                after = message.loaded.source.text
+                self.journal_step(pending.path, before, after, op_id, pending.kind)
             results = ", ".join(f"{r['op'].get('op')} {r['patch_result']}" for r in outcome.records)
             text = f"{results} · {outcome.pre_sha256[:8]} → {outcome.post_sha256[:8]}"
             if outcome.drift:
@@ -606,10 +666,12 @@ class WorkbenchApp(App[None]):
             editor = pending.editor
             if editor is not None and editor.STAYS_OPEN:
                 self._after_load.append(editor.applied)
-            elif editor is not None:
-                editor.close()
             else:
+                # Done now: the status line stops saying "editing" before the panes
+                # redraw, not when the editor's screen is finally unmounted.
                 self.end_session(pending.session)
+                if editor is not None:
+                    editor.close()
             self._select_after_load = pending.select_id
             if message.loaded is not None and message.loaded.path == self.doc_path:
                 self._take(message.loaded, message.changes)
@@ -695,6 +757,8 @@ class WorkbenchApp(App[None]):
             return
         error = event.worker.error
         self.notify(error_text(error), title=error_code(error), severity="error", timeout=10)
+        if event.worker.group in ("proof", "apply", "revert"):
+            self.gate.release()
         if event.worker.group in ("proof", "apply") and self._inflight is not None:
             self._hint_proof(None)
             self._close_proof(self._inflight, partial(self._drop, self._inflight))
@@ -747,27 +811,49 @@ class WorkbenchApp(App[None]):
             and {k: row.record["actor"].get(k) for k in ("kind", "name")} == actor
         ]
 
+    def record_kinds(self, own: list[dict[str, Any]]) -> dict[str, str]:
+        """op_id -> edit / revert / redo, by data (the undo journal, this session's
+        writes, the causation chain), never by the reason text."""
+        journal = dict(self.transcript.kinds) if self.transcript is not None else {}
+        return own_kinds(own, {**journal, **self._kinds})
+
     def undo_target(self) -> dict[str, Any] | None:
         """The latest edit of this actor here that is not a revert and not reverted."""
         own = self.own_records()
-        reverted = {r.get("parent_op_id") for r in own if _is_kind(r, "revert")}
+        kinds = self.record_kinds(own)
+
+        def kind(record: dict[str, Any]) -> str:
+            return kinds.get(str(record.get("op_id") or ""), "edit")
+
+        reverted = {r.get("parent_op_id") for r in own if kind(r) == "revert"}
         for record in reversed(own):
-            if not _is_kind(record, "revert") and record.get("op_id") not in reverted:
+            if kind(record) != "revert" and record.get("op_id") not in reverted:
                 return record
         return None
 
     def redo_target(self) -> dict[str, Any] | None:
         """The latest revert of this actor not yet redone, if no new edit came after it."""
         own = self.own_records()
-        redone = {r.get("parent_op_id") for r in own if _is_kind(r, "redo")}
+        kinds = self.record_kinds(own)
+
+        def kind(record: dict[str, Any]) -> str:
+            return kinds.get(str(record.get("op_id") or ""), "edit")
+
+        redone = {r.get("parent_op_id") for r in own if kind(r) == "redo"}
         for record in reversed(own):
-            if _is_kind(record, "revert"):
+            if kind(record) == "revert":
                 if record.get("op_id") not in redone:
                     return record
                 continue
-            if not _is_kind(record, "redo"):
+            if kind(record) != "redo":
                 return None  # a new edit since: nothing to redo
         return None
+
+    @work(thread=True, exit_on_error=False, group="journal")
+    def journal_step(self, path: Path, before: str, after: str, op_id: str, kind: str) -> None:
+        """Keep the way back from ``after`` to ``before`` (undo after a restart)."""
+        with self._journal_lock:
+            UndoJournal(path).add(step_between(before, after, op_id=op_id, kind=kind))
 
     def revert(self, record: dict[str, Any], kind: str = "revert") -> None:
         """Show the proof of reverting ``record`` (a redo reverts a revert)."""
@@ -775,25 +861,29 @@ class WorkbenchApp(App[None]):
         if loaded is None or self.doc_path is None:
             return
         pre = self.versions.get(str(record.get("pre_sha256")))
-        if pre is None:
-            self.notify(
-                f"The version before this edit ({str(record.get('pre_sha256'))[:8]}) was not "
-                "seen by this session, so its inverse cannot be computed. Undo works for edits "
-                "made (or watched) since the document was opened.",
-                title="revert_pre_state_unknown",
-                severity="error",
-                timeout=10,
-            )
-            return
         self.main.status.message = f"preparing the {kind}…"
-        self.start_revert(record, kind, pre, loaded.source.text)
+        self.gate.hold(record)  # keys typed after u wait for its proof
+        self.start_revert(record, kind, pre, loaded.source.text, self.doc_path)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="revert")
-    def start_revert(self, record: dict[str, Any], kind: str, pre: str, current: str) -> None:
-        from core.noma.revert import RevertError, inverse
+    def start_revert(
+        self, record: dict[str, Any], kind: str, pre: str | None, current: str, path: Path
+    ) -> None:
+        from core.noma.revert import PRE_STATE_UNKNOWN, RevertError, inverse
 
         result: Any
+        if pre is None:  # not seen by this session: walk the undo journal back to it
+            with self._journal_lock:
+                pre = UndoJournal(path).version(str(record.get("pre_sha256")), current)
         try:
+            if pre is None:
+                raise RevertError(
+                    PRE_STATE_UNKNOWN,
+                    f"The version before this edit ({str(record.get('pre_sha256'))[:8]}) is "
+                    "neither in this session nor reachable through the undo journal (the "
+                    "file was changed outside the app while it was closed, or the journal "
+                    "was cleared), so its inverse cannot be computed.",
+                )
             result = inverse(record, pre, current)
         except RevertError as exc:
             result = exc
@@ -809,6 +899,7 @@ class WorkbenchApp(App[None]):
         result, record = message.result, message.record
         what = f"{message.kind} of {_op_line(record)}"
         if isinstance(result, RevertError):
+            self.gate.release()
             hint = ""
             if result.code == SHA_MISMATCH:
                 hint = " Nothing was written."
@@ -816,6 +907,7 @@ class WorkbenchApp(App[None]):
             return
         loaded = self.loaded
         if loaded is None:
+            self.gate.release()
             return
         session = EditSession(message.kind, result.target, loaded.sha256, None)
         self.propose(
@@ -824,6 +916,7 @@ class WorkbenchApp(App[None]):
             title=f"{what.capitalize()} → {result.summary}",
             parent_op_id=result.op_id or None,
             reason_prefix=f"{message.kind} {result.op_id}",
+            kind=message.kind,
         )
 
     @guarded
@@ -910,16 +1003,6 @@ class WorkbenchApp(App[None]):
             self.notify(main.why_not(action), title="not available", severity="warning")
             return
         self.call_later(main.run_action, action)
-
-
-def _is_kind(record: dict[str, Any], kind: str) -> bool:
-    """A revert or redo record: the app writes its reason as ``"<kind> <op_id>[: ...]"``."""
-    reason = record.get("reason")
-    return (
-        bool(record.get("parent_op_id"))
-        and isinstance(reason, str)
-        and (reason == kind or reason.startswith(kind + " ") or reason.startswith(kind + ":"))
-    )
 
 
 def _op_line(record: dict[str, Any]) -> str:

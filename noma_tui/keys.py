@@ -7,7 +7,7 @@ palette, the help screen and a user keymap (``[workbench.keymap]`` in
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from textual.binding import Binding
 
@@ -163,6 +163,17 @@ APP_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("app.quit", "quit_app", "q", "Quit", "Quit the workbench", APP),
 )  # fmt: skip
 
+OPENS_DIALOG = frozenset(
+    {spec.id for spec in EDIT_ACTIONS + HISTORY_ACTIONS} | {"file.new", "go.id", "doc.export"}
+)
+"""Actions that open a dialog (or a proof): priority bindings, so the action runs when its
+key is dispatched and the keys typed after it wait for the dialog (`noma_tui.typeahead`)."""
+
+EDIT_ACTIONS = tuple(replace(spec, priority=True) for spec in EDIT_ACTIONS)
+HISTORY_ACTIONS = tuple(replace(spec, priority=True) for spec in HISTORY_ACTIONS)
+NAVIGATION_ACTIONS = tuple(
+    replace(spec, priority=True) if spec.id in OPENS_DIALOG else spec for spec in NAVIGATION_ACTIONS
+)
 SCREEN_ACTIONS = EDIT_ACTIONS + HISTORY_ACTIONS + NAVIGATION_ACTIONS
 ALL_ACTIONS = SCREEN_ACTIONS + FLOW_ACTIONS + APP_ACTIONS
 BY_ACTION = {spec.action: spec for spec in SCREEN_ACTIONS + APP_ACTIONS}

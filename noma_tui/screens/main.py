@@ -337,13 +337,13 @@ class MainScreen(Screen[None]):
         self.refresh_footer()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("focus_pane", "filter") and isinstance(self.focused, Input):
+        spec = BY_ACTION.get(action)
+        if isinstance(self.focused, Input) and (action == "focus_pane" or (spec and spec.priority)):
             return False  # priority keys are text while a field here has focus
         if action in DOCUMENT_ONLY and self.flow_focused():
             return False
         if action in ("filter", "clear_filter") and self.flow_focused():
             return False
-        spec = BY_ACTION.get(action)
         if action in ("undo", "redo"):
             loaded = self.workbench.loaded
             if loaded is None or loaded.read_only or loaded.source.invalid_utf8_at is not None:
@@ -610,6 +610,13 @@ class MainScreen(Screen[None]):
 
         self.app.push_screen(PickerScreen(f"Add which block to {parent_id}?", choices), chosen)
 
+    def _propose(self, message: ProposeEdit) -> None:
+        """Ask the app for a proof of an edit with no editor: keys typed after this one
+        wait for the proof (a ``y`` meant for a delete proof must never copy, a letter
+        never open another edit)."""
+        self.workbench.gate.hold(message.session)
+        self.post_message(message)
+
     @guarded
     def action_delete_block(self) -> None:
         loaded, block = self._loaded_block()
@@ -620,7 +627,7 @@ class MainScreen(Screen[None]):
         what = f"::{node.name}" if isinstance(node, Directive) else "block"
         extra = f" and the {inside} block(s) inside it" if inside else ""
         parent = loaded.parents[block]
-        self.post_message(
+        self._propose(
             ProposeEdit(
                 session,
                 [ops.delete_block(ident)],
@@ -699,7 +706,7 @@ class MainScreen(Screen[None]):
         loaded, block = self._loaded_block()
         ident = loaded.blocks[block].id or ""
         session = EditSession.open("resolve_comment", loaded, block)
-        self.post_message(
+        self._propose(
             ProposeEdit(
                 session,
                 [ops.resolve_comment(ident, self.workbench.actor.name)],
@@ -745,7 +752,7 @@ class MainScreen(Screen[None]):
             return
         ops_out = [external_op(ident, before, after)]
         session.action = str(ops_out[0]["op"])
-        self.post_message(
+        self._propose(
             ProposeEdit(session, ops_out, title=f"{ops_out[0]['op']} · {ident} ($EDITOR)")
         )
 
@@ -857,6 +864,7 @@ class MainScreen(Screen[None]):
         bar.placeholder = self.FILTER_HINTS[self.filter_target]
         bar.value = self._filter_pane(self.filter_target).filter_text
         bar.remove_class("-hidden")
+        bar.display = True  # now, not at the next style pass: focus must move at key time
         self.set_focus(bar)
 
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -884,6 +892,7 @@ class MainScreen(Screen[None]):
         self._apply_filter(event.value)
         bar = self.filter_bar
         bar.add_class("-hidden")
+        bar.display = False
         self._filter_pane(self.filter_target).focus()
 
     @guarded
@@ -905,6 +914,7 @@ class MainScreen(Screen[None]):
         self._filter_pane(target).set_filter("")
         bar.value = ""
         bar.add_class("-hidden")
+        bar.display = False
         self.status.message = ""
         self._filter_pane(target).focus()
 
