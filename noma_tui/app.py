@@ -74,7 +74,7 @@ from .messages import (
     TranscriptLoaded,
 )
 from .screens.conflict import Choice, ConflictScreen
-from .screens.edit_base import EditScreen
+from .screens.edit_base import EditScreen, Phase
 from .screens.help import HelpScreen
 from .screens.main import MainScreen
 from .screens.proof import ProofScreen
@@ -194,11 +194,14 @@ class WorkbenchApp(App[None]):
         await super().on_event(event)
 
     async def _dispatch_key(self, event: events.Key) -> None:
-        await super().on_event(event)
+        if not self._exit:  # shutting down: a kept key has nowhere to go
+            await super().on_event(event)
 
     def _still_waited_for(self, token: object) -> bool:
         """A held screen that left the stack before it was ready releases the keys."""
-        return not isinstance(token, Screen) or token in self.screen_stack
+        if not isinstance(token, Screen):
+            return True
+        return token.is_attached and not getattr(token, "dismissed", False)
 
     def push_screen(  # type: ignore[override]
         self,
@@ -216,8 +219,8 @@ class WorkbenchApp(App[None]):
         return result
 
     def on_mount(self) -> None:
-        # The default screen is mounted on the next refresh; start once its panes exist.
-        self.call_after_refresh(self.start)
+        """Nothing to do yet: the main screen calls `start` once its panes are mounted
+        (`MainScreen.on_mount`), so no handler can query a pane that is not there."""
 
     def on_unmount(self) -> None:
         self.collector.close()
@@ -445,7 +448,7 @@ class WorkbenchApp(App[None]):
     def panes_ready(self) -> bool:
         """False before the main screen's panes exist and while the app shuts down
         (messages still in flight then must not touch them)."""
-        return bool(self._main.query("#status"))
+        return self._main.panes_mounted and not self._exit
 
     def _refresh_edit_state(self) -> None:
         if not self.panes_ready:
@@ -591,6 +594,8 @@ class WorkbenchApp(App[None]):
         def confirmed(reason: str) -> None:
             pending.reason = reason or None
             pending.proof_screen = screen
+            if pending.editor is not None:
+                pending.editor.advance(Phase.APPLYING)
             self.start_apply(pending)
 
         self.collector.touched()  # the proof left garbage behind; the writer now reads
@@ -603,6 +608,8 @@ class WorkbenchApp(App[None]):
             on_confirm=confirmed,
         )
         self._shown_proof = screen
+        if pending.editor is not None:
+            pending.editor.advance(Phase.SHOWN)
         self.push_screen(screen, decided)
 
     def _close_proof(self, pending: Pending, then: Callable[[], None]) -> None:
@@ -696,6 +703,8 @@ class WorkbenchApp(App[None]):
             )
             self.reload()
             return
+
+        editor.advance(Phase.CONFLICT)
 
         def show(loaded: LoadedDocument) -> None:
             texts = editor.conflict_texts(loaded) or self._block_texts(pending, loaded)

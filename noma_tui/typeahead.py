@@ -49,6 +49,11 @@ class KeyGate:
         return self._token is not None
 
     @property
+    def idle(self) -> bool:
+        """Nothing held, kept or being handed on (tests wait on it, never on time)."""
+        return self._token is None and not self._draining and not self._kept
+
+    @property
     def kept(self) -> int:
         """Keys waiting (tests and the status line read it)."""
         return len(self._kept)

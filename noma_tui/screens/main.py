@@ -114,6 +114,7 @@ class MainScreen(Screen[None]):
         super().__init__()
         self._footer_signature: tuple[bool | None, ...] = ()
         self.filter_target = "tree"  # the pane the `/` bar filters
+        self.panes_mounted = False  # True from the end of on_mount until unmount
         self._filter_timer: Timer | None = None
 
     @property
@@ -155,6 +156,13 @@ class MainScreen(Screen[None]):
         if not flow.border_title:
             flow.border_title = "5 Flow runs"
         self.query_one("#tree").focus()
+        started = self.panes_mounted
+        self.panes_mounted = True
+        if not started:  # every pane exists now: the app may load into them
+            self.call_after_refresh(self.workbench.start)
+
+    def on_unmount(self) -> None:
+        self.panes_mounted = False
 
     # -- panes -----------------------------------------------------------------------------
 
@@ -337,6 +345,8 @@ class MainScreen(Screen[None]):
         self.refresh_footer()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if not self.workbench.panes_ready:
+            return False  # before the panes mount or while the app shuts down
         spec = BY_ACTION.get(action)
         if isinstance(self.focused, Input) and (action == "focus_pane" or (spec and spec.priority)):
             return False  # priority keys are text while a field here has focus

@@ -26,7 +26,7 @@ from typing import ClassVar
 from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Footer, Input, Static
 
@@ -34,6 +34,7 @@ from core.noma.diagnostics import Diagnostic
 from core.noma.proof import Proof
 
 from ..keyorder import OrderedInput, after_typed
+from ..keys import bindings
 from ..session import EditSession
 from ..styles import SEVERITY_GLYPH, Styles, Themed
 from ..visible import line_text, plain
@@ -105,10 +106,7 @@ def render_summary(proof: Proof, session: EditSession, palette: Styles) -> Group
 class ProofScreen(Themed, DismissOnce[str | None]):
     """Dismisses with the reason text (possibly empty) to apply, or None to go back."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+s", "apply", "Apply", id="proof.apply", priority=True),
-        Binding("escape", "back", "Back", id="proof.back", priority=True),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = [*bindings("proof.apply", "proof.back")]
 
     def __init__(
         self,

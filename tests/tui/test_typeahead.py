@@ -5,8 +5,12 @@ same burst lands on the main screen behind it."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from tui_helpers import MEMO, TERMINAL, burst, make_app, ready, records, select, until
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_bursts import settled
+from tui_helpers import MEMO, TERMINAL, burst, copy_demo, make_app, ready, records, select, until
 
 from core.noma.files import read_source
 from noma_tui.screens.form import FormScreen
@@ -79,3 +83,59 @@ async def test_delete_dialog_focus_and_tab_order(demo: Path) -> None:
         await until(pilot, lambda: len(records(path)) == count + 1, "the delete")
     assert records(path)[-1]["reason"] == "dup entry"
     assert records(path)[-1]["op"]["op"] == "delete_block"
+
+
+TYPED = ["enter", "tab", "ctrl+s", "escape", "y", "n", "a", "e", "d", "7", "space", "backspace"]
+OPENERS = [  # (block, key) for every dialog a key opens on the main screen
+    ("small-tenant-noise", "a"),  # attribute form
+    ("risks", "h"),  # heading form
+    ("small-tenant-noise", "e"),  # body editor (a TextArea)
+    ("small-tenant-noise", "r"),  # rename form
+    ("small-tenant-noise", "c"),  # comment form
+    ("small-tenant-noise", "m"),  # move form
+    ("small-tenant-noise", "d"),  # delete proof
+    ("small-tenant-noise", "g"),  # go-to prompt
+]
+
+
+@settings(
+    max_examples=10,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    opener=st.sampled_from(OPENERS),
+    keys=st.lists(st.sampled_from(TYPED), min_size=1, max_size=12),
+)
+async def test_random_bursts_from_the_main_screen(
+    tmp_path_factory: Any, opener: tuple[str, str], keys: list[str]
+) -> None:
+    """The dialog's own key starts the burst (no wait for the dialog): no exception, never
+    two proofs, and the file is untouched or exactly what the last proof drawn showed."""
+    demo = copy_demo(tmp_path_factory.mktemp("typeahead"))
+    path = demo / MEMO
+    original = read_source(path).sha256
+    shown: list[str] = []
+    stacked: list[int] = []
+    async with make_app(demo).run_test(size=TERMINAL) as pilot:
+        app = await ready(pilot)
+        real_push = app.push_screen
+
+        def push(screen: Any, *args: Any, **kwargs: Any) -> Any:
+            if isinstance(screen, ProofScreen):
+                shown.append(screen.proof.outcome.post_sha256)
+                stacked.append(sum(isinstance(s, ProofScreen) for s in app.screen_stack) + 1)
+            return real_push(screen, *args, **kwargs)
+
+        app.push_screen = push  # type: ignore[method-assign]
+        block, key = opener
+        await select(pilot, block)
+        burst(app, [key, *keys])
+        await settled(pilot)
+        burst(app, keys)
+        await settled(pilot)
+        assert app.is_running and not app.gate.holding
+        assert all(n == 1 for n in stacked), stacked
+        on_disk = read_source(path).sha256
+        assert on_disk == original or (shown and on_disk == shown[-1]), (keys, shown)
