@@ -321,13 +321,9 @@ class FlowFrontierPane(Vertical):
         self.ctx = open_flow_context(self.workspace)
         gates = self.ctx.posture.gates
         policy = self.ctx.posture.policy
-        # Each gate named by its setting ([gates] in noma-workbench.toml), so "off" says
-        # what turns it on; a refusal it causes says the rest (`fix_hint`).
         header = (
-            f"writes {'ON' if gates.run_writes_enabled else 'off'} ([gates] "
-            f"run_writes_enabled) · automatable "
-            f"{'ON' if gates.automatable_execution_enabled else 'off'} ([gates] "
-            f"automatable_execution_enabled, {CONFIG}) · cap "
+            f"writes {'ON' if gates.run_writes_enabled else 'off'} · automatable "
+            f"{'ON' if gates.automatable_execution_enabled else 'off'} · cap "
             f"{policy.cost_cap_units} · lanes {','.join(policy.allowed_lanes) or 'none'}"
         )
         if self.ctx.posture.problems:
@@ -461,9 +457,33 @@ class FlowFrontierPane(Vertical):
             self._keep_active(held, active)
             self._fill_runs(keep)
             if first and self.last_status == LOADING:
-                self.say("No runs yet: press n to start one." if not self.runs else "")
+                gates = self.gates_off()
+                if gates:
+                    self.say(gates[0], detail="\n".join(gates))
+                else:
+                    self.say("No runs yet: press n to start one." if not self.runs else "")
 
         self.background(load, loaded)
+
+    def gates_off(self) -> list[str]:
+        """What the header's "off" means: each gate that is off, the setting that turns it
+        on and where it lives (empty when both are on)."""
+        if self.ctx is None:
+            return []
+        gates = self.ctx.posture.gates
+        trust = _key("app.trust")
+        out = []
+        if not gates.run_writes_enabled:
+            out.append(
+                f"Writes off: [gates] run_writes_enabled = true in {CONFIG} turns them on "
+                f"(a trusted folder: {trust}); {_key('flow.message')} shows this in full"
+            )
+        if not gates.automatable_execution_enabled:
+            out.append(
+                "Automatable off: [gates] automatable_execution_enabled = true in "
+                f"{CONFIG} allows sandboxed steps (a trusted folder: {trust})"
+            )
+        return out
 
     def _keep_active(self, asked: dict[str, str], active: dict[str, str]) -> None:
         """Drop the held consents the store no longer counts (revoked, expired); one

@@ -220,12 +220,12 @@ def test_refusals_name_the_key_or_setting_that_fixes_them() -> None:
     assert "press c" in refusal_line(FlowRefusal("FLOW_EXECUTION_CONSENT_REQUIRED"))
 
 
-async def test_the_pane_header_names_the_gate_settings(demo: Path) -> None:
-    from textual.widgets import Static
-
-    async with make_app(demo).run_test(size=(160, 40)) as pilot:
-        app = await ready(pilot)
+async def test_gates_off_say_which_setting_turns_them_on(tmp_path: Path) -> None:
+    (tmp_path / "a.noma").write_text("# A {#a}\n\nText.\n", encoding="utf-8")
+    async with make_app(tmp_path).run_test(size=(160, 40)) as pilot:
+        app = await ready(pilot, "a.noma")
         pane = app.main.query_one(FlowFrontierPane)
-        assert "run_writes_enabled" in pane.header_text
-        assert "automatable_execution_enabled" in pane.header_text
-        assert isinstance(pane.query_one("#flow-header"), Static)
+        assert "writes off" in pane.header_text
+        await until(pilot, lambda: pane.last_status.startswith("Writes off"), "the hint")
+        assert "[gates] run_writes_enabled = true in noma-workbench.toml" in pane.last_status
+        assert "automatable_execution_enabled" in pane.last_detail
