@@ -347,7 +347,10 @@ class WorkbenchApp(App[None]):
             and previous.sha256 != loaded.sha256
             and self.own_writes.get(loaded.path) != loaded.sha256  # journaled with its op
         ):
-            self.journal_step(loaded.path, previous.source.text, loaded.source.text, "", "")
+            # After the frame that shows the version: the splice is not worth a late frame.
+            self.call_after_refresh(
+                self.journal_step, loaded.path, previous.source.text, loaded.source.text, "", ""
+            )
         if not unchanged or select is not None:
             self.main.status.message = ""
             self.main.show_document(loaded, select_id=select, changes=changes)
@@ -662,7 +665,9 @@ class WorkbenchApp(App[None]):
                 self._kinds[op_id] = pending.kind
             if before is not None and message.loaded is not None:
                 after = message.loaded.source.text
-                self.journal_step(pending.path, before, after, op_id, pending.kind)
+                self.call_after_refresh(
+                    self.journal_step, pending.path, before, after, op_id, pending.kind
+                )
             results = ", ".join(f"{r['op'].get('op')} {r['patch_result']}" for r in outcome.records)
             text = f"{results} · {outcome.pre_sha256[:8]} → {outcome.post_sha256[:8]}"
             if outcome.drift:

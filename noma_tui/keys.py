@@ -171,11 +171,14 @@ OPENS_DIALOG = frozenset(
 """Actions that open a dialog (or a proof): priority bindings, so the action runs when its
 key is dispatched and the keys typed after it wait for the dialog (`noma_tui.typeahead`)."""
 
-EDIT_ACTIONS = tuple(replace(spec, priority=True) for spec in EDIT_ACTIONS)
-HISTORY_ACTIONS = tuple(replace(spec, priority=True) for spec in HISTORY_ACTIONS)
-NAVIGATION_ACTIONS = tuple(
-    replace(spec, priority=True) if spec.id in OPENS_DIALOG else spec for spec in NAVIGATION_ACTIONS
-)
+
+def _opening(actions: tuple[ActionSpec, ...]) -> tuple[ActionSpec, ...]:
+    return tuple(replace(s, priority=True) if s.id in OPENS_DIALOG else s for s in actions)
+
+
+EDIT_ACTIONS = _opening(EDIT_ACTIONS)
+HISTORY_ACTIONS = _opening(HISTORY_ACTIONS)
+NAVIGATION_ACTIONS = _opening(NAVIGATION_ACTIONS)
 SCREEN_ACTIONS = EDIT_ACTIONS + HISTORY_ACTIONS + NAVIGATION_ACTIONS
 ALL_ACTIONS = SCREEN_ACTIONS + FLOW_ACTIONS + APP_ACTIONS
 

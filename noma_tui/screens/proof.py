@@ -109,7 +109,10 @@ class ProofScreen(Themed, DismissOnce[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [*bindings("proof.apply", "proof.back")]
     # Below 30 rows the layout tightens (themes/workbench.tcss: ProofScreen.-short) so the
     # reason and the buttons always show; the summary and the diff scroll instead.
-    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [(0, "-short"), (30, "-tall")]
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [  # type: ignore[misc]
+        (0, "-short"),
+        (30, "-tall"),
+    ]
 
     def __init__(
         self,
