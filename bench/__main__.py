@@ -12,6 +12,7 @@ SUITES = {
     "tui": "bench.tui_bench",
     "app": "bench.app_bench",
     "flow": "bench.flow_bench",
+    "projection": "bench.projection_bench",
     "formats": "bench.formats_bench",
     "incremental": "bench.incremental_bench",
 }

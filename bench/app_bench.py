@@ -18,6 +18,9 @@ Headless (`App.run_test`, 120x34), on generated documents of 1,000 and 5,000 sec
   the new version (tree, diagnostics and block view all on it);
 * ``body +/- line (top)``: the same two for a body edit (``e``) of the first ``::risk`` that
   adds a line (removes it the next time): every block after it moves by one line;
+* ``open``: from opening the workspace to the first frame that draws the tree with the
+  document's rows (the cursor on them: the tree takes keys), and to the first frame with
+  every row of the expanded parents (a document with one top heading has it expanded);
 * ``peak RSS``: ``ru_maxrss`` of a child process that opened the document in the app
   and filled the tree.
 
@@ -133,11 +136,29 @@ async def _select(app: WorkbenchApp, ident: str) -> None:
     await _wait(lambda: app.main.block_view.block == block, f"{ident} selected")
 
 
+def _tree_shown(app: WorkbenchApp, *, whole: bool) -> Callable[[Any], bool]:
+    """The main screen's tree drawn with the document's rows in it (``whole``: every row
+    of the expanded parents added)."""
+
+    def shown(screen: Any) -> bool:
+        tree = app.main.doc_tree if isinstance(screen, MainScreen) else None
+        if tree is None or tree.loaded is None or len(tree.root.children) == 0:
+            return False
+        return not tree.filling if whole else True
+
+    return shown
+
+
 async def one_run(path: Path, edits: int, sections: int, run: int = 0) -> dict[str, list[float]]:
+    started = time.perf_counter()
     workspace = Workspace.open(path.parent)
     config = WorkbenchConfig(watch=False, cursor_blink=False)
     app = WorkbenchApp(workspace, document=path, config=config, single_file=True)
+    opening = Frames(app)
+    opening.arm(_tree_shown(app, whole=False))
     out: dict[str, list[float]] = {
+        "usable": [],
+        "full": [],
         "outside": [],
         "moved": [],
         "structure": [],
@@ -149,6 +170,9 @@ async def one_run(path: Path, edits: int, sections: int, run: int = 0) -> dict[s
     if hasattr(app, "collector"):
         app.collector.delay = IDLE
     async with app.run_test(size=SIZE) as pilot:
+        out["usable"].append(await opening.drawn("the first rows of the tree") - started)
+        opening.arm(_tree_shown(app, whole=True))
+        out["full"].append(await opening.drawn("the whole tree") - started)
         frames = Frames(app)
         await _wait(lambda: app.loaded is not None and app.transcript is not None, "loaded")
         await _wait(lambda: not app.main.doc_tree.filling, "tree filled")
@@ -288,6 +312,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-rss", action="store_true")
     args = parser.parse_args(argv)
     labels = {
+        "usable": "open -> tree rows drawn",
+        "full": "open -> whole tree drawn",
         "outside": "outside edit -> panes",
         "moved": "outside +/- line (top) -> panes",
         "structure": "outside +/- section -> panes",

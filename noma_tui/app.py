@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, work
 from textual.app import App, SystemCommand
@@ -35,7 +35,6 @@ from watchfiles import Change, DefaultFilter, awatch
 from core.noma.commit import touch
 from core.noma.files import DocumentIOError
 from core.noma.nodes import promote_fresh
-from core.noma.patch.catalog import TARGET_FIELD
 from core.noma.patch.errors import SHA_MISMATCH
 from core.noma.patch.pipeline import (
     Actor,
@@ -73,8 +72,8 @@ from .messages import (
     RevertReady,
     TranscriptLoaded,
 )
+from .roles import OpenEditor, WorkbenchHost
 from .screens.conflict import Choice, ConflictScreen
-from .screens.edit_base import EditScreen, Phase
 from .screens.help import HelpScreen
 from .screens.main import MainScreen
 from .screens.proof import ProofScreen
@@ -82,6 +81,7 @@ from .screens.trust import TrustScreen, is_restricted
 from .session import EditSession
 from .typeahead import KeyGate
 from .undo_journal import UndoJournal, own_kinds, step_between
+from .undo_targets import own_records, redo_target, selection_after, undo_target
 from .versions import Changes, diff_versions
 from .visible import plain
 
@@ -491,7 +491,7 @@ class WorkbenchApp(App[None]):
         session: EditSession,
         ops: list[dict[str, Any]],
         *,
-        editor: EditScreen | None = None,
+        editor: OpenEditor | None = None,
         title: str | None = None,
         danger: bool = False,
         select_id: str | None = None,
@@ -516,7 +516,7 @@ class WorkbenchApp(App[None]):
             title or (editor.title_text if editor is not None else names),
             editor,
             danger,
-            select_id=select_id or _selection_after(ops),
+            select_id=select_id or selection_after(ops),
             parent_op_id=parent_op_id,
             reason_prefix=reason_prefix,
             kind=kind,
@@ -598,7 +598,7 @@ class WorkbenchApp(App[None]):
             pending.reason = reason or None
             pending.proof_screen = screen
             if pending.editor is not None:
-                pending.editor.advance(Phase.APPLYING)
+                pending.editor.advance("applying")
             self.start_apply(pending)
 
         self.collector.touched()  # the proof left garbage behind; the writer now reads
@@ -612,7 +612,7 @@ class WorkbenchApp(App[None]):
         )
         self._shown_proof = screen
         if pending.editor is not None:
-            pending.editor.advance(Phase.SHOWN)
+            pending.editor.advance("shown")
         self.push_screen(screen, decided)
 
     def _close_proof(self, pending: Pending, then: Callable[[], None]) -> None:
@@ -709,7 +709,7 @@ class WorkbenchApp(App[None]):
             self.reload()
             return
 
-        editor.advance(Phase.CONFLICT)
+        editor.advance("conflict")
 
         def show(loaded: LoadedDocument) -> None:
             texts = editor.conflict_texts(loaded) or self._block_texts(pending, loaded)
@@ -813,17 +813,7 @@ class WorkbenchApp(App[None]):
         snapshot = self.transcript
         if snapshot is None or snapshot.path != transcript_path(self.doc_path or Path()):
             return []
-        actor = {"kind": self.actor.kind, "name": self.actor.name}
-        return [
-            row.record
-            for row in snapshot.rows
-            if row.record is not None
-            and row.problem is None
-            and row.record.get("patch_result") == "applied"
-            and row.record.get("pre_sha256") != row.record.get("post_sha256")
-            and isinstance(row.record.get("actor"), dict)
-            and {k: row.record["actor"].get(k) for k in ("kind", "name")} == actor
-        ]
+        return own_records(snapshot, {"kind": self.actor.kind, "name": self.actor.name})
 
     def record_kinds(self, own: list[dict[str, Any]]) -> dict[str, str]:
         """op_id -> edit / revert / redo, by data (the undo journal, this session's
@@ -832,36 +822,12 @@ class WorkbenchApp(App[None]):
         return own_kinds(own, {**journal, **self._kinds})
 
     def undo_target(self) -> dict[str, Any] | None:
-        """The latest edit of this actor here that is not a revert and not reverted."""
         own = self.own_records()
-        kinds = self.record_kinds(own)
-
-        def kind(record: dict[str, Any]) -> str:
-            return kinds.get(str(record.get("op_id") or ""), "edit")
-
-        reverted = {r.get("parent_op_id") for r in own if kind(r) == "revert"}
-        for record in reversed(own):
-            if kind(record) != "revert" and record.get("op_id") not in reverted:
-                return record
-        return None
+        return undo_target(own, self.record_kinds(own))
 
     def redo_target(self) -> dict[str, Any] | None:
-        """The latest revert of this actor not yet redone, if no new edit came after it."""
         own = self.own_records()
-        kinds = self.record_kinds(own)
-
-        def kind(record: dict[str, Any]) -> str:
-            return kinds.get(str(record.get("op_id") or ""), "edit")
-
-        redone = {r.get("parent_op_id") for r in own if kind(r) == "redo"}
-        for record in reversed(own):
-            if kind(record) == "revert":
-                if record.get("op_id") not in redone:
-                    return record
-                continue
-            if kind(record) != "redo":
-                return None  # a new edit since: nothing to redo
-        return None
+        return redo_target(own, self.record_kinds(own))
 
     @work(thread=True, exit_on_error=False, group="journal")
     def journal_step(self, path: Path, before: str, after: str, op_id: str, kind: str) -> None:
@@ -1025,23 +991,8 @@ def _op_line(record: dict[str, Any]) -> str:
     return op_summary(record.get("op"))
 
 
-def _selection_after(ops: list[dict[str, Any]]) -> str | None:
-    """The id the tree should land on after the edit (the new, renamed or moved block)."""
-    if len(ops) != 1:
-        return None
-    op = ops[0]
-    name = op.get("op")
-    if name == "rename_id":
-        return str(op.get("to"))
-    if name == "add_comment":
-        return str(op.get("id"))
-    if name == "add_block":
-        from core.noma.parser import parse
+if TYPE_CHECKING:
 
-        frag = parse(str(op.get("content", "")))
-        first = frag.children[0] if frag.children else None
-        return first.id if first is not None else None
-    if name == "delete_block":
-        return None
-    target = op.get(TARGET_FIELD.get(str(name), "id"))
-    return target if isinstance(target, str) else None
+    def _fits_host(app: WorkbenchApp) -> WorkbenchHost:
+        """Never called: mypy checks here that the app is what its screens type it as."""
+        return app

@@ -15,12 +15,11 @@ from core.noma.export import SUFFIXES, export
 from core.noma.storage import atomic_write
 
 from .document import LoadedDocument
+from .roles import workbench_of
 from .screens.picker import PickerScreen
 
 if TYPE_CHECKING:
     from textual.screen import Screen
-
-    from .app import WorkbenchApp
 
 CHOICES: list[tuple[str, str]] = [
     ("markdown", "Markdown  (.md, CommonMark + GFM tables)"),
@@ -45,8 +44,8 @@ def write_export(loaded: LoadedDocument, fmt: str, target: Path) -> None:
 
 def start_export(screen: Screen[None]) -> None:
     """Ask for a format (and, if the file exists, whether to replace it), then write."""
-    app: WorkbenchApp = screen.app  # type: ignore[assignment]
-    loaded = app.loaded
+    app = screen.app
+    loaded = workbench_of(app).loaded
     if loaded is None:
         screen.notify("No document is open.", title="not available", severity="warning")
         return

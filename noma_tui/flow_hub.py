@@ -26,12 +26,13 @@ import httpx
 from core.flow import FlowContext, FlowRefusal, FlowResult
 from core.flow import actions as local_actions
 from core.flow import definitions as local_definitions
+from core.flow import run_inputs as local_inputs
 from core.flow import runs as local_runs
 from core.flow.bundle import parse_bundle
 from core.flow.consent import mint_consent as local_mint
 from core.flow.errors import CODES, Problem
 from core.flow.execute import execute_automatable as local_execute
-from core.flow.models import FlowBundle
+from core.flow.models import FlowBundle, FlowInput
 from core.flow.posture import Posture
 from core.netauth.bind import is_loopback
 from core.netauth.local_token import read_local_token
@@ -94,6 +95,7 @@ def open_flow_context(workspace: Workspace) -> FlowContext | HubContext:
             {
                 "run_writes_enabled": p["run_writes_enabled"],
                 "automatable_execution_enabled": p["automatable_execution_enabled"],
+                "why": p.get("why", {}),
             },
             {
                 "automatable_forbidden": p["automatable_forbidden"],
@@ -229,6 +231,14 @@ def start_fields(
         (i.name, f"{i.name} ({i.type}{', required' if i.required else ''})")
         for i in bundle.flow.inputs or ()
     ]
+
+
+def start_inputs(ctx: FlowContext | HubContext, flow_id: str, version: str) -> list[FlowInput]:
+    """The flow's declared inputs, for the start form's own check (`run_inputs`)."""
+    if isinstance(ctx, FlowContext):
+        return local_inputs.start_inputs(ctx, flow_id, version)
+    bundle = _bundle(ctx, flow_id, version)
+    return list(bundle.flow.inputs or ()) if bundle is not None else []
 
 
 def start_run(ctx: FlowContext | HubContext, request: dict[str, Any]) -> FlowResult:

@@ -1,7 +1,10 @@
-"""Reviewing outcome/import proposals and listing/revoking consents from the flow pane.
+"""Reviewing proposals and listing/revoking consents from the flow pane.
 
-The logic is here, over the one handler family (`run_action` "proposals", "review",
-"consents", "revoke_consent"), so the pane only binds a key and calls in. The pane passes
+The logic is here, over the one handler family (`run_action` "proposals", "proposal",
+"review", "consents", "revoke_consent"), so the pane only binds a key and calls in. A
+proposal is decided on `ProposalReviewScreen`, which shows what approving it would write
+(for a bundle: the base version, the change summary and the diff), never on a bare
+Approve/Reject choice. The pane passes
 its own choice dialog class (`PickerScreen`), so this module does not depend on where the
 pane lives; every handler call goes through the pane's `background` (a thread worker), so
 a store held by another writer never freezes the UI.
@@ -17,6 +20,7 @@ from textual.screen import ModalScreen
 from core.flow import FlowContext, FlowRefusal, FlowResult
 from core.flow.records import FlowRun
 from noma_tui.flow_hub import HubContext, run_action
+from noma_tui.screens.proposal import ProposalReviewScreen
 
 ChoiceFactory = Callable[[str, list[tuple[str, str]]], ModalScreen[str | None]]
 
@@ -73,30 +77,36 @@ def _listed_proposals(pane: FlowPaneLike, choice: ChoiceFactory, result: FlowRes
         for p in pending
     ]
 
-    def decide(proposal_id: str) -> None:
-        def decided(answer: str | None) -> None:
-            if answer is None or pane.ctx is None:
-                return
-            request = {"proposal_id": proposal_id, "approve": answer == "approve"}
-
-            def reviewed(result: FlowResult) -> None:
-                if isinstance(result, FlowRefusal):
-                    _refused(pane, result)
-                else:
-                    pane.say(f"Proposal {proposal_id} {result['proposal']['status']}", ok=True)
-
-            pane.background(lambda ctx: run_action(ctx, "review", request), reviewed, write=True)
-
-        pane.app.push_screen(
-            choice(f"Review {proposal_id}", [("approve", "Approve"), ("reject", "Reject")]),
-            decided,
-        )
-
     def chosen(key: str | None) -> None:
-        if key is not None:
-            decide(key)
+        if key is not None and pane.ctx is not None:
+            pane.background(
+                lambda ctx: run_action(ctx, "proposal", {"proposal_id": key}),
+                lambda shown: show_proposal(pane, key, shown),
+            )
 
     pane.app.push_screen(choice("Pending proposals", options), chosen)
+
+
+def show_proposal(pane: FlowPaneLike, proposal_id: str, shown: FlowResult) -> None:
+    """Put the proposal (and what it changes) in front of the human; decide on a or r."""
+    if isinstance(shown, FlowRefusal):
+        _refused(pane, shown)
+        return
+
+    def decided(approve: bool | None) -> None:
+        if approve is None or pane.ctx is None:
+            return
+        request = {"proposal_id": proposal_id, "approve": approve}
+
+        def reviewed(result: FlowResult) -> None:
+            if isinstance(result, FlowRefusal):
+                _refused(pane, result)
+            else:
+                pane.say(f"Proposal {proposal_id} {result['proposal']['status']}", ok=True)
+
+        pane.background(lambda ctx: run_action(ctx, "review", request), reviewed, write=True)
+
+    pane.app.push_screen(ProposalReviewScreen(shown), decided)
 
 
 def manage_consents(pane: FlowPaneLike, choice: ChoiceFactory) -> None:

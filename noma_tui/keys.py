@@ -142,8 +142,8 @@ FLOW_ACTIONS: tuple[ActionSpec, ...] = (
                "the sandbox", FLOW),
     ActionSpec("flow.review", "submit_review", "r", "Review", "Submit the run's outcome to "
                "review", FLOW),
-    ActionSpec("flow.proposals", "proposals", "P", "Proposals", "Review pending proposals "
-               "(approve or reject)", FLOW, footer=False),
+    ActionSpec("flow.proposals", "proposals", "P", "Proposals", "Review pending proposals: "
+               "see what each changes, then approve or reject", FLOW, footer=False),
     ActionSpec("flow.consents", "consents", "C", "Consents", "List the run's consents (Enter "
                "revokes one)", FLOW, footer=False),
     ActionSpec("flow.message", "show_message", "o", "Message", "Show the last flow message "
@@ -233,6 +233,12 @@ DIALOG_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("confirm.yes", "answer(True)", "y", "Yes", "Yes (discard, write…: what the "
                "question says)", QUESTION),
     ActionSpec("confirm.no", "answer(False)", "n,escape", "No", "No, go back", QUESTION),
+    ActionSpec("review.approve", "decide(True)", "a", "Approve", "Approve the proposal "
+               "shown (what it imports is listed)", QUESTION),
+    ActionSpec("review.reject", "decide(False)", "r", "Reject", "Reject the proposal shown",
+               QUESTION),
+    ActionSpec("review.back", "decide(None)", "escape,q", "Back", "Back to the list; "
+               "nothing decided", QUESTION),
     ActionSpec("trust.yes", "answer(True)", "y", "Trust", "Trust this folder", QUESTION),
     ActionSpec("trust.no", "answer(False)", "n,escape", "Not now", "Do not trust it now",
                QUESTION),

@@ -8,7 +8,8 @@ can compare labels and call `TreeNode.set_label` only for the ones that changed.
 
 from __future__ import annotations
 
-from rich.text import Text
+from rich.style import Style
+from rich.text import Span, Text
 
 from core.noma.nodes import Directive, Node, Section
 
@@ -20,26 +21,38 @@ MAX_TITLE = 60
 
 
 def block_label(node: Node, badge: Badge | None, palette: Styles, duplicate: bool) -> Text:
-    text = Text(no_wrap=True, overflow="ellipsis")
+    """One row's label, assembled as a string and its spans in one `Text` (equal to one
+    built by `Text.append` per piece, which costs ~4x as much: a 20,000-section document
+    builds 20,000 labels when it opens)."""
+    pieces: list[tuple[str, Style | None]] = []
     if badge is not None:
         glyph = SEVERITY_GLYPH[badge.severity]
-        text.append(f"{glyph}{badge.count} ", palette.severity(badge.severity))
+        pieces.append((f"{glyph}{badge.count} ", palette.severity(badge.severity)))
     if isinstance(node, Section):
         title = node.title if len(node.title) <= MAX_TITLE else node.title[: MAX_TITLE - 1] + "…"
-        text.append(plain(title) or "(untitled)", palette.heading)
+        pieces.append((plain(title) or "(untitled)", palette.heading))
         if node.id:
-            text.append(f"  #{plain(node.id)}", palette.muted)
+            pieces.append((f"  #{plain(node.id)}", palette.muted))
     elif isinstance(node, Directive):
-        text.append(f"::{plain(node.name)}", palette.fence)
+        pieces.append((f"::{plain(node.name)}", palette.fence))
         if node.id:
-            text.append(f" {plain(node.id)}")
+            pieces.append((f" {plain(node.id)}", None))
         else:
-            text.append(" (no id)", palette.muted)
+            pieces.append((" (no id)", palette.muted))
     if duplicate:
-        text.append(" duplicate id", palette.error)
+        pieces.append((" duplicate id", palette.error))
     if node.aliases:
-        text.append(f"  aka {plain(', '.join(node.aliases))}", palette.muted)
-    return text
+        pieces.append((f"  aka {plain(', '.join(node.aliases))}", palette.muted))
+    spans: list[Span] = []
+    at = 0
+    for piece, style in pieces:
+        end = at + len(piece)
+        if style and end > at:
+            spans.append(Span(at, end, style))
+        at = end
+    return Text(
+        "".join(piece for piece, _ in pieces), no_wrap=True, overflow="ellipsis", spans=spans
+    )
 
 
 def label_for(loaded: LoadedDocument, block: int, palette: Styles) -> Text:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from textual.message import Message
 
@@ -17,12 +17,9 @@ from core.noma.proof import Proof
 
 from .document import LoadedDocument
 from .history import TranscriptSnapshot
+from .roles import OpenEditor, ShownProof
 from .session import EditSession
 from .versions import Changes
-
-if TYPE_CHECKING:
-    from .screens.edit_base import EditScreen
-    from .screens.proof import ProofScreen
 
 
 @dataclass(eq=False)
@@ -33,14 +30,14 @@ class Pending:
     ops: list[dict[str, Any]]
     path: Path
     title: str
-    editor: EditScreen | None = None
+    editor: OpenEditor | None = None
     danger: bool = False
     reason: str | None = None
     select_id: str | None = None
     parent_op_id: str | None = None  # a revert / redo: the record it reverts
     reason_prefix: str | None = None  # "revert <op_id>": always first in the reason
     kind: str = "edit"  # "revert" / "redo": what the undo journal records for it
-    proof_screen: ProofScreen | None = None  # the proof, kept up while the edit is written
+    proof_screen: ShownProof | None = None  # the proof, kept up while the edit is written
 
 
 class DocumentLoaded(Message):
@@ -120,7 +117,7 @@ class EditClosed(Message):
 class EditProposed(Message):
     """An editor built its ops: the app shows the proof and applies on confirmation."""
 
-    def __init__(self, session: EditSession, ops: list[dict[str, Any]], editor: EditScreen) -> None:
+    def __init__(self, session: EditSession, ops: list[dict[str, Any]], editor: OpenEditor) -> None:
         super().__init__()
         self.session = session
         self.ops = ops

@@ -1,10 +1,11 @@
-"""The house rules, enforced where every change is tested: ruff clean, formatted, and a
-mypy-strict core (style.md)."""
+"""The house rules, enforced where every change is tested: ruff clean, formatted, and
+mypy strict on core and the app (style.md)."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -26,6 +27,14 @@ def test_ruff_format_is_applied() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_core_is_mypy_strict_clean() -> None:
-    result = run("mypy", "core")
+def test_core_and_app_are_mypy_strict_clean() -> None:
+    result = run("mypy", "core", "noma_tui")
     assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.startswith("Success"), result.stdout
+
+
+def test_mypy_checks_both_packages_by_default() -> None:
+    """A bare `mypy` (the editor's, the CI's) covers the app too, not only core."""
+    with (REPO / "pyproject.toml").open("rb") as handle:
+        packages = tomllib.load(handle)["tool"]["mypy"]["packages"]
+    assert {"core", "noma_tui"} <= set(packages)

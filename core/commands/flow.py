@@ -50,7 +50,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     flow = subparsers.add_parser("flow", help="flow definitions and runs")
     fsub = flow.add_subparsers(dest="flow_command", metavar="ACTION", required=True)
 
-    p = fsub.add_parser("list", parents=[common], help="canonical flows and pending imports")
+    p = fsub.add_parser(
+        "list", parents=[common], help="canonical flows, pending imports and proposed changes"
+    )
+    p.add_argument("--scope", choices=("personal", "project", "org"))
+    p.add_argument("--tag")
     p.set_defaults(func=_guarded("cmd_list"))
 
     p = fsub.add_parser("get", parents=[common], help="one flow bundle")
@@ -63,17 +67,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.set_defaults(func=_guarded("cmd_import"))
 
     p = fsub.add_parser(
-        "review", parents=[common], help="approve or reject a pending import or run outcome"
+        "propose", parents=[common], help="propose a new flow or a new version for review"
+    )
+    p.add_argument("file", help="a bundle (.json, else YAML); an edit bumps flow.version")
+    p.add_argument("--intent", help="why (shown to the reviewer)")
+    p.add_argument("--format", choices=("yaml", "json"), help="how approval writes it")
+    p.set_defaults(func=_guarded("cmd_propose"))
+
+    p = fsub.add_parser(
+        "review",
+        parents=[common],
+        help="show a proposal (what it changes), or approve or reject it",
     )
     p.add_argument("proposal_id")
-    decision = p.add_mutually_exclusive_group(required=True)
+    decision = p.add_mutually_exclusive_group()
     decision.add_argument("--approve", action="store_true")
     decision.add_argument("--reject", action="store_true")
     p.set_defaults(func=_guarded("cmd_review"))
 
     p = fsub.add_parser("proposals", parents=[common], help="imports and run outcomes to review")
     p.add_argument("--status", choices=("pending", "approved", "rejected"))
-    p.add_argument("--kind", choices=("flow_import", "flow_run_outcome"))
+    p.add_argument("--kind", choices=("flow_import", "flow_change", "flow_run_outcome"))
     p.set_defaults(func=_guarded("cmd_proposals"))
 
     p = fsub.add_parser("export", parents=[common], help="write a bundle (lossless)")
@@ -82,6 +96,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--format", choices=("yaml", "json"), help="default: the bundle's own format")
     p.add_argument("--out", metavar="PATH", help="write here instead of stdout")
     p.set_defaults(func=_guarded("cmd_export"))
+
+    from .flow_project import register as register_project
+
+    register_project(fsub, common)
+
+    from .flow_candidates import register as register_candidates
+
+    register_candidates(fsub, common)
 
     run = fsub.add_parser("run", help="start, advance and execute flow runs")
     rsub = run.add_subparsers(dest="run_command", metavar="ACTION", required=True)

@@ -12,9 +12,11 @@ from typing import Any
 
 from .consent import list_consents, mint_consent, revoke_consent
 from .context import FlowContext
+from .definitions import get_flow_request, list_flows
 from .errors import FlowRefusal, FlowResult, Problem
 from .execute import execute_automatable
-from .proposals import list_proposals, review_proposal
+from .proposals import list_proposals, review_proposal, show_proposal
+from .proposing import propose_flow
 from .runs import advance_step, get_run, list_runs, record_evidence, start_run, submit_review
 
 Handler = Callable[[FlowContext, Any], FlowResult]
@@ -31,7 +33,12 @@ RUN_ACTIONS: dict[str, Handler] = {
     "consents": list_consents,
     "revoke_consent": revoke_consent,
     "proposals": list_proposals,
+    "proposal": show_proposal,
     "review": review_proposal,
+    # Definitions (§3): the same handlers behind flow_list / flow_get / flow_propose.
+    "flows": list_flows,
+    "flow": get_flow_request,
+    "propose": propose_flow,
 }
 # Agents may not mint consent or review proposals: those are the human's acts (CLI or
 # pane), so MCP lacks them (and consent listing/revoking, which are the human's ledger).

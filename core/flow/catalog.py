@@ -14,15 +14,16 @@ its canonical JSON) so a run can pin exactly what it started on.
 from __future__ import annotations
 
 import json
+import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from .bundle import (
     BUNDLE_NAMES_HINT,
+    BUNDLE_SUFFIXES,
+    IGNORED_NAMES,
     BundleError,
-    is_bundle_path,
-    is_ignored_path,
     is_json_path,
     read_bundle_file,
 )
@@ -56,69 +57,106 @@ def bundle_sha256(bundle: FlowBundle) -> str:
 
 
 class FlowCatalog:
-    """Reads ``flows/`` lazily; a file is re-parsed only when its size or mtime changes."""
+    """The bundles under one ``flows/`` folder, parsed once each.
+
+    Every call looks at the folder again (one ``scandir`` and one ``stat`` a file: a bundle
+    edited in place keeps the folder's mtime), parses only the files whose size or mtime
+    changed, and rebuilds the sorted index only when some file did: with 10,000 flows a
+    `find` is a dict lookup after that walk, not a sort and a scan of every entry."""
 
     def __init__(self, flows_dir: Path) -> None:
         self.flows_dir = flows_dir
-        self._cache: dict[Path, tuple[tuple[int, int], CatalogEntry | InvalidBundle]] = {}
+        self._cache: dict[str, tuple[tuple[int, int], CatalogEntry | InvalidBundle]] = {}
         self._lock = threading.Lock()
+        self._index: _Index | None = None
 
-    def _scan(self) -> list[CatalogEntry | InvalidBundle]:
-        if not self.flows_dir.is_dir():
-            return []
-        out: list[CatalogEntry | InvalidBundle] = []
+    def _scan(self) -> _Index:
         with self._lock:
-            seen: set[Path] = set()
-            for path in sorted(self.flows_dir.iterdir()):
-                if is_ignored_path(path):
+            try:
+                with os.scandir(self.flows_dir) as listing:
+                    found = sorted(listing, key=lambda item: item.name)
+            except (FileNotFoundError, NotADirectoryError):
+                found = []
+            changed = False
+            scanned: list[CatalogEntry | InvalidBundle] = []
+            shape: list[tuple[str, str]] = []  # what the folder holds, by name and kind
+            for item in found:
+                name = item.name
+                if name.startswith(".") or name in IGNORED_NAMES:
                     continue
-                if not is_bundle_path(path) or not path.is_file():
-                    kind = "a folder" if path.is_dir() else "not a bundle file"
+                if not name.endswith(BUNDLE_SUFFIXES) or not item.is_file():
+                    kind = "a folder" if item.is_dir() else "not a bundle file"
                     problem = Problem("", f"{kind}: {BUNDLE_NAMES_HINT}")
-                    out.append(InvalidBundle(path, (problem,)))
+                    scanned.append(InvalidBundle(self.flows_dir / name, (problem,)))
+                    shape.append((name, kind))
                     continue
-                seen.add(path)
-                stat = path.stat()
+                stat = item.stat()
                 key = (stat.st_size, stat.st_mtime_ns)
-                cached = self._cache.get(path)
+                cached = self._cache.get(name)
                 if cached is None or cached[0] != key:
-                    cached = (key, _load(path))
-                    self._cache[path] = cached
-                out.append(cached[1])
-            for gone in set(self._cache) - seen:
+                    cached = (key, _load(self.flows_dir / name))
+                    self._cache[name] = cached
+                    changed = True
+                scanned.append(cached[1])
+                shape.append((name, "bundle"))
+            names = {item.name for item in found}
+            for gone in [name for name in self._cache if name not in names]:
                 del self._cache[gone]
-        return out
+            index = self._index
+            if index is None or changed or index.shape != tuple(shape):
+                index = self._index = _Index.of(scanned, tuple(shape))
+            return index
 
     def entries(self) -> list[CatalogEntry]:
         """Valid, unambiguous bundles sorted by flow id then version (newest last)."""
-        valid = [e for e in self._scan() if isinstance(e, CatalogEntry)]
-        by_key: dict[tuple[str, str], list[CatalogEntry]] = {}
-        for entry in valid:
-            by_key.setdefault((entry.bundle.flow_id, entry.bundle.version), []).append(entry)
-        unique = [group[0] for group in by_key.values() if len({e.sha256 for e in group}) == 1]
-        return sorted(unique, key=lambda e: (e.bundle.flow_id, semver_key(e.bundle.version)))
+        return list(self._scan().entries)
 
     def invalid(self) -> list[InvalidBundle]:
         """Files that failed validation, and same id+version files that disagree."""
-        scanned = self._scan()
-        out = [e for e in scanned if isinstance(e, InvalidBundle)]
+        return list(self._scan().invalid)
+
+    def find(self, flow_id: str, version: str | None = None) -> CatalogEntry | None:
+        """The entry for ``flow_id`` at ``version`` (the newest version when None)."""
+        matches = self._scan().by_id.get(flow_id, ())
+        if version is not None:
+            matches = tuple(e for e in matches if e.bundle.version == version)
+        return matches[-1] if matches else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Index:
+    """One scan's answers, built once per change of the folder."""
+
+    shape: tuple[tuple[str, str], ...]
+    entries: tuple[CatalogEntry, ...]
+    invalid: tuple[InvalidBundle, ...]
+    by_id: dict[str, tuple[CatalogEntry, ...]]
+
+    @classmethod
+    def of(
+        cls, scanned: list[CatalogEntry | InvalidBundle], shape: tuple[tuple[str, str], ...]
+    ) -> _Index:
         by_key: dict[tuple[str, str], list[CatalogEntry]] = {}
         for entry in scanned:
             if isinstance(entry, CatalogEntry):
                 key = (entry.bundle.flow_id, entry.bundle.version)
                 by_key.setdefault(key, []).append(entry)
+        unique = [group[0] for group in by_key.values() if len({e.sha256 for e in group}) == 1]
+        entries = sorted(unique, key=lambda e: (e.bundle.flow_id, semver_key(e.bundle.version)))
+        invalid = [e for e in scanned if isinstance(e, InvalidBundle)]
         for group in by_key.values():
             if len({e.sha256 for e in group}) > 1:
                 problem = Problem("flow.version", "another file has this flow id and version")
-                out.extend(InvalidBundle(e.path, (problem,)) for e in group)
-        return out
-
-    def find(self, flow_id: str, version: str | None = None) -> CatalogEntry | None:
-        """The entry for ``flow_id`` at ``version`` (the newest version when None)."""
-        matches = [e for e in self.entries() if e.bundle.flow_id == flow_id]
-        if version is not None:
-            matches = [e for e in matches if e.bundle.version == version]
-        return matches[-1] if matches else None
+                invalid.extend(InvalidBundle(e.path, (problem,)) for e in group)
+        by_id: dict[str, list[CatalogEntry]] = {}
+        for entry in entries:
+            by_id.setdefault(entry.bundle.flow_id, []).append(entry)
+        return cls(
+            shape,
+            tuple(entries),
+            tuple(invalid),
+            {flow_id: tuple(group) for flow_id, group in by_id.items()},
+        )
 
 
 def _load(path: Path) -> CatalogEntry | InvalidBundle:

@@ -1,18 +1,46 @@
-"""Read handlers over flow definitions: list, get, export (``noma flow list|get|export``)."""
+"""Read handlers over flow definitions: list, get, export (``noma flow list|get|export``,
+MCP ``flow_list``/``flow_get``, ``GET /api/v1/flows[/{id}]``).
+
+Scope is filtered here, server-side, for every surface: a flow the caller may not see is
+absent from the list and ``unknown_flow`` on get, exactly like one that does not exist.
+The ``scope`` and ``tag`` filters only narrow what the caller may already see.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from .bundle import dump_bundle
 from .context import FlowContext
-from .errors import Problem, Refused
+from .enums import Scope
+from .errors import FlowResult, Problem, Refused
 from .handlers import handler
+from .requests import Request, parse
+
+
+class ListFlows(Request):
+    scope: Scope | None = None
+    tag: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+
+
+class GetFlow(Request):
+    flow_id: Annotated[str, Field(min_length=1, max_length=200)]
+    version: Annotated[str, Field(min_length=1, max_length=64)] | None = None
+
+
+def _wanted(bundle_scope: str, tags: list[str] | None, req: ListFlows) -> bool:
+    if req.scope is not None and bundle_scope != req.scope:
+        return False
+    return req.tag is None or req.tag in (tags or ())
 
 
 @handler
-def list_flows(ctx: FlowContext) -> dict[str, Any]:
-    """Visible canonical flows, pending imports, and files that failed validation."""
+def list_flows(ctx: FlowContext, request: Any = None) -> dict[str, Any]:
+    """Visible canonical flows, pending imports and proposed changes, and files that
+    failed validation; ``request`` may narrow the flows by ``scope`` and ``tag``."""
+    req = parse(ListFlows, request or {})
     root = ctx.catalog.flows_dir
     flows = [
         {
@@ -27,12 +55,23 @@ def list_flows(ctx: FlowContext) -> dict[str, Any]:
         }
         for e in ctx.catalog.entries()
         if ctx.actor.can_see(e.bundle.flow.scope)
+        and _wanted(e.bundle.flow.scope, e.bundle.flow.tags, req)
     ]
     with ctx.store.read() as tx:
         pending = [
             {"proposal_id": r["proposal_id"], "flow_id": r["flow_id"], "version": r["flow_version"]}
             for r, scope in tx.list_proposals("flow_import", "pending")
             if ctx.actor.can_see(scope)
+        ]
+        changes = [
+            {
+                "proposal_id": r["proposal_id"],
+                "flow_id": r["flow_id"],
+                "version": r["flow_version"],
+                "base_version": r.get("base_version"),
+            }
+            for r, scope in tx.list_proposals("flow_change", "pending")
+            if ctx.actor.can_see(scope, r.get("actor_hash"))
         ]
     invalid = [
         {
@@ -66,11 +105,22 @@ def list_flows(ctx: FlowContext) -> dict[str, Any]:
             "allowed_lanes": list(posture.policy.allowed_lanes),
             "cost_cap_units": posture.policy.cost_cap_units,
             "problems": [p.to_json() for p in posture.problems],
+            "why": dict(posture.why),
         },
         "flows": flows,
         "pending_imports": pending,
+        "pending_changes": changes,
         "invalid": invalid,
     }
+
+
+def get_flow_request(ctx: FlowContext, request: Any) -> FlowResult:
+    """`get_flow` from a request object ``{flow_id, version?}`` (MCP, REST, the actions)."""
+    try:
+        req = parse(GetFlow, request)
+    except Refused as exc:
+        return exc.refusal
+    return get_flow(ctx, req.flow_id, req.version)
 
 
 @handler

@@ -19,11 +19,22 @@ SkillRefKind = Literal["mcp_prompt", "skill_pack", "cli", "external_tool"]
 RequiresKind = Literal["vault_scope", "tool", "file", "artifact"]
 PointerKind = Literal["proposal", "artifact", "hash", "test_result"]
 Lane = Literal["local_default", "cloud_premium"]
-# The contract's enum (§2.4). "running" exists only inside the store, never on the wire:
-# an execution in flight is reported through the additive ``in_flight`` object instead.
+# The contract's final statuses (§2.4).
 ExecutionStatus = Literal["completed", "failed", "cost_capped", "consent_denied"]
+# What an answer may carry: a re-post while the step's execution is still in flight answers
+# that execution as it is (§4.2 "returns the in-flight execution_id"), status ``running``.
+ExecutionWireStatus = Literal["running", "completed", "failed", "cost_capped", "consent_denied"]
 ProposalStatus = Literal["pending", "approved", "rejected"]
-ProposalKind = Literal["flow_import", "flow_run_outcome"]
+# The capture flywheel (§1.1, §1.6). `CandidateStatus` is these three or
+# ``merged_into:<flow_id>`` (checked by `core.flow.candidate_model`).
+TriggerSignal = Literal[
+    "repetition", "re_explanation", "repeated_correction", "review_debt", "session_extraction"
+]
+Confidence = Literal["low", "medium", "high"]
+FixedCandidateStatus = Literal["pending_review", "promoted", "rejected"]
+# flow_import: a bundle from elsewhere; flow_change: a new flow or a new version proposed
+# (flow_propose); flow_run_outcome: a run's durable outcome (submit_review).
+ProposalKind = Literal["flow_import", "flow_change", "flow_run_outcome"]
 # Why a step is skipped, as the peer (Knowtation's execution handlers) names it: required
 # for `to_status: "skipped"`, recorded on the step state. `when_not_to_run` stays prose for
 # the person deciding; free text never skips.

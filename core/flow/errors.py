@@ -33,9 +33,14 @@ FlowCode = Literal[
     "FLOW_IMPORT_SCOPE_DENIED",
     "FLOW_RUN_CONFLICT",
     "FLOW_VERSION_CONFLICT",
+    "FLOW_PROJECTION_DRIFT",
     "unknown_proposal",
     "FLOW_HUMAN_APPROVAL_REQUIRED",
     "unknown_consent",
+    "unknown_candidate",
+    "FLOW_CANDIDATE_CAPTURE_DISABLED",
+    "FLOW_CANDIDATE_CAP_REACHED",
+    "FLOW_CANDIDATE_OVERLAP_TOO_LOW",
 ]
 
 # The one table of every flow code: (HTTP status, fixed message, when). README's
@@ -116,7 +121,7 @@ CODES: dict[str, tuple[int, str, str]] = {
     "FLOW_IMPORT_SCOPE_DENIED": (
         403,
         "this workspace's policy does not allow the bundle's scope",
-        "import (or approval) of a bundle whose scope policy.scopes does not list",
+        "import or proposal (or approval) of a bundle whose scope policy.scopes does not list",
     ),
     "FLOW_RUN_CONFLICT": (
         409,
@@ -126,16 +131,37 @@ CODES: dict[str, tuple[int, str, str]] = {
     "FLOW_VERSION_CONFLICT": (
         409,
         "a different flow with this id and version already exists",
-        "approving an import whose id+version exists with other content",
+        "proposing, or approving, a bundle whose id+version exists with other content",
+    ),
+    "FLOW_PROJECTION_DRIFT": (
+        409,
+        "the file there was edited by hand or is not a projection; it is kept",
+        "writing a projection over a hand-edited or foreign file without --force",
     ),
     "unknown_proposal": (404, "no such proposal", "missing or not visible"),
     "FLOW_HUMAN_APPROVAL_REQUIRED": (
         403,
         "approving a human review is a human's act, not an agent's",
         "an agent (MCP, an agent hub token) approves, skips or finishes a human_review "
-        "step, reviews a proposal or mints consent",
+        "step, reviews a proposal or a flow candidate, or mints consent",
     ),
     "unknown_consent": (404, "no such consent", "revoking a consent that is missing or not yours"),
+    "unknown_candidate": (404, "no such flow candidate", "missing or not visible"),
+    "FLOW_CANDIDATE_CAPTURE_DISABLED": (
+        403,
+        "capturing flow candidates is off in this workspace",
+        "a candidate proposed while policy.candidate_capture is off (the default)",
+    ),
+    "FLOW_CANDIDATE_CAP_REACHED": (
+        429,
+        "too many flow candidates from this caller",
+        "a third candidate in one session, or over 50 pending from one actor",
+    ),
+    "FLOW_CANDIDATE_OVERLAP_TOO_LOW": (
+        409,
+        "the candidate's steps overlap the flow by less than 0.8",
+        "merging a candidate into a flow whose step structure differs too much",
+    ),
 }
 
 STATUS: dict[str, int] = {code: row[0] for code, row in CODES.items()}

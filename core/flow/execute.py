@@ -9,10 +9,11 @@ and updates the step.
 One execution per step at a time, whatever the consent: while an execution of (run, step)
 is in flight, any other execute of that step (same consent or another the caller holds)
 starts nothing and charges nothing. It waits a bounded time (``IN_FLIGHT_WAIT_SECONDS``)
-for that execution's final status; if it is still running then, the response carries
-``execution: null`` and the additive ``in_flight`` object naming the same
-``execution_id``, so ``execution.status`` never leaves the contract's enum
-(completed|failed|cost_capped|consent_denied). Re-posting the same (run, step, consent)
+for that execution's final status; if it is still running then, the response's
+``execution`` is that execution as it stands (the same ``execution_id``, status
+``running``, no cost yet), so a client always learns which execution holds the step and
+can poll the run for its end (§4.2: a re-post "returns the in-flight execution_id").
+Re-posting the same (run, step, consent)
 after it completed returns that execution (one execution, one charge), as long as the run
 is in progress; on a finished run every execute is ``FLOW_RUN_NOT_IN_PROGRESS``. An
 execution whose consent was revoked or expired while it ran ends ``consent_denied``: its
@@ -200,19 +201,8 @@ def _await_in_flight(ctx: FlowContext, execution: StoredExecution) -> dict[str, 
             current = tx.load_execution(execution.execution_id)
             stored = tx.load_run(execution.run_id)
         assert current is not None and stored is not None
-        if current.status != "running":
+        if current.status != "running" or time.monotonic() >= deadline:
             return _response(stored.record, current.record())
-        if time.monotonic() >= deadline:
-            return _response(
-                stored.record,
-                None,
-                in_flight={
-                    "execution_id": current.execution_id,
-                    "step_id": current.step_id,
-                    "model_lane": current.model_lane,
-                    "started_at": current.started_at,
-                },
-            )
         time.sleep(IN_FLIGHT_POLL_SECONDS)
 
 

@@ -19,6 +19,7 @@ RUN_ID = re.compile(r"^run_[a-z0-9_]{1,48}$")
 CONSENT_ID = re.compile(r"^fcons_[a-z0-9_]{1,64}$")
 EXECUTION_ID = re.compile(r"^fexec_[a-z0-9_]{1,64}$")
 PROPOSAL_ID = re.compile(r"^prop_[a-z0-9_]{1,48}$")
+CANDIDATE_ID = re.compile(r"^cand_[a-z0-9]{4,32}$")
 # `flow.version` is strictly MAJOR.MINOR.PATCH (§1.2): no pre-release or build suffix.
 SEMVER = re.compile(r"^(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})$")
 # A pointer is an id or a hash: printable, no whitespace, bounded.
@@ -62,6 +63,10 @@ def execution_id() -> str:
 
 def proposal_id() -> str:
     return f"prop_{new_token()}"
+
+
+def candidate_id() -> str:
+    return f"cand_{new_token(8)}"
 
 
 def step_id(flow_id: str, ordinal: int) -> str:

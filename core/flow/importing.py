@@ -23,13 +23,17 @@ from typing import Any
 
 from . import ids
 from .bundle import BundleError, dump_bundle, parse_bundle, parse_bundle_text
-from .catalog import bundle_sha256
+from .catalog import CatalogEntry, bundle_sha256
 from .context import FlowContext
+from .enums import ProposalKind
 from .errors import Problem, Refused
 from .handlers import handler
 from .models import FlowBundle
 from .posture import Policy
 from .records import PROPOSAL_SCHEMA
+
+# Proposals that carry a bundle: approving one writes it into ``flows/``.
+BUNDLE_KINDS: frozenset[str] = frozenset({"flow_import", "flow_change"})
 
 
 def sandbox_check(bundle: FlowBundle, policy: Policy) -> None:
@@ -63,14 +67,32 @@ def import_flow(ctx: FlowContext, text: str, fmt: str = "yaml") -> dict[str, Any
         raise Refused("BAD_REQUEST", (Problem("format", "must be json or yaml"),))
     bundle = _bundle_from(text, fmt)
     sandbox_check(bundle, ctx.posture.policy)
+    proposal = file_proposal(ctx, bundle, "flow_import", "import flow bundle", fmt)
+    return {"schema": "noma.flow_import/v0", "proposal": proposal, "active": False}
+
+
+def base_entry(ctx: FlowContext, flow_id: str) -> CatalogEntry | None:
+    """The newest canonical version of ``flow_id`` the caller may see (what a proposal
+    would replace), or None: a flow the caller cannot see reads as a new one (no leak)."""
+    entry = ctx.catalog.find(flow_id)
+    return entry if entry is not None and ctx.actor.can_see(entry.bundle.flow.scope) else None
+
+
+def file_proposal(
+    ctx: FlowContext, bundle: FlowBundle, kind: ProposalKind, intent: str, fmt: str
+) -> dict[str, Any]:
+    """Record ``bundle`` on a pending proposal (nothing in ``flows/`` changes). The
+    additive ``base_version`` names the visible version it would follow (null: new)."""
+    base = base_entry(ctx, bundle.flow_id)
     proposal = {
         "schema": PROPOSAL_SCHEMA,
         "proposal_id": ids.proposal_id(),
-        "kind": "flow_import",
+        "kind": kind,
         "status": "pending",
-        "intent": "import flow bundle",
+        "intent": intent,
         "flow_id": bundle.flow_id,
         "flow_version": bundle.version,
+        "base_version": base.bundle.version if base is not None else None,
         "run_id": None,
         "external_ref": bundle_sha256(bundle),
         "evidence_refs": [],
@@ -81,17 +103,17 @@ def import_flow(ctx: FlowContext, text: str, fmt: str = "yaml") -> dict[str, Any
     }
     with ctx.store.write() as tx:
         tx.insert_proposal(proposal, bundle.flow.scope, bundle.to_json())
-    return {"schema": "noma.flow_import/v0", "proposal": proposal, "active": False}
+    return proposal
 
 
 @handler
 def review_import(ctx: FlowContext, proposal_id: str, approve: bool) -> dict[str, Any]:
-    """Approve (write into ``flows/``) or reject a pending import."""
+    """Approve (write into ``flows/``) or reject a pending import or proposed change."""
     if not ids.PROPOSAL_ID.match(proposal_id):
         raise Refused("BAD_REQUEST", (Problem("proposal_id", "not a proposal id"),))
     with ctx.store.write() as tx:
         found = tx.load_proposal(proposal_id)
-        if found is None or found[0]["kind"] != "flow_import":
+        if found is None or found[0]["kind"] not in BUNDLE_KINDS:
             raise Refused("unknown_proposal")
         record, _scope, payload = found
         if record["status"] != "pending":

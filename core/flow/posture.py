@@ -9,12 +9,16 @@ workspace's actor key) and never travels further into the engine.
     run_writes_enabled = true
     automatable_execution_enabled = true
 
+    [gates.why]   # optional: what each gate that is on is on for (shown by the surfaces)
+    run_writes_enabled = "the tour runs both demo flows"
+
     [policy]
     automatable_forbidden = false
     allowed_lanes = ["local_default"]
     cost_cap_units = 100
     consent_ttl_max_seconds = 86400
     scopes = ["personal"]
+    candidate_capture = false   # opt-in: may agents propose flow candidates (§5.3)
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from .enums import Lane, Scope
 from .errors import Problem
 from .ids import actor_hash
 
+MAX_WHY_CHARS = 200
 TTL_CEILING_SECONDS = 86_400
 TTL_DEFAULT_SECONDS = 3_600
 HARNESS = "noma-workbench"
@@ -59,6 +64,7 @@ class Policy(BaseModel):
     cost_cap_units: Annotated[int, Field(ge=0, le=10_000_000)] = 100
     consent_ttl_max_seconds: Annotated[int, Field(ge=1)] = TTL_CEILING_SECONDS
     scopes: list[Scope] = Field(default_factory=lambda: _scopes("personal"))
+    candidate_capture: bool = False
 
     @property
     def ttl_max(self) -> int:
@@ -105,17 +111,33 @@ class Posture:
     gates: Gates
     policy: Policy
     problems: tuple[Problem, ...] = field(default=())
+    # Why each gate that is on is on (``[gates.why]``), so a surface can say it, not only
+    # that it is on; text from the config, shortened, for gates that are on only.
+    why: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_config(cls, gates: Any, policy: Any) -> Posture:
         problems: list[Problem] = []
         parsed_gates = _parse(Gates, gates, "gates", problems) or Gates()
         parsed_policy = _parse(Policy, policy, "policy", problems) or CLOSED_POLICY
-        return cls(parsed_gates, parsed_policy, tuple(problems))
+        return cls(parsed_gates, parsed_policy, tuple(problems), _why(gates, parsed_gates))
 
     @classmethod
     def from_workspace(cls, workspace: Workspace) -> Posture:
         return cls.from_config(workspace.section("gates"), workspace.section("policy"))
+
+
+def _why(raw: Any, gates: Gates) -> dict[str, str]:
+    why = raw.get("why") if isinstance(raw, dict) else None
+    if not isinstance(why, dict):
+        return {}
+    out = {}
+    for name, on in gates.model_dump().items():
+        text = why.get(name)
+        if on and isinstance(text, str) and text.strip():
+            text = " ".join(text.split())
+            out[name] = text if len(text) <= MAX_WHY_CHARS else text[: MAX_WHY_CHARS - 1] + "…"
+    return out
 
 
 def _parse(model: Any, raw: Any, section: str, problems: list[Problem]) -> Any:

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .enums import (
     ExecutionFailure,
-    ExecutionStatus,
+    ExecutionWireStatus,
     Lane,
     ProposalKind,
     ProposalStatus,
@@ -87,7 +87,7 @@ class Consent(_Record):
 class Execution(_Record):
     execution_id: Annotated[str, Field(pattern=r"^fexec_[a-z0-9_]{1,64}$")]
     step_id: str
-    status: ExecutionStatus
+    status: ExecutionWireStatus
     evidence_ref: Pointer | None = None
     cost_units: Annotated[int, Field(ge=0)]
     model_lane: Lane
@@ -103,6 +103,7 @@ class Proposal(_Record):
     intent: Annotated[str, Field(min_length=1, max_length=2000)]
     flow_id: str
     flow_version: str
+    base_version: str | None = None
     run_id: str | None = None
     external_ref: Pointer | None = None
     evidence_refs: list[Pointer] = Field(default_factory=list)

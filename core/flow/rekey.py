@@ -39,7 +39,8 @@ def _rekey(store: RunStore, legacy: str, keyed: str) -> int:
         row = tx.execute("SELECT value FROM meta WHERE key = 'actor_hash_scheme'").fetchone()
         if row is not None and row["value"] == SCHEME:
             return 0
-        for table, has_record in (("runs", True), ("consents", False), ("proposals", True)):
+        tables = (("runs", True), ("consents", False), ("proposals", True))
+        for table, has_record in (*tables, ("flow_candidates", True)):
             record = ", record = replace(record, ?, ?)" if has_record else ""
             params = (keyed, legacy, keyed, legacy) if has_record else (keyed, legacy)
             cursor = tx.execute(

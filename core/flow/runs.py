@@ -35,6 +35,7 @@ from .requests import (
     SubmitReview,
     parse,
 )
+from .run_inputs import input_problems
 from .store import StoredExecution, StoredRun, decode_cursor, encode_cursor
 
 LIVE_RUN = ("in_progress", "blocked")
@@ -49,11 +50,10 @@ def start_run(ctx: FlowContext, request: Any) -> dict[str, Any]:
     if entry is None or not ctx.actor.can_see(entry.bundle.flow.scope):
         raise Refused("unknown_flow")
     flow = entry.bundle.flow
-    declared = {i.name for i in flow.inputs or ()}
-    unknown = sorted(set(req.inputs or {}) - declared)
-    if unknown:
-        problem = Problem("inputs", "names an input the flow does not declare")
-        raise Refused("BAD_REQUEST", (problem,))
+    # The declared inputs, required and typed, before anything is written (`run_inputs`).
+    problems = input_problems(flow.inputs, req.inputs)
+    if problems:
+        raise Refused("BAD_REQUEST", tuple(problems))
     record: dict[str, Any] = {
         "schema": RUN_SCHEMA,
         "run_id": ids.run_id(),

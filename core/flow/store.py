@@ -117,6 +117,34 @@ CREATE TABLE IF NOT EXISTS proposals (
     payload TEXT
 );
 CREATE INDEX IF NOT EXISTS proposals_by_kind ON proposals (kind, status, created);
+CREATE TABLE IF NOT EXISTS flow_candidates (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    candidate_id TEXT NOT NULL UNIQUE,
+    scope TEXT NOT NULL,
+    actor_hash TEXT NOT NULL,
+    session_key TEXT NOT NULL,
+    status TEXT NOT NULL,
+    confidence TEXT NOT NULL,
+    created TEXT NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS candidates_by_session ON flow_candidates (actor_hash, session_key);
+"""
+# The flow-candidate table (§1.6) on its own, for PostgreSQL's migration 3 (which spells
+# the insertion-order key ``seq`` as BIGSERIAL: listing is oldest first, in insert order).
+CANDIDATES_SCHEMA = """
+CREATE TABLE IF NOT EXISTS flow_candidates (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    candidate_id TEXT NOT NULL UNIQUE,
+    scope TEXT NOT NULL,
+    actor_hash TEXT NOT NULL,
+    session_key TEXT NOT NULL,
+    status TEXT NOT NULL,
+    confidence TEXT NOT NULL,
+    created TEXT NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS candidates_by_session ON flow_candidates (actor_hash, session_key);
 """
 
 
@@ -676,6 +704,86 @@ class Tx:
             params.append(status)
         rows = self.execute(sql + " ORDER BY created, proposal_id", tuple(params)).fetchall()
         return [(json.loads(r["record"]), r["scope"]) for r in rows]
+
+    # ---------------------------------------------------------------- candidates
+
+    def insert_candidate(
+        self, record: dict[str, Any], actor_hash: str, session_key: str, created: str
+    ) -> None:
+        self.execute(
+            "INSERT INTO flow_candidates (candidate_id, scope, actor_hash, session_key, status, "
+            "confidence, created, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                record["candidate_id"],
+                record["scope_hint"],
+                actor_hash,
+                session_key,
+                record["status"],
+                record["confidence"],
+                created,
+                _dumps(record),
+            ),
+        )
+
+    def load_candidate(self, candidate_id: str) -> tuple[dict[str, Any], str, str] | None:
+        """The record, its scope and its proposer's actor hash."""
+        row = self.execute(
+            "SELECT record, scope, actor_hash FROM flow_candidates WHERE candidate_id = ?",
+            (candidate_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        return json.loads(row["record"]), row["scope"], row["actor_hash"]
+
+    def set_candidate_status(self, candidate_id: str, record: dict[str, Any]) -> None:
+        self.execute(
+            "UPDATE flow_candidates SET status = ?, record = ? WHERE candidate_id = ?",
+            (record["status"], _dumps(record), candidate_id),
+        )
+
+    def lock_candidate_quota(self, actor_hash: str) -> None:
+        """Serialise one proposer's count-then-insert (the caps). A write here already holds
+        SQLite's one write lock; PostgreSQL's store takes a lock per proposer."""
+
+    def count_candidates(self, actor_hash: str, *, session_key: str | None = None) -> int:
+        """Candidates of one proposer: in one session, or (no session) still pending."""
+        if session_key is not None:
+            sql = "SELECT COUNT(*) FROM flow_candidates WHERE actor_hash = ? AND session_key = ?"
+            params: tuple[Any, ...] = (actor_hash, session_key)
+        else:
+            sql = (
+                "SELECT COUNT(*) FROM flow_candidates WHERE actor_hash = ? "
+                "AND status = 'pending_review'"
+            )
+            params = (actor_hash,)
+        return int(self.execute(sql, params).fetchone()[0])
+
+    def list_candidates(
+        self,
+        *,
+        scopes: frozenset[str],
+        actor_hash: str,
+        status: str | None,
+        confidences: tuple[str, ...],
+        limit: int,
+    ) -> list[dict[str, Any]]:
+        """Visible candidates, oldest first; visibility is in the WHERE clause."""
+        if not scopes:
+            return []
+        where = [
+            f"scope IN ({','.join('?' * len(scopes))})",
+            "(scope != 'personal' OR actor_hash = ?)",
+            f"confidence IN ({','.join('?' * len(confidences))})",
+        ]
+        params: list[Any] = [*sorted(scopes), actor_hash, *confidences]
+        if status == "merged_into":
+            where.append("status LIKE 'merged!_into:%' ESCAPE '!'")
+        elif status is not None:
+            where.append("status = ?")
+            params.append(status)
+        sql = f"SELECT record FROM flow_candidates WHERE {' AND '.join(where)} ORDER BY seq LIMIT ?"
+        params.append(limit)
+        return [json.loads(row["record"]) for row in self.execute(sql, tuple(params))]
 
 
 def encode_cursor(started: str, run_id: str) -> str:

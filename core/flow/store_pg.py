@@ -32,7 +32,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, cast
 
-from .store import RunStore, StoredConsent, StoredRun, Tx
+from .store import CANDIDATES_SCHEMA, RunStore, StoredConsent, StoredRun, Tx
 
 SCHEME_META = ("actor_hash_scheme", "hmac-sha256")
 
@@ -127,6 +127,11 @@ INSERT INTO meta (key, value) VALUES ('actor_hash_scheme', 'hmac-sha256')
         "CREATE INDEX IF NOT EXISTS executions_by_run "
         "ON executions (run_id, started_at, execution_id)",
     ),
+    (
+        3,
+        "flow_candidates",
+        CANDIDATES_SCHEMA.replace("INTEGER PRIMARY KEY AUTOINCREMENT", "BIGSERIAL PRIMARY KEY"),
+    ),
 )
 
 
@@ -214,6 +219,17 @@ class PgTx(Tx):
     def load_proposal(self, proposal_id: str) -> tuple[dict[str, Any], str, Any] | None:
         self._locked()
         return super().load_proposal(proposal_id)
+
+    def lock_candidate_quota(self, actor_hash: str) -> None:
+        # READ COMMITTED lets two proposals of one session both count below the cap; this
+        # transaction-scoped lock queues a proposer's writers behind each other.
+        self.conn.execute(
+            "SELECT pg_advisory_xact_lock(hashtext(%s))", ("flow_candidates:" + actor_hash,)
+        )
+
+    def load_candidate(self, candidate_id: str) -> tuple[dict[str, Any], str, str] | None:
+        self._locked()
+        return super().load_candidate(candidate_id)
 
 
 class PgRunStore(RunStore):

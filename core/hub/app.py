@@ -31,7 +31,6 @@ from starlette.types import ASGIApp
 from .. import strict_json
 from ..flow import FlowContext, FlowRefusal, FlowResult, to_json
 from ..flow.actions import run_action
-from ..flow.definitions import get_flow, list_flows
 from ..flow.errors import Problem, Refused
 from ..flow.handlers import require_automatable, require_run_writes
 from ..flow.lanes import ExecutionLane
@@ -41,8 +40,11 @@ from ..netauth.gate import Authenticator, AuthGate, Caller, bearer, caller_in
 from ..netauth.local_token import load_or_create_local_token
 from ..netauth.tokens import HubToken, TokenStore
 from ..workspace import Workspace
+from . import projection_route
+from .candidate_routes import dispatch_candidate, is_candidate_action
 from .openapi import docs_html, openapi_document
-from .routes import ROUTES, RouteSpec
+from .route_spec import RouteSpec
+from .routes import ROUTES
 
 MAX_BODY_BYTES = 256 * 1024
 SCOPE_LADDER = {
@@ -240,15 +242,18 @@ def _query(request: Request) -> dict[str, Any] | FlowRefusal:
 def _dispatch(
     ctx: FlowContext, spec: RouteSpec, params: dict[str, str], payload: dict[str, Any]
 ) -> FlowResult:
-    if spec.action == "flows":
-        if payload:
-            return _refusal("BAD_REQUEST", next(iter(payload)), "unknown query parameter")
-        return list_flows(ctx)
-    if spec.action == "flow":
-        extra = sorted(set(payload) - {"version"})
-        if extra:
-            return _refusal("BAD_REQUEST", extra[0], "unknown query parameter")
-        return get_flow(ctx, params["flow_id"], payload.get("version"))
+    if is_candidate_action(spec.action):
+        return dispatch_candidate(ctx, spec, params, payload)
+    if spec.action == projection_route.ACTION:
+        return projection_route.dispatch(ctx, params, payload)
+    if spec.action in ("flows", "propose", "proposals"):
+        return run_action(ctx, spec.action, payload)
+    if spec.action in ("flow", "proposal", "review"):  # one definition or proposal: the path's
+        key = "flow_id" if spec.action == "flow" else "proposal_id"
+        merged = _merge_path(payload, params, (key,))
+        if isinstance(merged, FlowRefusal):
+            return merged
+        return run_action(ctx, spec.action, merged)
     if spec.action == "list" and "flow_id" not in params:
         return run_action(ctx, "list", payload)
     if spec.action in ("list", "start"):

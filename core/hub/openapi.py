@@ -16,10 +16,17 @@ from pydantic import BaseModel
 
 from .. import __version__
 from ..flow.errors import CODES
-from . import wire
-from .routes import ROUTES, RouteSpec
+from . import projection_route, wire
+from .route_spec import RouteSpec
+from .routes import ROUTES
 
 REF = "#/components/schemas/"
+# Query parameters of the read routes other than the run lists.
+QUERY: dict[str, tuple[tuple[str, str], ...]] = {
+    "flows": (("scope", "string"), ("tag", "string")),
+    "flow": (("version", "string"),),
+    "proposals": (("status", "string"), ("kind", "string"), ("limit", "integer")),
+}
 
 
 def _schema(model: type[BaseModel], components: dict[str, Any]) -> dict[str, Any]:
@@ -86,10 +93,12 @@ def _operation(spec: RouteSpec, components: dict[str, Any]) -> dict[str, Any]:
                 ("cursor", "string"),
             )
         ]
-    if spec.action == "flow":
-        op["parameters"].append(
-            {"name": "version", "in": "query", "required": False, "schema": {"type": "string"}}
-        )
+    op["parameters"] += [
+        {"name": n, "in": "query", "required": False, "schema": {"type": t}}
+        for n, t in (*spec.query, *QUERY.get(spec.action, ()))
+    ]
+    if spec.action == projection_route.ACTION:
+        op["parameters"] += projection_route.parameters()
     if spec.gate != "none":
         op["description"] = (
             "Behind the "
@@ -111,7 +120,8 @@ def openapi_document() -> dict[str, Any]:
         "info": {
             "title": "Noma team hub",
             "version": __version__,
-            "description": "Flow runs over HTTP (execution gate 7A-L3 §2) and the Skills "
+            "description": "Flow definitions and proposals (Flow v0 §3.3), flow runs over "
+            "HTTP (execution gate 7A-L3 §2) and the Skills "
             "Protocol at POST /rpc. Send `Authorization: Bearer <token>`.",
         },
         "paths": paths,

@@ -8,34 +8,34 @@ request model and the response envelope.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
-
-from pydantic import BaseModel
-
 from ..flow import requests as rq
-from . import wire
-
-Gate = Literal["none", "writes", "automatable"]
-
-
-@dataclass(frozen=True, slots=True)
-class RouteSpec:
-    method: Literal["GET", "POST"]
-    path: str
-    action: str
-    gate: Gate
-    summary: str
-    request: type[BaseModel] | None
-    response: type[BaseModel]
-    success: int = 200
-
+from ..flow.proposals import ReviewProposal
+from ..flow.proposing import ProposeFlow
+from . import projection_route, wire
+from .candidate_routes import CANDIDATE_ROUTES
+from .route_spec import RouteSpec
 
 RUN = "/api/v1/flows/{flow_id}/runs/{run_id}"
 
 ROUTES: tuple[RouteSpec, ...] = (
     RouteSpec(
-        "GET", "/api/v1/flows", "flows", "none", "List visible canonical flows", None, wire.FlowList
+        "GET",
+        "/api/v1/flows",
+        "flows",
+        "none",
+        "List visible canonical flows (query: scope, tag)",
+        None,
+        wire.FlowList,
+    ),
+    RouteSpec(
+        "POST",
+        "/api/v1/flows",
+        "propose",
+        "none",
+        "Propose a new flow or a new version for a human's review (§3.3); never live",
+        ProposeFlow,
+        wire.ProposeResult,
+        201,
     ),
     RouteSpec(
         "GET",
@@ -45,6 +45,15 @@ ROUTES: tuple[RouteSpec, ...] = (
         "One flow bundle (query: version, default the newest)",
         None,
         wire.FlowGet,
+    ),
+    RouteSpec(
+        "GET",
+        projection_route.PATH,
+        projection_route.ACTION,
+        "none",
+        "A derived, read-only projection of the flow (query: harness, version)",
+        None,
+        projection_route.Projection,
     ),
     RouteSpec(
         "POST",
@@ -113,6 +122,33 @@ ROUTES: tuple[RouteSpec, ...] = (
         wire.SubmitResult,
     ),
     RouteSpec(
+        "GET",
+        "/api/v1/flow-proposals",
+        "proposals",
+        "none",
+        "List visible proposals, oldest first (query: status, kind, limit)",
+        None,
+        wire.ProposalList,
+    ),
+    RouteSpec(
+        "GET",
+        "/api/v1/flow-proposals/{proposal_id}",
+        "proposal",
+        "none",
+        "One proposal; for a bundle, its base version, a change summary and the diff",
+        None,
+        wire.ProposalGet,
+    ),
+    RouteSpec(
+        "POST",
+        "/api/v1/flow-proposals/{proposal_id}/review",
+        "review",
+        "none",
+        "Approve or reject a pending proposal (a human token's act)",
+        ReviewProposal,
+        wire.ReviewResult,
+    ),
+    RouteSpec(
         "GET", "/api/v1/flow-runs/{run_id}", "get", "none", "One run by id", None, wire.RunGet
     ),
     # Additive: every visible run, with the CLI's filters (flow_id among them), so a client
@@ -127,3 +163,6 @@ ROUTES: tuple[RouteSpec, ...] = (
         wire.RunList,
     ),
 )
+# The flow-candidate rows (§5) live beside their wire shapes; built here so this stays the
+# one table (every candidate route is ungated: the handlers hold their own rules).
+ROUTES += tuple(RouteSpec(gate="none", **row) for row in CANDIDATE_ROUTES)

@@ -47,13 +47,13 @@ class ConsentMint(_Envelope):
 
 
 class ExecuteResult(_Envelope):
-    """``execution`` is null (and ``in_flight`` set) when the step is executing already;
-    a dry run answers ``dry_run: true`` with the lane and the units it could reserve."""
+    """``execution`` has status ``running`` when the step was still executing for another
+    post; a dry run answers ``execution: null`` and ``dry_run: true`` with the lane and the
+    units it could reserve."""
 
     schema_: Literal["knowtation.flow_execute_automatable/v0"] = Field(alias="schema")
     run: FlowRun
     execution: Execution | None = None
-    in_flight: dict[str, Any] | None = None
     dry_run: bool | None = None
 
 
@@ -64,10 +64,13 @@ class SubmitResult(_Envelope):
 
 
 class FlowList(_Envelope):
+    """``posture.why`` names what each gate that is on is on for (``[gates.why]``)."""
+
     schema_: Literal["noma.flow_list/v0"] = Field(alias="schema")
     posture: dict[str, Any]
     flows: list[dict[str, Any]]
     pending_imports: list[dict[str, Any]]
+    pending_changes: list[dict[str, Any]]
     invalid: list[dict[str, Any]]
 
 
@@ -75,6 +78,35 @@ class FlowGet(_Envelope):
     schema_: Literal["noma.flow_get/v0"] = Field(alias="schema")
     sha256: str
     bundle: dict[str, Any]
+
+
+class ProposeResult(_Envelope):
+    schema_: Literal["noma.flow_propose/v0"] = Field(alias="schema")
+    proposal: Proposal
+    active: Literal[False]
+
+
+class ProposalList(_Envelope):
+    schema_: Literal["noma.flow_proposal_list/v0"] = Field(alias="schema")
+    proposals: list[Proposal]
+
+
+class ProposalGet(_Envelope):
+    """A bundle's proposal also carries ``bundle``, ``base_version``, ``changes`` (field
+    names and step ids) and ``diff`` (unified, export form): what approval would write."""
+
+    schema_: Literal["noma.flow_proposal/v0"] = Field(alias="schema")
+    proposal: Proposal
+    bundle: dict[str, Any] | None = None
+    base_version: str | None = None
+    changes: dict[str, Any] | None = None
+    diff: str | None = None
+
+
+class ReviewResult(_Envelope):
+    schema_: Literal["noma.flow_review/v0"] = Field(alias="schema")
+    proposal: Proposal
+    active: bool
 
 
 class ProblemOut(BaseModel):

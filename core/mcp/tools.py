@@ -167,6 +167,18 @@ def validate_doc(ctx: ToolContext, file: str) -> dict[str, Any]:
     }
 
 
+def request_actor(actor: Any) -> tuple[Actor, PatchError | None]:
+    """The caller's actor (B.6: ``{kind: "agent", name: "unknown"}`` when absent), or that
+    default and the refusal of one that is not an actor: the op is still attempted, so it
+    is refused *with a record* (§5.1), not before one."""
+    if actor is None:
+        return Actor("agent", "unknown"), None
+    try:
+        return Actor.from_json(actor), None
+    except PatchError as exc:
+        return Actor("agent", "unknown"), exc
+
+
 def patch_block(
     ctx: ToolContext,
     file: str,
@@ -179,15 +191,15 @@ def patch_block(
     base_hash: str | None = None,
 ) -> dict[str, Any]:
     path = ctx.resolve(file)
-    if not isinstance(op, dict):
-        return {"ok": False, "error": "op must be one patch op object", "code": "invalid_op"}
-    try:
-        who = Actor.from_json(actor) if actor is not None else Actor("agent", "unknown")
-    except PatchError as exc:
-        return {"ok": False, "error": exc.message, "code": exc.code}
+    who, actor_error = request_actor(actor)
+    refusal = actor_error
+    if refusal is None and not isinstance(op, dict):
+        refusal = PatchError("invalid_op", "op must be one patch op object")
     request = PatchRequest(
         ops=[op],
         actor=who,
+        refusal=refusal,
+        raw_actor=actor if actor_error is not None else None,
         reason=reason,
         expected_sha=expected_sha,
         base_sha256=base_sha256,

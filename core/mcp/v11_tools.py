@@ -14,11 +14,10 @@ from typing import Any
 from ..noma.boundary import BoundaryError, document_place
 from ..noma.capabilities import describe, load_descriptor
 from ..noma.patch.errors import PatchError
-from ..noma.patch.pipeline import Actor, PatchRequest, op_advisories
+from ..noma.patch.pipeline import PatchRequest, op_advisories
 from ..noma.transcript import RESULTS, parse_lines, transcript_path
-from .tools import SystemFault, ToolContext, boundary_fault
+from .tools import SystemFault, ToolContext, boundary_fault, request_actor
 
-MAX_LIST_OPS = 1000
 DEFAULT_PAGE = 100
 MAX_PAGE = 1000
 INVALID_ARGUMENT = "invalid_argument"
@@ -41,23 +40,21 @@ def patch_block_list(
     """An atomic op list in one call: every op applies or none does (§3.2); one record per
     attempted op, each chained to the previous by ``parent_op_id``."""
     path = ctx.resolve(file)
-    if not isinstance(ops, list) or not ops:
-        return _bad("ops must be a non-empty list of patch ops", "invalid_op")
-    if len(ops) > MAX_LIST_OPS:
-        return _bad(f"at most {MAX_LIST_OPS} ops in one list", "invalid_op")
-    if not all(isinstance(op, dict) for op in ops):
-        return _bad("every entry of ops must be one patch op object", "invalid_op")
-    try:
-        who = Actor.from_json(actor) if actor is not None else Actor("agent", "unknown")
-    except PatchError as exc:
-        return _bad(exc.message, exc.code)
+    if isinstance(ops, list) and not ops:
+        return _bad("ops must be a non-empty list of patch ops", "invalid_op")  # no attempt
+    who, actor_error = request_actor(actor)
+    refusal = actor_error
+    if refusal is None and not isinstance(ops, list):
+        refusal = PatchError("invalid_op", "ops must be a non-empty list of patch ops")
     request = PatchRequest(
-        ops=list(ops),
+        ops=list(ops) if isinstance(ops, list) else [ops],
         actor=who,
         reason=reason,
         expected_sha=expected_sha,
         base_sha256=base_sha256,
         parent_op_id=parent_op_id,
+        refusal=refusal,
+        raw_actor=actor if actor_error is not None else None,
     )
     outcome = ctx.patch(path, request)
     if not outcome.ok:

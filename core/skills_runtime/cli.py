@@ -30,6 +30,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
     tools = sub.add_parser("tools", help="print the LLM tool schemas as JSON")
     tools.add_argument("--format", choices=["openai", "anthropic"], default="openai")
+    tools.add_argument(
+        "--system-prompt",
+        action="store_true",
+        help="print the system-prompt snippet (Skills Protocol Appendix A) instead",
+    )
     tools.set_defaults(func=_tools)
 
     blobs = sub.add_parser("blobs", help="the workspace's blob store: list, sweep, delete")
@@ -97,8 +102,11 @@ def _tools(args: argparse.Namespace) -> int:
     import json
     import sys
 
-    from core.skills_runtime.tool_schemas import export_tools
+    from core.skills_runtime.tool_schemas import SYSTEM_PROMPT, export_tools
 
+    if args.system_prompt:
+        sys.stdout.write(SYSTEM_PROMPT)
+        return 0
     json.dump(export_tools(args.format), sys.stdout, indent=2)
     sys.stdout.write("\n")
     return 0

@@ -12,6 +12,20 @@ from typing import Any, Literal
 
 ToolFormat = Literal["openai", "anthropic"]
 
+# Appendix A of the Skills Protocol: the snippet a client puts in the LLM's system prompt
+# (the spec's text, line for line; a test compares it with the spec), so a model that has
+# the tools also knows to read the guide before using them.
+SYSTEM_PROMPT = """\
+You are connected to a Skills Runtime using the Skills Protocol.
+
+If you have not yet read the Skills Protocol Guide,
+you MUST call the `load_skills_protocol_guide` tool before using
+any other Skills Protocol tools.
+
+After reading the guide, follow its workflow:
+discover \u2192 inspect \u2192 run or write code \u2192 use blobs for large data.
+"""
+
 _STRING = {"type": "string"}
 
 TOOLS: list[dict[str, Any]] = [

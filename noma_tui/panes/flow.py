@@ -48,8 +48,9 @@ from core.flow.context import FlowContext
 from core.flow.definitions import problem_lines
 from core.flow.enums import FINISHED_STEP, SKIP_REASON_LABELS
 from core.flow.evidence import EvidenceOffer, pointer_kind_for, transcript_offers
-from core.flow.models import FlowBundle, FlowStep
+from core.flow.models import FlowBundle, FlowInput, FlowStep
 from core.flow.records import FlowRun, StepState
+from core.flow.run_inputs import input_problems, problems_text
 from core.trust import restrictions
 from core.workspace import Workspace
 
@@ -68,6 +69,7 @@ from ..flow_hub import (
     run_action,
     run_executions,
     start_fields,
+    start_inputs,
     start_run,
     submit_review,
 )
@@ -218,6 +220,9 @@ def check_pointer(values: dict[str, str]) -> str | None:
 # ------------------------------------------------------------------------------ pane
 
 
+GATE_LABELS = {"run_writes_enabled": "writes", "automatable_execution_enabled": "automatable"}
+
+
 class FlowFrontierPane(Vertical):
     """Runs of the workspace's flows and the current frontier step."""
 
@@ -225,6 +230,9 @@ class FlowFrontierPane(Vertical):
     FlowFrontierPane { height: 1fr; min-height: 8; }
     FlowFrontierPane #flow-header { height: 1; padding: 0 1; background: $boost;
         text-overflow: ellipsis; text-wrap: nowrap; }
+    FlowFrontierPane .flow-why { height: 1; padding: 0 1; color: $text-muted;
+        text-overflow: ellipsis; text-wrap: nowrap; display: none; }
+    FlowFrontierPane .flow-why.-shown { display: block; }
     FlowFrontierPane #flow-runs { height: auto; max-height: 8; }
     FlowFrontierPane #flow-run { height: 1; padding: 0 1; color: $text-muted;
         text-overflow: ellipsis; text-wrap: nowrap; }
@@ -267,7 +275,7 @@ class FlowFrontierPane(Vertical):
     class Done(Message):
         """Posted from a worker thread: ``then(result)`` runs on the UI thread."""
 
-        def __init__(self, then: Callable[[Any], None], result: Any, write: bool = False) -> None:
+        def __init__(self, then: Callable[[Any], object], result: Any, write: bool = False) -> None:
             super().__init__()
             self.then = then
             self.result = result
@@ -294,6 +302,8 @@ class FlowFrontierPane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="flow-header")
+        for name in GATE_LABELS:  # which gate is on and why, one line each ([gates.why])
+            yield Static("", id=f"flow-why-{GATE_LABELS[name]}", classes="flow-why")
         runs = PaneTable(id="flow-runs", cursor_type="row", zebra_stripes=True)
         yield runs
         yield Static("", id="flow-run")
@@ -332,6 +342,11 @@ class FlowFrontierPane(Vertical):
             header += " · restricted: untrusted folder (T)"
         self.header_text = header
         self.query_one("#flow-header", Static).update(Text(plain(header)))
+        for name, label in GATE_LABELS.items():
+            reason = self.ctx.posture.why.get(name)
+            line = self.query_one(f"#flow-why-{label}", Static)
+            line.update(Text(plain(f"{label} ON: {reason}" if reason else "")))
+            line.set_class(reason is not None, "-shown")
         self.say(LOADING)
 
         def listed(listing: FlowResult) -> None:
@@ -380,7 +395,7 @@ class FlowFrontierPane(Vertical):
     def background(
         self,
         fn: Callable[[FlowContext | HubContext], Any],
-        then: Callable[[Any], None],
+        then: Callable[[Any], object],
         *,
         write: bool = False,
     ) -> None:
@@ -396,7 +411,7 @@ class FlowFrontierPane(Vertical):
         self,
         ctx: FlowContext | HubContext,
         fn: Callable[[FlowContext | HubContext], Any],
-        then: Callable[[Any], None],
+        then: Callable[[Any], object],
         write: bool,
     ) -> None:
         try:
@@ -727,16 +742,30 @@ class FlowFrontierPane(Vertical):
                 if values is not None:
                     start({k: v for k, v in values.items() if v.strip()})
 
-            def asked(fields: list[tuple[str, str]]) -> None:
+            def asked(found: tuple[list[tuple[str, str]], list[FlowInput]]) -> None:
+                fields, declared = found
                 if not fields:
                     start({})
                     return
+
+                def check(values: dict[str, str]) -> str | None:
+                    # The handler's own check (`run_inputs`), in place: a refused form
+                    # stays open with the focus in it, and nothing is sent.
+                    problems = input_problems(declared, values)
+                    return problems_text(problems) if problems else None
+
                 form = InputFormScreen(
-                    f"Inputs for {key}", [Field(name, label) for name, label in fields]
+                    f"Inputs for {key}", [Field(name, label) for name, label in fields], check
                 )
                 self.app.push_screen(form, given)
 
-            self.background(lambda ctx: start_fields(ctx, flow_id, version), asked)
+            self.background(
+                lambda ctx: (
+                    start_fields(ctx, flow_id, version),
+                    start_inputs(ctx, flow_id, version),
+                ),
+                asked,
+            )
 
         self.background(list_flows, listed)
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
+from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import BindingType
@@ -35,7 +36,7 @@ from .once import DismissOnce
 Choice = Literal["theirs", "mine", "merge", "back"]
 
 
-def side(title: str, text: str, base: str, style: str, palette: Styles) -> Text:
+def side(title: str, text: str, base: str, style: str | Style, palette: Styles) -> Text:
     out = Text(title + "\n", style="bold")
     for line, changed in marked_lines(text, base):
         out.append("▌" if changed else " ", style=style if changed else palette.muted)

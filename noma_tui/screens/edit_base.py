@@ -18,7 +18,7 @@ closing is idempotent (`close`): a burst cannot stack two proofs or dismiss twic
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from textual import events
 from textual.app import ComposeResult
@@ -32,13 +32,11 @@ from ..keyorder import after_typed
 from ..keys import bindings
 from ..merge import ConflictTexts
 from ..messages import EditClosed, EditOpened, EditProposed
+from ..roles import WorkbenchHost, workbench_of
 from ..session import EditSession
 from ..visible import line_text
 from .confirm import ConfirmScreen
 from .once import DismissOnce
-
-if TYPE_CHECKING:
-    from ..app import WorkbenchApp
 
 DRIFT_TEXT = (
     "⚠ base_sha_drift: the file changed on disk after this edit opened. Applying records "
@@ -89,8 +87,8 @@ class EditScreen(DismissOnce[None]):
         self._hinted = False
 
     @property
-    def workbench(self) -> WorkbenchApp:
-        return self.app  # type: ignore[return-value]
+    def workbench(self) -> WorkbenchHost:
+        return workbench_of(self.app)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog edit-dialog"):
@@ -139,10 +137,11 @@ class EditScreen(DismissOnce[None]):
         self._hinted = False
         self.set_focus(None)
 
-    def advance(self, phase: Phase) -> None:
-        """The app moved this edit on (the proof is up, the write started, a conflict)."""
+    def advance(self, phase: str) -> None:
+        """The app moved this edit on: "shown" (the proof is up), "applying" (the write
+        started) or "conflict" (a `Phase` value: the app does not import this module)."""
         if self.phase in PROPOSED:
-            self.phase = phase
+            self.phase = Phase(phase)
 
     def resume(self) -> None:
         """The proof was abandoned or refused, or the conflict settled: edit again."""

@@ -42,6 +42,7 @@ from ..panes.flow import FlowFrontierPane
 from ..panes.preview import PreviewPane
 from ..panes.status_bar import StatusBar
 from ..panes.transcript import TranscriptPane
+from ..roles import WorkbenchHost, workbench_of
 from ..session import EditSession
 from ..tables import read_table
 from ..templates import BY_NAME, TEMPLATES
@@ -56,8 +57,6 @@ from .table_grid import TableGridScreen
 
 if TYPE_CHECKING:
     from core.workspace import Workspace
-
-    from ..app import WorkbenchApp
 
 
 class NotAvailable(Exception):
@@ -98,13 +97,14 @@ keys (and any key it does not use, like d or y) never reach a document block."""
 class MainScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [spec.binding() for spec in SCREEN_ACTIONS]
     # The layout adapts (themes/workbench.tcss): narrow/normal/wide by width, short/normal/
-    # tall by height, from 80x24 to 250x70.
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+    # tall by height, from 80x24 to 250x70. (The ignores: Textual annotates these
+    # `ClassVar[...] | None`, which mypy reads as an instance variable.)
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [  # type: ignore[misc]
         (0, "-narrow"),
         (100, "-normal"),
         (170, "-wide"),
     ]
-    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [  # type: ignore[misc]
         (0, "-short"),
         (28, "-mid"),
         (48, "-tall"),
@@ -118,8 +118,8 @@ class MainScreen(Screen[None]):
         self._filter_timer: Timer | None = None
 
     @property
-    def workbench(self) -> WorkbenchApp:
-        return self.app  # type: ignore[return-value]
+    def workbench(self) -> WorkbenchHost:
+        return workbench_of(self.app)
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False, icon="◆")
@@ -128,7 +128,8 @@ class MainScreen(Screen[None]):
                 yield FileList(id="files")
                 yield FlowFrontierPane(self.workbench.workspace)
             with Vertical(id="work"):
-                search = OrderedInput(id="filter", classes="-hidden")
+                search = OrderedInput(id="filter")
+                search.display = False  # shown by `/`, at key time (inline, not a class)
                 search.cursor_blink = self._blink()  # `cursor_blink` applies here too
                 yield search
                 with Horizontal(id="upper"):
@@ -156,13 +157,9 @@ class MainScreen(Screen[None]):
         if not flow.border_title:
             flow.border_title = "5 Flow runs"
         self.query_one("#tree").focus()
-        started = self.panes_mounted
-        self.panes_mounted = True
-        if not started:  # every pane exists now: the app may load into them
+        if not self.panes_mounted:  # every pane exists now: the app may load into them
             self.call_after_refresh(self.workbench.start)
-
-    def on_unmount(self) -> None:
-        self.panes_mounted = False
+        self.panes_mounted = True  # until the app exits (`panes_ready`)
 
     # -- panes -----------------------------------------------------------------------------
 
@@ -621,9 +618,7 @@ class MainScreen(Screen[None]):
         self.app.push_screen(PickerScreen(f"Add which block to {parent_id}?", choices), chosen)
 
     def _propose(self, message: ProposeEdit) -> None:
-        """Ask the app for a proof of an edit with no editor: keys typed after this one
-        wait for the proof (a ``y`` meant for a delete proof must never copy, a letter
-        never open another edit)."""
+        """A proof of an edit with no editor: keys typed after this wait for it."""
         self.workbench.gate.hold(message.session)
         self.post_message(message)
 
@@ -873,7 +868,6 @@ class MainScreen(Screen[None]):
         bar = self.filter_bar
         bar.placeholder = self.FILTER_HINTS[self.filter_target]
         bar.value = self._filter_pane(self.filter_target).filter_text
-        bar.remove_class("-hidden")
         bar.display = True  # now, not at the next style pass: focus must move at key time
         self.set_focus(bar)
 
@@ -901,7 +895,6 @@ class MainScreen(Screen[None]):
             self._filter_timer.stop()
         self._apply_filter(event.value)
         bar = self.filter_bar
-        bar.add_class("-hidden")
         bar.display = False
         self._filter_pane(self.filter_target).focus()
 
@@ -923,7 +916,6 @@ class MainScreen(Screen[None]):
                 return
         self._filter_pane(target).set_filter("")
         bar.value = ""
-        bar.add_class("-hidden")
         bar.display = False
         self.status.message = ""
         self._filter_pane(target).focus()

@@ -32,6 +32,7 @@ from core.flow.store import Tx
 
 from .conftest import (
     GATE_MATRIX,
+    SHEET_URL,
     STARTER_FILES,
     FakeLane,
     automatable_bundle,
@@ -239,7 +240,14 @@ def test_every_write_is_exactly_one_transaction(ctx, clock, lane):
             ctx, {"run_id": rid, "allowed_lanes": ["local_default"], "cost_cap_units": 9}
         ),
         "submit": lambda: submit_review(ctx, {"run_id": rid, "intent": "x"}),
-        "start": lambda: start_run(ctx, {"flow_id": "flow_lead_import", "flow_version": "1.0.0"}),
+        "start": lambda: start_run(
+            ctx,
+            {
+                "flow_id": "flow_lead_import",
+                "flow_version": "1.0.0",
+                "inputs": {"sheet_url": SHEET_URL},
+            },
+        ),
     }
     for name, fn in writes.items():
         seen = count_statements(ctx, fn)
@@ -345,7 +353,8 @@ def test_a_crashed_execution_is_reaped_after_its_lease(ctx, clock, lane):
         )
     post = {"run_id": rid, "step_id": "flow_lead_import#1", "consent_id": cid}
     waiting = execute_automatable(ctx, post)  # in flight: bounded wait, then named, not rerun
-    assert waiting["execution"] is None and waiting["in_flight"]["execution_id"] == "fexec_dead"
+    assert waiting["execution"]["execution_id"] == "fexec_dead"
+    assert waiting["execution"]["status"] == "running" and "in_flight" not in waiting
     clock.advance(301)
     fresh = execute_automatable(ctx, post)
     assert fresh["execution"]["execution_id"] != "fexec_dead"

@@ -433,9 +433,10 @@ def test_cli_reviews_outcomes_and_lists_and_revokes_consents(tmp_path, capsys):
         cli.main(["flow", "run", "start", "flow_lead_import", "--root", str(root)])
     assert exit_info.value.code == 2
     assert "--version" in capsys.readouterr().err
-    rc, latest = noma("flow", "run", "start", "flow_lead_import", "--latest")
+    lead = ("--input", f"sheet_url={SHEET_URL}")
+    rc, latest = noma("flow", "run", "start", "flow_lead_import", "--latest", *lead)
     assert rc == 0 and latest["run"]["flow_version"] == "1.0.0"
-    rc, pinned = noma("flow", "run", "start", "flow_lead_import", "--version", "1.0.0")
+    rc, pinned = noma("flow", "run", "start", "flow_lead_import", "--version", "1.0.0", *lead)
     rid = pinned["run"]["run_id"]
 
     rc, minted = noma("flow", "run", "consent", rid, "--lane", "local_default", "--cost-cap", "20")

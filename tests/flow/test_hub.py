@@ -88,6 +88,7 @@ def test_the_route_table_is_the_contracts(client: TestClient) -> None:
     assert table == {
         ("GET", "/api/v1/flows"),
         ("GET", "/api/v1/flows/{flow_id}"),
+        ("GET", "/api/v1/flows/{flow_id}/projection"),  # §3.3: the derived projection
         ("POST", "/api/v1/flows/{flow_id}/runs"),
         ("GET", "/api/v1/flows/{flow_id}/runs"),
         ("GET", run),
@@ -98,6 +99,15 @@ def test_the_route_table_is_the_contracts(client: TestClient) -> None:
         ("POST", run + "/consent"),
         ("GET", "/api/v1/flow-runs/{run_id}"),
         ("GET", "/api/v1/flow-runs"),  # additive: every flow's runs
+        # the capture flywheel's candidates (§5; tests/flow/test_candidate_surfaces.py)
+        ("GET", "/api/v1/flow-candidates"),
+        ("POST", "/api/v1/flow-candidates"),
+        ("GET", "/api/v1/flow-candidates/{candidate_id}"),
+        ("POST", "/api/v1/flow-candidates/{candidate_id}/review"),
+        ("POST", "/api/v1/flows"),  # §3.3: propose (review-before-write)
+        ("GET", "/api/v1/flow-proposals"),  # additive: the reviewer's routes
+        ("GET", "/api/v1/flow-proposals/{proposal_id}"),
+        ("POST", "/api/v1/flow-proposals/{proposal_id}/review"),
     }
 
 
@@ -579,9 +589,9 @@ def test_an_interrupted_execution_over_rest(
         )  # fmt: skip
     body = {"step_id": "flow_lead_import#1", "consent_id": cid}
     waiting = client.post(f"{base}/execute-automatable", json=body, headers=bearer(token))
-    assert (
-        waiting.status_code == 200 and waiting.json()["in_flight"]["execution_id"] == "fexec_dead"
-    )
+    assert waiting.status_code == 200
+    assert waiting.json()["execution"]["execution_id"] == "fexec_dead"
+    assert waiting.json()["execution"]["status"] == "running"
     monkeypatch.setattr(ids, "now", lambda: now + timedelta(seconds=151))
     shown = client.get(base).json()["executions"]
     assert [(e["execution_id"], e["status"], e["failure"]) for e in shown] == [

@@ -303,7 +303,12 @@ def test_each_sub_gate_off_gives_the_identical_disabled_code_everywhere(
     tmp_path, capsys, reset_ids, writes, automatable
 ):
     root = make_workspace(tmp_path / "ws")
-    run = direct(root, "start", {"flow_id": "flow_lead_import", "flow_version": "1.0.0"})
+    lead = {
+        "flow_id": "flow_lead_import",
+        "flow_version": "1.0.0",
+        "inputs": {"sheet_url": SHEET_URL},
+    }
+    run = direct(root, "start", lead)
     cid = direct(
         root,
         "consent",
@@ -312,7 +317,7 @@ def test_each_sub_gate_off_gives_the_identical_disabled_code_everywhere(
     rid, consent_id = run["run"]["run_id"], cid["consent"]["consent_id"]
     make_workspace(tmp_path / "ws", writes=writes, automatable=automatable)
     requests = {
-        "start": {"flow_id": "flow_lead_import", "flow_version": "1.0.0"},
+        "start": lead,
         "advance": {"run_id": rid, "step_id": "flow_lead_import#1", "to_status": "in_progress"},
         "evidence": {
             "run_id": rid,

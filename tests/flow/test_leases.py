@@ -117,7 +117,8 @@ def test_killed_mid_execution_the_same_consent_gets_the_real_reason(
         kill_during(workspace, point, rid, cid)
         assert execution_row(ctx, rid).status == "running"
         waiting = execute_automatable(ctx, post(rid, cid))  # lease still running
-        assert waiting["execution"] is None and waiting["in_flight"]["step_id"] == STEP
+        assert waiting["execution"]["step_id"] == STEP
+        assert waiting["execution"]["status"] == "running" and "in_flight" not in waiting
         listed = get_run(ctx, {"run_id": rid})["executions"]
         assert [e["status"] for e in listed] == ["running"]
         clock.advance(lease_seconds(10) + 1)

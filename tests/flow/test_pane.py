@@ -317,7 +317,7 @@ async def test_pane_reviews_the_outcome_and_revokes_a_consent(tmp_path, clock, p
     async with app.run_test(size=SIZE) as pilot:
         await drive_manual_run(pilot)
         await finish_manual_run(pilot)
-        await press(pilot, "P", "enter", "enter")  # the pending outcome, then "Approve"
+        await press(pilot, "P", "enter", "a")  # the pending outcome, shown, then approved
         assert app.pane.last_status.startswith("Proposal prop_") and "approved" in (
             app.pane.last_status
         )

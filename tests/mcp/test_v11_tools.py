@@ -61,11 +61,13 @@ def test_patch_block_list_is_all_or_nothing(doc: Path) -> None:
     assert [r["patch_result"] for r in recs] == ["rejected", "rejected"]
     assert any(d["code"] == "op_list_aborted" for d in recs[0]["diagnostics"])
     assert recs[1]["parent_op_id"] == recs[0]["op_id"]
-    # Off the wire schema: refused before anything runs, no record.
+    # Off the wire schema: refused before anything runs, each attempted op recorded.
     out = patch_block_list(ctx, str(doc), [OPS[0], {"op": "delete_block"}])
-    assert out["code"] == "invalid_op" and out["failed_index"] == 1 and len(records(doc)) == 2
-    assert patch_block_list(ctx, str(doc), [])["code"] == "invalid_op"
+    assert out["code"] == "invalid_op" and out["failed_index"] == 1 and len(records(doc)) == 4
+    assert patch_block_list(ctx, str(doc), [])["code"] == "invalid_op"  # nothing attempted
+    assert len(records(doc)) == 4
     assert patch_block_list(ctx, str(doc), "nope")["code"] == "invalid_op"
+    assert len(records(doc)) == 5 and doc.read_text() == DOC
 
 
 def test_transcript_read_pages_and_filters(doc: Path) -> None:

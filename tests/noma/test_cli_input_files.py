@@ -128,6 +128,33 @@ FILE_INPUTS: dict[str, list[Case]] = {
             2,
         ),
     ],
+    # `--check --out FILE` reads a file back: anything unreadable as a projection is
+    # reported `foreign` (exit 1), never a traceback.
+    "flow project": [
+        lambda t, d=data: (
+            ["flow", "project", "--check", "--out", _file(t, "p.json", d), "--root", _workspace(t)],
+            1,
+        )
+        for data in (NOT_UTF8, OPS_SURROGATE, OPS_NOT_JSON, OPS_TOO_DEEP, OPS_DEEPER_THAN_PYTHON)
+    ],
+    "flow propose": [
+        lambda t: (
+            ["flow", "propose", _file(t, "b.flow.json", OPS_NOT_UTF8), "--root", _workspace(t)],
+            2,
+        ),
+        lambda t: (
+            ["flow", "propose", _file(t, "b.flow.json", OPS_NOT_JSON), "--root", _workspace(t)],
+            2,
+        ),
+        lambda t: (
+            ["flow", "propose", _file(t, "b.flow.yaml", b"flow: \xff\n"), "--root", _workspace(t)],
+            2,
+        ),
+        lambda t: (
+            ["flow", "propose", _file(t, "b.flow.yaml", b"flow: [\n"), "--root", _workspace(t)],
+            1,
+        ),
+    ],
 }
 
 NO_FILE_INPUT = {
@@ -159,6 +186,9 @@ NO_FILE_INPUT = {
             "flow run consents",
             "flow run execute",
             "flow run submit-review",
+            "flow candidates list",
+            "flow candidates get",
+            "flow candidates review",
             "hub token create",
             "hub token list",
             "hub token revoke",

@@ -15,6 +15,7 @@ from core.noma.patch import apply_ops_to_text
 from core.noma.patch.errors import PatchError
 from core.noma.patch.limits import MAX_CONTENT_BYTES
 from core.noma.patch.pipeline import Actor, PatchRequest, patch_file
+from core.noma.patch.refused import PLACEHOLDER_OP
 from core.noma.patch.text import SourceLines
 from core.noma.transcript import transcript_path
 
@@ -158,12 +159,13 @@ BIG = "x" * (MAX_CONTENT_BYTES + 1)
     ],
     ids=["content", "value", "title", "multibyte", "sum"],
 )
-def test_oversized_op_is_refused_without_a_record(doc: Path, op: dict) -> None:
+def test_oversized_op_is_refused_with_a_bounded_record(doc: Path, op: dict) -> None:
     before = doc.read_bytes()
     out = patch_file(doc, req(op))
     assert not out.ok and out.code == "invalid_content" and out.error == "content_too_large"
     assert doc.read_bytes() == before
-    assert records(doc) == []
+    (rec,) = records(doc)  # attempted, so recorded (§5.1), as bounded text only
+    assert rec["op"] == PLACEHOLDER_OP and len(json.dumps(rec, ensure_ascii=False)) < 10_000
 
 
 def test_oversized_reason_and_request_are_refused(doc: Path) -> None:
@@ -172,7 +174,10 @@ def test_oversized_reason_and_request_are_refused(doc: Path) -> None:
     chunk = {"op": "replace_body", "id": "c1", "content": "z" * (MAX_CONTENT_BYTES - 100)}
     out = patch_file(doc, req(*[chunk] * 9))  # each op fits, the request (9 MiB) does not
     assert out.code == "invalid_content" and out.error == "content_too_large"
-    assert records(doc) == [] and doc.read_text() == DOC
+    recs = records(doc)
+    assert len(recs) == 10 and doc.read_text() == DOC
+    assert all(r["patch_result"] == "rejected" and r["op"] == PLACEHOLDER_OP for r in recs)
+    assert all(len(json.dumps(r)) < 20_000 for r in recs)  # the reason is cut, ops are text
 
 
 def test_content_of_exactly_one_mib_is_accepted(doc: Path) -> None:
@@ -194,6 +199,6 @@ def test_mcp_base_hash_and_content_cap(doc: Path) -> None:
     assert big == (False, {"ok": False, "error": "content_too_large", "code": "invalid_content"})
     assert fresh[0] is False and fresh[1]["ok"] is True
     recs = records(doc)
-    assert [r["patch_result"] for r in recs] == ["rejected", "applied"]
+    assert [r["patch_result"] for r in recs] == ["rejected", "rejected", "applied"]
     assert all(len(json.dumps(r)) < 10_000 for r in recs)  # no giant record
-    assert hashlib.sha256(before).hexdigest() == recs[1]["pre_sha256"]
+    assert hashlib.sha256(before).hexdigest() == recs[2]["pre_sha256"]

@@ -51,8 +51,10 @@ def test_cli_records_of_every_kind_validate(doc: Path) -> None:
         json.dumps(APPLIED),
         cwd=doc.parent,
     )
-    # The schema-invalid op left no record (it never became an op).
-    assert_all_valid(doc, ["applied", "noop", "rejected", "rejected", "rejected", "rejected"])
+    # The schema-invalid op is recorded too (§5.1), as the placeholder op with its raw text.
+    assert_all_valid(
+        doc, ["applied", "noop", "rejected", "rejected", "rejected", "rejected", "rejected"]
+    )
 
 
 def test_mcp_records_of_every_kind_validate(doc: Path) -> None:
@@ -60,7 +62,7 @@ def test_mcp_records_of_every_kind_validate(doc: Path) -> None:
     calls.append(("patch_block", {"file": str(doc), "op": SCHEMA_INVALID}))
     results = mcp_calls(doc.parent, calls)
     assert results[-1][1]["code"] == "invalid_op"
-    assert_all_valid(doc, ["applied", "noop", "rejected"])
+    assert_all_valid(doc, ["applied", "noop", "rejected", "rejected"])
 
 
 def test_the_shipped_demo_transcripts_validate() -> None:

@@ -18,6 +18,7 @@ from trust_testlib import mcp_calls, record_validator, run_noma, schema_errors, 
 from core.noma.parser import parse
 from core.noma.patch import PatchError, apply_ops_to_text
 from core.noma.patch.pipeline import Actor, PatchRequest, patch_file
+from core.noma.patch.refused import PLACEHOLDER_OP, RAW_OP_FIELD
 
 DOC = """# Doc
 
@@ -213,14 +214,16 @@ def test_a_rejected_op_writes_no_byte_through_the_pipeline(doc: Path) -> None:
     ],
     ids=["surrogate", "nan", "key-space", "id-space", "lone-surrogate-body", "negative"],
 )
-def test_ops_off_the_wire_schema_are_invalid_op_with_no_record(
+def test_ops_off_the_wire_schema_are_invalid_op_recorded_as_the_placeholder(
     doc: Path, op: dict[str, Any]
 ) -> None:
     before = doc.read_bytes()
     outcome = patch_file(doc, PatchRequest(ops=[op], actor=Actor("agent", "x")))
-    assert outcome.code == "invalid_op" and outcome.records == []
+    assert outcome.code == "invalid_op" and len(outcome.records) == 1
     assert doc.read_bytes() == before
-    assert transcript_records(doc) == []
+    (rec,) = transcript_records(doc)
+    assert rec["op"] == PLACEHOLDER_OP and rec["patch_result"] == "rejected"
+    assert schema_errors(record_validator(), rec) == []
 
 
 def test_update_attribute_null_is_recorded_as_the_remove_attribute_it_means(doc: Path) -> None:
@@ -237,9 +240,13 @@ def test_update_attribute_null_is_recorded_as_the_remove_attribute_it_means(doc:
     assert schema_errors(record_validator(), rec) == []
 
 
-def test_update_attribute_on_the_id_key_keeps_its_spec_code_without_a_record(doc: Path) -> None:
+def test_update_attribute_on_the_id_key_keeps_its_spec_code_with_a_record(doc: Path) -> None:
     outcome = patch_file(
         doc, PatchRequest(ops=[{"op": "update_attribute", "id": "k1", "key": "id", "value": "z"}])
     )
     assert outcome.code == "id_attribute_protected"
-    assert transcript_records(doc) == []
+    (rec,) = transcript_records(doc)
+    assert rec["op"] == PLACEHOLDER_OP
+    assert [d["code"] for d in rec["diagnostics"] if RAW_OP_FIELD in d] == [
+        "id_attribute_protected"
+    ]

@@ -109,3 +109,31 @@ def test_cli_register_adds_skills_serve_and_tools() -> None:
     assert (args.host, args.port, args.workspace) == ("127.0.0.1", 9999, "/tmp")
     assert callable(args.func)
     assert parser.parse_args(["skills", "tools", "--format", "anthropic"]).format == "anthropic"
+
+
+def spec_system_prompt() -> str:
+    text = spec_text()
+    start = text.index("include this snippet in the system prompt:")
+    body = text[text.index("\n", start) : text.index("Appendix B: Minimal Example")]
+    return body.strip("\n") + "\n"
+
+
+def test_system_prompt_is_appendix_a_word_for_word() -> None:
+    from core.skills_runtime.tool_schemas import SYSTEM_PROMPT
+
+    assert spec_system_prompt() == SYSTEM_PROMPT
+    assert SYSTEM_PROMPT.startswith("You are connected to a Skills Runtime")
+    assert "`load_skills_protocol_guide`" in SYSTEM_PROMPT
+
+
+def test_cli_prints_the_system_prompt_and_readme_carries_it() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "core.skills_runtime", "skills", "tools", "--system-prompt"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout == spec_system_prompt()
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert spec_system_prompt() in readme

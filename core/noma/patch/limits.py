@@ -6,7 +6,8 @@ The reference refuses content over 1 MiB (``invalid_content``, error
 them in one op (a thousand 1 KiB cells are as large as one 1 MiB body), and to the whole
 request, whose strings (every op, ``reason``, the actor) end up in transcript records. An
 oversized request is refused at the wire, like an op that fails the schema: nothing is
-applied and no record is written, so no giant record can be made.
+applied, and its records carry oversized ops only as bounded text (`refused`), so no giant
+record can be made.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from .errors import INVALID_CONTENT, PatchError
 MAX_CONTENT_BYTES = 1 << 20  # 1 MiB, per string and per op
 # One op's strings together: one maximal string plus room for its ids, names and hashes.
 MAX_OP_BYTES = MAX_CONTENT_BYTES + (64 << 10)
+MAX_LIST_OPS = 1000  # ops in one list; a longer list is refused (and recorded) as one attempt
 MAX_REQUEST_BYTES = 8 << 20  # the strings of a whole op list, reason and actor included
 CONTENT_TOO_LARGE = "content_too_large"
 
@@ -28,16 +30,21 @@ def _utf8_len(value: str) -> int:
 
 def _string_bytes(value: Any, cap: int) -> int:
     """UTF-8 size of every string value in ``value``; any single string over
-    `MAX_CONTENT_BYTES` counts as over ``cap`` (returned as ``cap + 1`` at least)."""
-    if isinstance(value, str):
-        size = _utf8_len(value)
-        return max(size, cap + 1) if size > MAX_CONTENT_BYTES else size
+    `MAX_CONTENT_BYTES` counts as over ``cap`` (returned as ``cap + 1`` at least).
+    Iterative: an op nested ten thousand levels deep is hostile input, not a stack overflow."""
     total = 0
-    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
-    for item in items:
-        total += _string_bytes(item, cap)
-        if total > cap:
-            return total
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            size = _utf8_len(item)
+            total += max(size, cap + 1) if size > MAX_CONTENT_BYTES else size
+            if total > cap:
+                return total
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
     return total
 
 

@@ -5,9 +5,12 @@ pre-validate -> wire schema -> preconditions -> apply the op list in memory (ato
 post_sha256 -> post-validate -> structure guard -> records -> write-ahead commit (pending
 record, new bytes, rename, transcript append; `core.noma.commit`).
 
-An op that fails the wire schema (``patch-op.schema.json``) is refused before it reaches the
-engine and gets no transcript record: a record must carry a schema-valid op, and this one
-never became an op. Every other attempted op gets one (§5.1).
+Every attempted op gets one transcript record (§5.1), rejections included. An op that fails
+the wire schema (``patch-op.schema.json``) is refused before it reaches the engine; its
+record carries a schema-valid placeholder op and the op as received, bounded, on the failing
+diagnostic (`refused`, docs/transcript-extensions.md). Only a request refused before its
+document is identified (no such file, outside the root, not a document) has no transcript
+to write to.
 
 Every surface (CLI, MCP, TUI) calls `patch_file` so the same request gives the same record.
 """
@@ -48,7 +51,21 @@ from .errors import (
     PatchError,
 )
 from .guard import check_structure
-from .limits import check_request_size
+from .limits import (
+    CONTENT_TOO_LARGE,
+    MAX_LIST_OPS,
+    MAX_OP_BYTES,
+    _string_bytes,
+    check_request_size,
+)
+from .refused import (
+    MAX_RAW_CHARS,
+    PLACEHOLDER_OP,
+    RAW_ACTOR_FIELD,
+    RAW_OP_FIELD,
+    raw_text,
+    recordable_op,
+)
 from .text import SourceLines
 
 ActorKind = Literal["human", "agent", "tool"]
@@ -97,6 +114,11 @@ class PatchRequest:
     # Annex B.6's top-level ``base_hash``: the first op's target block precondition, the
     # same check as the op's own ``baseHash`` (both must hold when both are given).
     base_hash: str | None = None
+    # A refusal the surface found before the request could be built whole (an actor that
+    # is not one, ops that are not a list): every op is recorded rejected with it.
+    refusal: PatchError | None = None
+    # The actor argument as received when it was refused (kept, bounded, in the record).
+    raw_actor: Any = None
 
 
 @dataclass(slots=True)
@@ -378,13 +400,11 @@ def _patch_locked(
     ctx = _Context(doc_path, target, target_place, request, pre_sha256, pre, started)
     ctx.recovery = recovered
 
-    wire = _wire_error(ops, request)
+    wire = _refusal(ops, request)
     if wire is not None:
-        # Never reached the engine: no transcript record (an op that fails the wire schema
-        # cannot be carried by a schema-valid record), a clear error to the caller.
-        bounced = ctx._outcome(False, [], _phase(state.diagnostics, "post"), error=wire[1])
-        bounced.failed_index = wire[0]
-        return bounced
+        # Never reached the engine, but attempted: one record per attempted op (§5.1).
+        bounced = ctx.refused(ops, wire[0], wire[1], state)
+        return ctx.finish(bounced, record and write)
     ops = [canonical_op(op) for op in ops]
     request.ops = ops
 
@@ -462,6 +482,27 @@ def _patch_locked(
     if cache is not None and data is not None:
         cache.put(target, post_state)
     return outcome
+
+
+def _refusal(ops: list[Any], request: PatchRequest) -> tuple[int | None, PatchError] | None:
+    """Why the request is refused before anything runs, with the failing op's index (None
+    for the request as a whole), or None."""
+    if request.refusal is not None:
+        return None, request.refusal
+    if len(ops) > MAX_LIST_OPS:
+        return None, PatchError(
+            INVALID_OP, f"At most {MAX_LIST_OPS} ops in one list; this one has {len(ops)}."
+        )
+    wire = _wire_error(ops, request)
+    if wire is None:
+        return None
+    index, error = wire
+    return index, PatchError(error.code, _bounded(error.message))
+
+
+def _bounded(message: str) -> str:
+    """An error message quoting hostile input (a 1 MiB op name) cut to a readable size."""
+    return message if len(message) <= MAX_RAW_CHARS else message[: MAX_RAW_CHARS - 1] + "…"
 
 
 def _wire_error(ops: list[Any], request: PatchRequest) -> tuple[int | None, PatchError] | None:
@@ -579,8 +620,10 @@ class _Context:
             "pre_validation": pre_summary,
             "post_validation": post_summary,
         }
-        if req.reason:
+        if isinstance(req.reason, str) and req.reason:
             record["reason"] = req.reason
+            if _string_bytes(req.reason, MAX_OP_BYTES) > MAX_OP_BYTES:
+                record["reason"] = _bounded(req.reason[: MAX_RAW_CHARS * 2])
         if parent_op_id and _UUID.match(parent_op_id):
             record["parent_op_id"] = parent_op_id
         if req.base_sha256 is not None and _SHA256.match(req.base_sha256):
@@ -610,6 +653,58 @@ class _Context:
             parent = rec["op_id"]
             records.append(rec)
         return self._outcome(False, records, post, error=error)
+
+    def refused(
+        self, ops: list[Any], index: int | None, error: PatchError, state: DocumentState
+    ) -> PatchOutcome:
+        """Records for a request refused before the engine (`_refusal`): with ``index``,
+        the ops up to it (earlier ones ``op_list_aborted``); without, every op with the
+        error, or the list as one attempt when it is over `MAX_LIST_OPS` (one record, not
+        a million). An op the schema cannot describe is recorded as the placeholder with
+        its raw text beside it (`refused`)."""
+        post = _phase(state.diagnostics, "post")
+        elapsed = (time.perf_counter() - self.started) * 1000
+        whole_list = index is None and len(ops) > MAX_LIST_OPS
+        attempted: list[Any] = [ops] if whole_list else ops if index is None else ops[: index + 1]
+        # A request refused for its size keeps only bounded text of each op, however small
+        # some of them are: 9 MiB refused must not become 9 MiB of transcript.
+        text_only = whole_list or (index is None and error.message == CONTENT_TOO_LARGE)
+        req = self.request
+        if _string_bytes(req.actor.to_json(), MAX_RAW_CHARS) > MAX_RAW_CHARS:
+            req.actor = Actor(req.actor.kind, _bounded(req.actor.name[:MAX_RAW_CHARS]))
+        records = []
+        parent = req.parent_op_id
+        for i, op in enumerate(attempted):
+            shown, raw = (dict(PLACEHOLDER_OP), raw_text(op)) if text_only else recordable_op(op)
+            if index is not None and i < index:
+                failure = Diagnostic(
+                    "error",
+                    OP_LIST_ABORTED,
+                    f"Refused: op {index + 1} of the list failed ({error.code}); "
+                    "nothing was applied.",
+                    phase="pre",
+                )
+            else:
+                failure = Diagnostic("error", error.code, error.message, phase="pre")
+            rec = self._record(
+                shown,
+                "rejected",
+                self.pre_sha256,
+                self.pre_sha256,
+                [*self.pre, failure, *post],
+                elapsed,
+                parent,
+            )
+            mark = rec["diagnostics"][len(self.pre)]
+            if raw is not None:
+                mark[RAW_OP_FIELD] = raw
+            if req.raw_actor is not None:
+                mark[RAW_ACTOR_FIELD] = raw_text(req.raw_actor, 512)
+            parent = rec["op_id"]
+            records.append(rec)
+        outcome = self._outcome(False, records, post, error=error)
+        outcome.failed_index = index
+        return outcome
 
     def rejected_list(
         self, ops: list[Any], failure: ListFailure, state: DocumentState
