@@ -86,6 +86,7 @@ from .versions import Changes, diff_versions
 from .visible import plain
 
 WATCHED_SUFFIXES = (".noma", ".noma.patches")
+PANE_IDS = "#files, #tree, #block, #diagnostics, #transcript, #status"
 PROOF_HINT_DELAY = 0.3  # seconds a proof may take before the status bar says it is coming
 WATCH_TICK_MS = 500  # the watcher reports "still watching" this often when idle
 
@@ -218,15 +219,12 @@ class WorkbenchApp(App[None]):
             self.gate.release(pushed)
         return result
 
-    def on_mount(self) -> None:
-        """Nothing to do yet: the main screen calls `start` once its panes are mounted
-        (`MainScreen.on_mount`), so no handler can query a pane that is not there."""
-
     def on_unmount(self) -> None:
         self.collector.close()
 
     def start(self) -> None:
-        """Theme, keymap, first load (the default screen and its panes exist by now)."""
+        """Theme, keymap, first load. Called by `MainScreen.on_mount` once every pane is
+        mounted (not from the app's own mount), so no handler queries a missing pane."""
         if self.config.keymap:
             self.set_keymap(self.config.keymap)
         for problem in self.config.problems:
@@ -451,7 +449,9 @@ class WorkbenchApp(App[None]):
     def panes_ready(self) -> bool:
         """False before the main screen's panes exist and while the app shuts down
         (messages still in flight then must not touch them)."""
-        return self._main.panes_mounted and not self._exit
+        # At shutdown the panes go before the screen says so: all of them still there.
+        ready = self._main.panes_mounted and not self._exit
+        return ready and len(self._main.query(PANE_IDS)) == PANE_IDS.count("#")
 
     def _refresh_edit_state(self) -> None:
         if not self.panes_ready:

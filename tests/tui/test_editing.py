@@ -478,7 +478,9 @@ async def test_a_screen_opened_while_applying_leaves_the_proof_to_close_after_it
         app.screen.dismiss(None)
         await until(
             pilot,
-            lambda: not app.sessions and isinstance(app.screen, MainScreen),
+            lambda: (
+                not app.sessions and isinstance(app.screen, MainScreen) and not proof.is_attached
+            ),
             "the proof and the form closed after help",
         )
         assert not proof.is_attached
