@@ -47,8 +47,24 @@ def resolve_target(path: str | None) -> tuple[Workspace, Path | None, bool]:
     raise WorkspaceError(f"{target}: no such file or folder")
 
 
+def theme_names() -> list[str]:
+    """The themes ``--theme`` accepts: the workbench's own and Textual's built-in ones."""
+    from textual.theme import BUILTIN_THEMES
+
+    from themes import THEMES
+
+    return sorted({theme.name for theme in THEMES} | set(BUILTIN_THEMES))
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.theme is not None and args.theme not in theme_names():
+        # Said, not silently replaced: a typo should not look like the theme's choice.
+        print(
+            f"noma-tui: unknown theme {args.theme!r}; choose one of: {', '.join(theme_names())}",
+            file=sys.stderr,
+        )
+        return 2
     try:
         workspace, document, single = resolve_target(args.path)
     except (WorkspaceError, OSError) as exc:

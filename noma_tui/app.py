@@ -16,12 +16,13 @@ notifications titled with their code, never as a traceback.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import BindingType
 from textual.notifications import SeverityLevel
@@ -34,7 +35,6 @@ from watchfiles import Change, DefaultFilter, awatch
 from core.noma.commit import touch
 from core.noma.files import DocumentIOError
 from core.noma.nodes import promote_fresh
-from core.noma.patch.catalog import TARGET_FIELD
 from core.noma.patch.errors import SHA_MISMATCH
 from core.noma.patch.pipeline import (
     Actor,
@@ -79,10 +79,14 @@ from .screens.main import MainScreen
 from .screens.proof import ProofScreen
 from .screens.trust import TrustScreen, is_restricted
 from .session import EditSession
+from .typeahead import KeyGate
+from .undo_journal import UndoJournal, own_kinds, step_between
+from .undo_targets import own_records, redo_target, selection_after, undo_target
 from .versions import Changes, diff_versions
 from .visible import plain
 
 WATCHED_SUFFIXES = (".noma", ".noma.patches")
+PANE_IDS = "#files, #tree, #block, #diagnostics, #transcript, #status"
 PROOF_HINT_DELAY = 0.3  # seconds a proof may take before the status bar says it is coming
 WATCH_TICK_MS = 500  # the watcher reports "still watching" this often when idle
 
@@ -136,10 +140,17 @@ class WorkbenchApp(App[None]):
         # Every version of the open documents this session has seen, by sha256: the
         # pre-states undo needs (core.noma.revert). Bounded; the oldest go first.
         self.versions: dict[str, str] = {}
+        # The sha256 of this app's last write of each document: the bytes an apply of
+        # ours produced are never reported as drift (`EditSession.observe`).
+        self.own_writes: dict[Path, str] = {}
+        self._journal_lock = threading.Lock()  # one journal read or write at a time
+        self._kinds: dict[str, str] = {}  # op_id -> edit/revert/redo of this session's writes
         self._main = MainScreen()
         # Published whenever the drift of the open edits may have changed; editor screens
         # subscribe (attributes down, signals across) instead of the app walking its stack.
         self.drift_signal: Signal[bool] = Signal(self, "drift")
+        # Keys typed while a dialog opens or a proof is prepared wait here (type-ahead).
+        self.gate = KeyGate(self._dispatch_key, self.call_later, self._still_waited_for)
         for theme in THEMES:
             self.register_theme(theme)
         self.theme = self.config.theme if self.get_theme(self.config.theme) else DEFAULT_THEME
@@ -175,15 +186,45 @@ class WorkbenchApp(App[None]):
             visible(message), title=plain(title), severity=severity, timeout=timeout, markup=False
         )
 
-    def on_mount(self) -> None:
-        # The default screen is mounted on the next refresh; start once its panes exist.
-        self.call_after_refresh(self.start)
+    # -- keys ---------------------------------------------------------------------------------
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded and self.gate.intercepts():
+            self.gate.keep(event)
+            return
+        await super().on_event(event)
+
+    async def _dispatch_key(self, event: events.Key) -> None:
+        if not self._exit:  # shutting down: a kept key has nowhere to go
+            await super().on_event(event)
+
+    def _still_waited_for(self, token: object) -> bool:
+        """A held screen that left the stack before it was ready releases the keys."""
+        if not isinstance(token, Screen):
+            return True
+        return token.is_attached and not getattr(token, "dismissed", False)
+
+    def push_screen(  # type: ignore[override]
+        self,
+        screen: Screen[Any] | str,
+        callback: Any = None,
+        wait_for_dismiss: bool = False,
+    ) -> Any:
+        """Push ``screen``; keys typed from now on wait until it has focus (type-ahead)."""
+        result = super().push_screen(screen, callback, wait_for_dismiss)  # type: ignore[call-overload]
+        pushed = self.screen
+        self.gate.hold(pushed)
+        # Queued behind the screen's own resume (which focuses its first field).
+        if not pushed.call_later(partial(self.gate.release, pushed)):
+            self.gate.release(pushed)
+        return result
 
     def on_unmount(self) -> None:
         self.collector.close()
 
     def start(self) -> None:
-        """Theme, keymap, first load (the default screen and its panes exist by now)."""
+        """Theme, keymap, first load. Called by `MainScreen.on_mount` once every pane is
+        mounted (not from the app's own mount), so no handler queries a missing pane."""
         if self.config.keymap:
             self.set_keymap(self.config.keymap)
         for problem in self.config.problems:
@@ -298,13 +339,23 @@ class WorkbenchApp(App[None]):
             loaded = previous
         self.loaded = loaded
         self._remember(loaded)
+        if (
+            previous is not None
+            and previous.path == loaded.path
+            and previous.sha256 != loaded.sha256
+            and self.own_writes.get(loaded.path) != loaded.sha256  # journaled with its op
+        ):
+            # After the frame that shows the version: the splice is not worth a late frame.
+            self.call_after_refresh(
+                self.journal_step, loaded.path, previous.source.text, loaded.source.text, "", ""
+            )
         if not unchanged or select is not None:
             self.main.status.message = ""
             self.main.show_document(loaded, select_id=select, changes=changes)
             self.loads += 1
             self.collector.touched()
         for session in self.sessions:
-            session.observe(loaded)
+            session.observe(loaded, self.own_writes.get(loaded.path))
         self._refresh_edit_state()
         callbacks, self._after_load = self._after_load, []
         for callback in callbacks:
@@ -386,7 +437,7 @@ class WorkbenchApp(App[None]):
         if session not in self.sessions:
             self.sessions.append(session)
         if self.loaded is not None:
-            session.observe(self.loaded)
+            session.observe(self.loaded, self.own_writes.get(self.loaded.path))
         self._refresh_edit_state()
 
     def end_session(self, session: EditSession) -> None:
@@ -398,7 +449,9 @@ class WorkbenchApp(App[None]):
     def panes_ready(self) -> bool:
         """False before the main screen's panes exist and while the app shuts down
         (messages still in flight then must not touch them)."""
-        return bool(self._main.query("#status"))
+        # At shutdown the panes go before the screen says so: all of them still there.
+        ready = self._main.panes_mounted and not self._exit
+        return ready and len(self._main.query(PANE_IDS)) == PANE_IDS.count("#")
 
     def _refresh_edit_state(self) -> None:
         if not self.panes_ready:
@@ -444,12 +497,14 @@ class WorkbenchApp(App[None]):
         select_id: str | None = None,
         parent_op_id: str | None = None,
         reason_prefix: str | None = None,
+        kind: str = "edit",
     ) -> None:
         """Show the proof for ``ops``; apply them if the writer confirms. One proof at a
         time: a request while another is being built or shown is a no-op."""
         if self.doc_path is None or self.proof_busy:
             if editor is not None:
                 editor.resume()
+            self.gate.release()
             return
         if editor is None:
             self.begin_session(session)
@@ -461,9 +516,10 @@ class WorkbenchApp(App[None]):
             title or (editor.title_text if editor is not None else names),
             editor,
             danger,
-            select_id=select_id or _selection_after(ops),
+            select_id=select_id or selection_after(ops),
             parent_op_id=parent_op_id,
             reason_prefix=reason_prefix,
+            kind=kind,
         )
         self._inflight = pending
         self._hint_proof(pending)
@@ -519,11 +575,13 @@ class WorkbenchApp(App[None]):
     @guarded
     def on_proof_ready(self, message: ProofReady) -> None:
         if not self.panes_ready:
+            self.gate.release()
             return
         pending, proof = message.pending, message.proof
         self._hint_proof(None)
         self.main.status.message = ""
         if not proof.ok:
+            self.gate.release()  # no proof to hand the keys to: they go where they go
             code = proof.outcome.code or "rejected"
             if code == SHA_MISMATCH:
                 self._conflict(pending, proof.outcome.error or "")
@@ -539,6 +597,8 @@ class WorkbenchApp(App[None]):
         def confirmed(reason: str) -> None:
             pending.reason = reason or None
             pending.proof_screen = screen
+            if pending.editor is not None:
+                pending.editor.advance("applying")
             self.start_apply(pending)
 
         self.collector.touched()  # the proof left garbage behind; the writer now reads
@@ -551,6 +611,8 @@ class WorkbenchApp(App[None]):
             on_confirm=confirmed,
         )
         self._shown_proof = screen
+        if pending.editor is not None:
+            pending.editor.advance("shown")
         self.push_screen(screen, decided)
 
     def _close_proof(self, pending: Pending, then: Callable[[], None]) -> None:
@@ -596,6 +658,16 @@ class WorkbenchApp(App[None]):
             return
         pending, outcome = message.pending, message.outcome
         if outcome.ok:
+            self.own_writes[pending.path] = outcome.post_sha256
+            before = self.versions.get(outcome.pre_sha256)
+            op_id = str(outcome.records[0].get("op_id") or "") if outcome.records else ""
+            if op_id:
+                self._kinds[op_id] = pending.kind
+            if before is not None and message.loaded is not None:
+                after = message.loaded.source.text
+                self.call_after_refresh(
+                    self.journal_step, pending.path, before, after, op_id, pending.kind
+                )
             results = ", ".join(f"{r['op'].get('op')} {r['patch_result']}" for r in outcome.records)
             text = f"{results} · {outcome.pre_sha256[:8]} → {outcome.post_sha256[:8]}"
             if outcome.drift:
@@ -606,10 +678,12 @@ class WorkbenchApp(App[None]):
             editor = pending.editor
             if editor is not None and editor.STAYS_OPEN:
                 self._after_load.append(editor.applied)
-            elif editor is not None:
-                editor.close()
             else:
+                # Done now: the status line stops saying "editing" before the panes
+                # redraw, not when the editor's screen is finally unmounted.
                 self.end_session(pending.session)
+                if editor is not None:
+                    editor.close()
             self._select_after_load = pending.select_id
             if message.loaded is not None and message.loaded.path == self.doc_path:
                 self._take(message.loaded, message.changes)
@@ -634,6 +708,8 @@ class WorkbenchApp(App[None]):
             )
             self.reload()
             return
+
+        editor.advance("conflict")
 
         def show(loaded: LoadedDocument) -> None:
             texts = editor.conflict_texts(loaded) or self._block_texts(pending, loaded)
@@ -695,6 +771,8 @@ class WorkbenchApp(App[None]):
             return
         error = event.worker.error
         self.notify(error_text(error), title=error_code(error), severity="error", timeout=10)
+        if event.worker.group in ("proof", "apply", "revert"):
+            self.gate.release()
         if event.worker.group in ("proof", "apply") and self._inflight is not None:
             self._hint_proof(None)
             self._close_proof(self._inflight, partial(self._drop, self._inflight))
@@ -735,41 +813,27 @@ class WorkbenchApp(App[None]):
         snapshot = self.transcript
         if snapshot is None or snapshot.path != transcript_path(self.doc_path or Path()):
             return []
-        actor = {"kind": self.actor.kind, "name": self.actor.name}
-        return [
-            row.record
-            for row in snapshot.rows
-            if row.record is not None
-            and row.problem is None
-            and row.record.get("patch_result") == "applied"
-            and row.record.get("pre_sha256") != row.record.get("post_sha256")
-            and isinstance(row.record.get("actor"), dict)
-            and {k: row.record["actor"].get(k) for k in ("kind", "name")} == actor
-        ]
+        return own_records(snapshot, {"kind": self.actor.kind, "name": self.actor.name})
+
+    def record_kinds(self, own: list[dict[str, Any]]) -> dict[str, str]:
+        """op_id -> edit / revert / redo, by data (the undo journal, this session's
+        writes, the causation chain), never by the reason text."""
+        journal = dict(self.transcript.kinds) if self.transcript is not None else {}
+        return own_kinds(own, {**journal, **self._kinds})
 
     def undo_target(self) -> dict[str, Any] | None:
-        """The latest edit of this actor here that is not a revert and not reverted."""
         own = self.own_records()
-        reverted = {r.get("parent_op_id") for r in own if _is_kind(r, "revert")}
-        record: dict[str, Any]  # mypy types reversed(list) as Any
-        for record in reversed(own):
-            if not _is_kind(record, "revert") and record.get("op_id") not in reverted:
-                return record
-        return None
+        return undo_target(own, self.record_kinds(own))
 
     def redo_target(self) -> dict[str, Any] | None:
-        """The latest revert of this actor not yet redone, if no new edit came after it."""
         own = self.own_records()
-        redone = {r.get("parent_op_id") for r in own if _is_kind(r, "redo")}
-        record: dict[str, Any]  # mypy types reversed(list) as Any
-        for record in reversed(own):
-            if _is_kind(record, "revert"):
-                if record.get("op_id") not in redone:
-                    return record
-                continue
-            if not _is_kind(record, "redo"):
-                return None  # a new edit since: nothing to redo
-        return None
+        return redo_target(own, self.record_kinds(own))
+
+    @work(thread=True, exit_on_error=False, group="journal")
+    def journal_step(self, path: Path, before: str, after: str, op_id: str, kind: str) -> None:
+        """Keep the way back from ``after`` to ``before`` (undo after a restart)."""
+        with self._journal_lock:
+            UndoJournal(path).add(step_between(before, after, op_id=op_id, kind=kind))
 
     def revert(self, record: dict[str, Any], kind: str = "revert") -> None:
         """Show the proof of reverting ``record`` (a redo reverts a revert)."""
@@ -777,25 +841,29 @@ class WorkbenchApp(App[None]):
         if loaded is None or self.doc_path is None:
             return
         pre = self.versions.get(str(record.get("pre_sha256")))
-        if pre is None:
-            self.notify(
-                f"The version before this edit ({str(record.get('pre_sha256'))[:8]}) was not "
-                "seen by this session, so its inverse cannot be computed. Undo works for edits "
-                "made (or watched) since the document was opened.",
-                title="revert_pre_state_unknown",
-                severity="error",
-                timeout=10,
-            )
-            return
         self.main.status.message = f"preparing the {kind}…"
-        self.start_revert(record, kind, pre, loaded.source.text)
+        self.gate.hold(record)  # keys typed after u wait for its proof
+        self.start_revert(record, kind, pre, loaded.source.text, self.doc_path)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="revert")
-    def start_revert(self, record: dict[str, Any], kind: str, pre: str, current: str) -> None:
-        from core.noma.revert import RevertError, inverse
+    def start_revert(
+        self, record: dict[str, Any], kind: str, pre: str | None, current: str, path: Path
+    ) -> None:
+        from core.noma.revert import PRE_STATE_UNKNOWN, RevertError, inverse
 
         result: Any
+        if pre is None:  # not seen by this session: walk the undo journal back to it
+            with self._journal_lock:
+                pre = UndoJournal(path).version(str(record.get("pre_sha256")), current)
         try:
+            if pre is None:
+                raise RevertError(
+                    PRE_STATE_UNKNOWN,
+                    f"The version before this edit ({str(record.get('pre_sha256'))[:8]}) is "
+                    "neither in this session nor reachable through the undo journal (the "
+                    "file was changed outside the app while it was closed, or the journal "
+                    "was cleared), so its inverse cannot be computed.",
+                )
             result = inverse(record, pre, current)
         except RevertError as exc:
             result = exc
@@ -811,6 +879,7 @@ class WorkbenchApp(App[None]):
         result, record = message.result, message.record
         what = f"{message.kind} of {_op_line(record)}"
         if isinstance(result, RevertError):
+            self.gate.release()
             hint = ""
             if result.code == SHA_MISMATCH:
                 hint = " Nothing was written."
@@ -818,6 +887,7 @@ class WorkbenchApp(App[None]):
             return
         loaded = self.loaded
         if loaded is None:
+            self.gate.release()
             return
         session = EditSession(message.kind, result.target, loaded.sha256, None)
         self.propose(
@@ -826,6 +896,7 @@ class WorkbenchApp(App[None]):
             title=f"{what.capitalize()} → {result.summary}",
             parent_op_id=result.op_id or None,
             reason_prefix=f"{message.kind} {result.op_id}",
+            kind=message.kind,
         )
 
     @guarded
@@ -914,42 +985,10 @@ class WorkbenchApp(App[None]):
         self.call_later(main.run_action, action)
 
 
-def _is_kind(record: dict[str, Any], kind: str) -> bool:
-    """A revert or redo record: the app writes its reason as ``"<kind> <op_id>[: ...]"``."""
-    reason = record.get("reason")
-    return (
-        bool(record.get("parent_op_id"))
-        and isinstance(reason, str)
-        and (reason == kind or reason.startswith(kind + " ") or reason.startswith(kind + ":"))
-    )
-
-
 def _op_line(record: dict[str, Any]) -> str:
     from .history import op_summary
 
     return op_summary(record.get("op"))
-
-
-def _selection_after(ops: list[dict[str, Any]]) -> str | None:
-    """The id the tree should land on after the edit (the new, renamed or moved block)."""
-    if len(ops) != 1:
-        return None
-    op = ops[0]
-    name = op.get("op")
-    if name == "rename_id":
-        return str(op.get("to"))
-    if name == "add_comment":
-        return str(op.get("id"))
-    if name == "add_block":
-        from core.noma.parser import parse
-
-        frag = parse(str(op.get("content", "")))
-        first = frag.children[0] if frag.children else None
-        return first.id if first is not None else None
-    if name == "delete_block":
-        return None
-    target = op.get(TARGET_FIELD.get(str(name), "id"))
-    return target if isinstance(target, str) else None
 
 
 if TYPE_CHECKING:

@@ -25,16 +25,10 @@ FIXED_BINDINGS = frozenset({"app.trust"})
 
 def binding_ids() -> frozenset[str]:
     """Every binding id a keymap may name: the action registry and the dialogs' keys."""
-    from .keys import ALL_ACTIONS
+    from .keys import BY_ID
 
-    dialog_ids = {
-        "editor.submit", "editor.cancel", "proof.apply", "proof.back", "picker.cancel",
-        "picker.down", "picker.up", "confirm.yes", "confirm.no", "conflict.theirs",
-        "conflict.mine", "conflict.merge", "conflict.back", "record.close", "record.revert",
-        "message.close", "help.close", "form.next", "form.tab", "form.back", "form.submit",
-        "form.cancel", "review.approve", "review.reject", "review.back",
-    }  # fmt: skip
-    return frozenset({spec.id for spec in ALL_ACTIONS} | dialog_ids)
+    # The trust question's own keys are not a folder's to move (like app.trust).
+    return frozenset(BY_ID) - {"trust.yes", "trust.no"}
 
 
 class WorkbenchConfig(BaseModel):

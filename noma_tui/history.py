@@ -39,6 +39,7 @@ class TranscriptSnapshot:
     rows: list[TranscriptRow] = field(default_factory=list)
     report: AuditReport | None = None
     exists: bool = False
+    kinds: dict[str, str] = field(default_factory=dict)  # op_id -> edit/revert/redo
 
 
 def short_time(ts: Any) -> str:
@@ -107,8 +108,11 @@ def to_row(line: TranscriptLine) -> TranscriptRow:
 
 def load_transcript(doc_path: Path) -> TranscriptSnapshot:
     """Every line of the document's transcript and the chain audit (empty if none)."""
+    from .undo_journal import UndoJournal
+
     path = transcript_path(doc_path)
     if not path.is_file():
         return TranscriptSnapshot(path)
     lines = read_lines(path)
-    return TranscriptSnapshot(path, [to_row(line) for line in lines], audit(path), True)
+    kinds = UndoJournal(doc_path).kinds()
+    return TranscriptSnapshot(path, [to_row(line) for line in lines], audit(path), True, kinds)

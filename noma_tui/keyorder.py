@@ -85,7 +85,15 @@ class OrderedInput(Input):
 
 
 class OrderedTextArea(TextArea):
-    """A `TextArea` whose editing keys apply in the order they were typed."""
+    """A `TextArea` whose editing keys apply in the order they were typed.
+
+    End goes to the end of the logical line (the line of the source), not of the wrapped
+    screen row: with soft wrap on, a writer appending to a long paragraph must land at
+    its end, wherever the terminal happens to wrap it."""
+
+    def get_cursor_line_end_location(self) -> tuple[int, int]:
+        row, _column = self.cursor_location
+        return row, len(self.document.get_line(row))
 
     async def _on_key(self, event: events.Key) -> None:
         if not await _own_binding_first(self, event):

@@ -7,7 +7,7 @@ palette, the help screen and a user keymap (``[workbench.keymap]`` in
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from textual.binding import Binding
 
@@ -150,6 +150,8 @@ FLOW_ACTIONS: tuple[ActionSpec, ...] = (
                "in full", FLOW, footer=False),
     ActionSpec("flow.reload", "reload", "f5", "Reload", "Re-read the runs", FLOW,
                footer=False),
+    ActionSpec("flow.runs", "toggle_runs", "l", "Runs", "Move between the runs list and the "
+               "selected run's steps", FLOW, footer=False),
 )  # fmt: skip
 
 APP_ACTIONS: tuple[ActionSpec, ...] = (
@@ -163,11 +165,95 @@ APP_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("app.quit", "quit_app", "q", "Quit", "Quit the workbench", APP),
 )  # fmt: skip
 
+OPENS_DIALOG = frozenset(
+    {spec.id for spec in EDIT_ACTIONS + HISTORY_ACTIONS} | {"file.new", "go.id", "doc.export"}
+)
+"""Actions that open a dialog (or a proof): priority bindings, so the action runs when its
+key is dispatched and the keys typed after it wait for the dialog (`noma_tui.typeahead`)."""
+
+
+def _opening(actions: tuple[ActionSpec, ...]) -> tuple[ActionSpec, ...]:
+    return tuple(replace(s, priority=True) if s.id in OPENS_DIALOG else s for s in actions)
+
+
+EDIT_ACTIONS = _opening(EDIT_ACTIONS)
+HISTORY_ACTIONS = _opening(HISTORY_ACTIONS)
+NAVIGATION_ACTIONS = _opening(NAVIGATION_ACTIONS)
 SCREEN_ACTIONS = EDIT_ACTIONS + HISTORY_ACTIONS + NAVIGATION_ACTIONS
 ALL_ACTIONS = SCREEN_ACTIONS + FLOW_ACTIONS + APP_ACTIONS
+
+EDITOR = "In an editor"
+FORM = "In a form"
+PROOF = "In the proof"
+CONFLICT = "After a conflict (the block changed on disk)"
+LISTS = "In a list, prompt or message"
+QUESTION = "In a question"
+DIALOG_ACTIONS: tuple[ActionSpec, ...] = (
+    ActionSpec("editor.submit", "submit", "ctrl+s", "Preview & apply", "Show the proof of "
+               "the edit", EDITOR, priority=True),
+    ActionSpec("editor.cancel", "cancel", "escape", "Cancel", "Cancel the edit (asks first "
+               "if you typed something)", EDITOR, priority=True),
+    ActionSpec("form.next", "next_field", "enter", "Next", "Next field (in the last: the "
+               "proof)", FORM, footer=False, priority=True),
+    ActionSpec("form.tab", "next_field(False)", "tab", "Next", "Next field", FORM,
+               footer=False, priority=True),
+    ActionSpec("form.back", "previous_field", "shift+tab", "Back", "Previous field", FORM,
+               footer=False, priority=True),
+    ActionSpec("form.submit", "submit", "ctrl+s", "Submit", "Submit the form", FORM,
+               priority=True),
+    ActionSpec("form.cancel", "cancel", "escape", "Cancel", "Cancel the form", FORM,
+               priority=True),
+    ActionSpec("proof.apply", "apply", "ctrl+s", "Apply", "Apply the edit (a delete: "
+               "delete); the reason field takes text, Tab goes to Cancel, then Delete",
+               PROOF, priority=True),
+    ActionSpec("proof.back", "back", "escape", "Back", "Back to the edit; nothing is "
+               "written", PROOF, priority=True),
+    ActionSpec("conflict.theirs", "choose('theirs')", "t", "Take theirs", "Take theirs: "
+               "reload the block as it is on disk", CONFLICT),
+    ActionSpec("conflict.mine", "choose('mine')", "m", "Keep mine", "Keep mine: apply your "
+               "text over theirs (a new proof first)", CONFLICT),
+    ActionSpec("conflict.merge", "choose('merge')", "e", "Edit merge", "Edit a three-way "
+               "merge of both", CONFLICT),
+    ActionSpec("conflict.back", "choose('back')", "escape", "Back", "Back to your edit, "
+               "its text untouched", CONFLICT),
+    ActionSpec("picker.cancel", "cancel", "escape", "Cancel", "Close the list without a "
+               "choice", LISTS),
+    ActionSpec("picker.down", "move('down')", "j", "Down", "Down in the list", LISTS,
+               footer=False),
+    ActionSpec("picker.up", "move('up')", "k", "Up", "Up in the list", LISTS, footer=False),
+    ActionSpec("prompt.cancel", "cancel", "escape", "Cancel", "Close the prompt", LISTS),
+    ActionSpec("record.close", "close", "escape,q", "Close", "Close the transcript record",
+               LISTS),
+    ActionSpec("record.revert", "revert", "R", "Revert this edit", "Revert this transcript "
+               "record (a proof first)", LISTS),
+    ActionSpec("message.close", "close", "escape,q,enter,o", "Close", "Close the message",
+               LISTS),
+    ActionSpec("help.close", "close", "escape,f1,question_mark,q", "Close", "Close this "
+               "help", LISTS),
+    ActionSpec("confirm.yes", "answer(True)", "y", "Yes", "Yes (discard, write…: what the "
+               "question says)", QUESTION),
+    ActionSpec("confirm.no", "answer(False)", "n,escape", "No", "No, go back", QUESTION),
+    ActionSpec("review.approve", "decide(True)", "a", "Approve", "Approve the proposal "
+               "shown (what it imports is listed)", QUESTION),
+    ActionSpec("review.reject", "decide(False)", "r", "Reject", "Reject the proposal shown",
+               QUESTION),
+    ActionSpec("review.back", "decide(None)", "escape,q", "Back", "Back to the list; "
+               "nothing decided", QUESTION),
+    ActionSpec("trust.yes", "answer(True)", "y", "Trust", "Trust this folder", QUESTION),
+    ActionSpec("trust.no", "answer(False)", "n,escape", "Not now", "Do not trust it now",
+               QUESTION),
+)  # fmt: skip
+
+HELP_ACTIONS = ALL_ACTIONS + DIALOG_ACTIONS
+"""Everything F1 lists: every binding of every screen and pane comes from here."""
 BY_ACTION = {spec.action: spec for spec in SCREEN_ACTIONS + APP_ACTIONS}
 FLOW_BY_ACTION = {spec.action: spec for spec in FLOW_ACTIONS}
-BY_ID = {spec.id: spec for spec in ALL_ACTIONS}
+BY_ID = {spec.id: spec for spec in HELP_ACTIONS}
+
+
+def bindings(*ids: str) -> list[Binding]:
+    """The bindings of a dialog, from the registry (so F1 lists exactly these)."""
+    return [BY_ID[ident].binding() for ident in ids]
 
 
 def display_key(key: str) -> str:

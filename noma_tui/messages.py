@@ -36,6 +36,7 @@ class Pending:
     select_id: str | None = None
     parent_op_id: str | None = None  # a revert / redo: the record it reverts
     reason_prefix: str | None = None  # "revert <op_id>": always first in the reason
+    kind: str = "edit"  # "revert" / "redo": what the undo journal records for it
     proof_screen: ShownProof | None = None  # the proof, kept up while the edit is written
 
 

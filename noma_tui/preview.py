@@ -102,7 +102,7 @@ def _table(loaded: LoadedDocument, block: int) -> Table | None:
     """A ``::table`` as a table, read the way the table ops read it."""
     from core.noma.patch.errors import PatchError
 
-    from .tables import read_table
+    from .tables import read_table, shown_cell
 
     try:
         cells = read_table(loaded, block)
@@ -111,7 +111,8 @@ def _table(loaded: LoadedDocument, block: int) -> Table | None:
     table = Table(show_header=cells.header is not None, expand=False)
     header = cells.header or [f"col {i}" for i in range(cells.width)]
     for i in range(cells.width):
-        table.add_column(line_text(header[i]) if i < len(header) else "")
+        table.add_column(line_text(shown_cell(header[i])) if i < len(header) else "")
     for row in cells.rows:  # Text cells: a cell is neither markup nor terminal controls
-        table.add_row(*[line_text(c) for c in row] + [Text()] * (cells.width - len(row)))
+        shown = [line_text(shown_cell(c)) for c in row]
+        table.add_row(*shown + [Text()] * (cells.width - len(row)))
     return table

@@ -22,6 +22,7 @@ from core.workspace import Workspace
 from .config import WorkbenchConfig
 from .document import LoadedDocument
 from .merge import ConflictTexts
+from .typeahead import KeyGate
 
 
 class WorkbenchHost(Protocol):
@@ -42,6 +43,14 @@ class WorkbenchHost(Protocol):
 
     @property
     def drift_signal(self) -> Signal[bool]: ...
+
+    @property
+    def gate(self) -> KeyGate: ...
+
+    @property
+    def panes_ready(self) -> bool: ...
+
+    def start(self) -> None: ...
 
     def open_document(self, path: Path) -> None: ...
 
@@ -75,6 +84,8 @@ class OpenEditor(Protocol):
     def title_text(self) -> str: ...
 
     def resume(self) -> None: ...
+
+    def advance(self, phase: str) -> None: ...
 
     def close(self) -> None: ...
 

@@ -32,9 +32,13 @@ class EditSession:
     def stamp(self, op: dict[str, Any]) -> dict[str, Any]:
         return with_base_hash(op, self.base_hash)
 
-    def observe(self, loaded: LoadedDocument) -> bool:
-        """Track the file on disk; returns True when the drift flag changed."""
-        drift = loaded.sha256 != self.base_sha256
+    def observe(self, loaded: LoadedDocument, own_write: str | None = None) -> bool:
+        """Track the file on disk; returns True when the drift flag changed.
+
+        Drift is a fact about someone else: bytes that differ both from this edit's base
+        and from ``own_write``, the app's own last write of the file (the version an apply
+        of this edit produced is not "changed on disk since the edit opened")."""
+        drift = loaded.sha256 not in (self.base_sha256, own_write)
         changed = drift != self.drift
         self.drift = drift
         return changed

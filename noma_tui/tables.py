@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.noma.parser import code_spans
 from core.noma.patch.state import OpState
 from core.noma.patch.tables import read_table as read_table_body
 
@@ -21,6 +22,24 @@ class TableCells:
     header: list[str] | None
     rows: list[list[str]]
     width: int
+
+
+def shown_cell(text: str) -> str:
+    """A cell as a reader sees it: ``\\|`` is the pipe it stands for (inside a code span,
+    where it is literal text, it stays). Writing escapes the pipe again (`escape_cell`)."""
+    if "\\|" not in text:
+        return text
+    spans = code_spans(text)
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        if text.startswith("\\|", i) and not any(a <= i < b for a, b in spans):
+            out.append("|")
+            i += 2
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
 
 
 def read_table(loaded: LoadedDocument, block: int) -> TableCells:

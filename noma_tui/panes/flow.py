@@ -43,6 +43,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from core.flow import FlowRefusal, FlowResult
+from core.flow.consent import consent_key, consent_ref
 from core.flow.context import FlowContext
 from core.flow.definitions import problem_lines
 from core.flow.enums import FINISHED_STEP, SKIP_REASON_LABELS
@@ -65,6 +66,7 @@ from ..flow_hub import (
     open_flow_context,
     pinned_bundle,
     record_evidence,
+    run_action,
     run_executions,
     start_fields,
     start_inputs,
@@ -72,7 +74,7 @@ from ..flow_hub import (
     submit_review,
 )
 from ..flow_review import manage_consents, review_proposals
-from ..keys import FLOW_ACTIONS
+from ..keys import BY_ID, FLOW_ACTIONS, display_key
 from ..screens.form import Field, InputFormScreen
 from ..screens.picker import PickerScreen
 from ..visible import plain
@@ -87,6 +89,24 @@ LOADING = "Loading runs…"
 POINTER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:#/@+-]{0,199}$")  # records.Pointer
 MAX_INTENT = 2000  # records.Proposal.intent
 MAX_TTL_SECONDS = 7 * 24 * 3600
+
+
+def active_consents(ctx: FlowContext | HubContext, held: dict[str, str]) -> dict[str, str]:
+    """Of ``held`` (run id -> the consent id this pane minted), the ones the store still
+    lists as active. A hub does not list consents (they live on its machine): kept."""
+    out: dict[str, str] = {}
+    for run_id, consent_id in held.items():
+        if isinstance(ctx, HubContext):
+            out[run_id] = consent_id
+            continue
+        result = run_action(ctx, "consents", {"run_id": run_id})
+        if not isinstance(result, dict):
+            continue  # the run is gone or not visible: nothing is held
+        ref = consent_ref(consent_key(consent_id))
+        listed = result.get("consents") or []
+        if any(c.get("consent_ref") == ref and c.get("state") == "active" for c in listed):
+            out[run_id] = consent_id
+    return out
 
 
 def _typed_run(record: object) -> FlowRun | None:
@@ -108,8 +128,49 @@ def when_not_to_run(step: FlowStep | None) -> str:
     return str(step.when_not_to_run or "")
 
 
+CONFIG = "noma-workbench.toml"
+
+
+def _key(binding_id: str) -> str:
+    return display_key(BY_ID[binding_id].key)
+
+
+def fix_hint(code: str) -> str:
+    """What fixes a refusal, naming the key or the setting (and where it lives)."""
+    hints = {
+        "FLOW_RUN_WRITES_DISABLED": f"set [gates] run_writes_enabled = true in {CONFIG} "
+        f"(the folder must be trusted: {_key('app.trust')}), then restart the workbench",
+        "FLOW_AUTOMATABLE_EXECUTION_DISABLED": "set [gates] automatable_execution_enabled "
+        f"= true in {CONFIG} (trusted folder: {_key('app.trust')}), then restart",
+        "FLOW_EXECUTION_POLICY_FORBIDDEN": f"[policy] automatable_forbidden in {CONFIG} "
+        "forbids it; do the step by hand",
+        "FLOW_EXECUTION_CONSENT_REQUIRED": f"press {_key('flow.consent')} to consent first",
+        "FLOW_EXECUTION_CONSENT_RUN_MISMATCH": f"press {_key('flow.consent')} to consent "
+        "for this run",
+        "FLOW_EXECUTION_COST_CAPPED": f"press {_key('flow.consent')} for a new consent "
+        f"(its cap is within [policy] cost_cap_units in {CONFIG})",
+        "FLOW_EXECUTION_LANE_DENIED": f"[policy] allowed_lanes in {CONFIG} names the lanes",
+        "FLOW_HUMAN_APPROVAL_REQUIRED": f"press {_key('flow.approve')} to approve the step "
+        "as its reviewer",
+        "FLOW_VERIFICATION_UNSATISFIED": f"press {_key('flow.evidence')} to attach evidence, "
+        f"then {_key('flow.approve')} to approve",
+        "FLOW_STEP_OUT_OF_ORDER": f"finish the step marked ▶ first ({_key('flow.advance')} "
+        f"advance, {_key('flow.skip')} skip)",
+        "FLOW_STEP_NOT_AUTOMATABLE": f"a human step: {_key('flow.advance')} advances it, "
+        f"{_key('flow.approve')} approves it",
+        "FLOW_RUN_NOT_IN_PROGRESS": f"the run is not in progress ({_key('flow.proposals')} "
+        "shows proposals waiting for review)",
+        "FLOW_RUN_CONFLICT": f"someone else changed the run: {_key('flow.reload')} re-reads "
+        "it, then try again",
+        "FLOW_VERSION_CONFLICT": f"{_key('flow.reload')} re-reads the run, then try again",
+    }
+    return hints.get(code, "")
+
+
 def refusal_line(refusal: FlowRefusal) -> str:
-    return f"✗ {refusal.code} ({refusal.status}) {refusal.message}"
+    hint = fix_hint(refusal.code)
+    line = f"✗ {refusal.code} ({refusal.status}) {refusal.message}"
+    return f"{line} → {hint}" if hint else line
 
 
 def refusal_detail(refusal: FlowRefusal) -> str:
@@ -214,10 +275,11 @@ class FlowFrontierPane(Vertical):
     class Done(Message):
         """Posted from a worker thread: ``then(result)`` runs on the UI thread."""
 
-        def __init__(self, then: Callable[[Any], object], result: Any) -> None:
+        def __init__(self, then: Callable[[Any], object], result: Any, write: bool = False) -> None:
             super().__init__()
             self.then = then
             self.result = result
+            self.write = write  # a run write: the consent badge is read again after it
 
     def __init__(self, workspace: Workspace, *, id: str | None = "flow-pane") -> None:
         super().__init__(id=id)
@@ -323,6 +385,11 @@ class FlowFrontierPane(Vertical):
     def focus_steps(self) -> None:
         self.screen.set_focus(self.focus_target())
 
+    def action_toggle_runs(self) -> None:
+        """The runs list and the steps of the selected run, without shift+Tab."""
+        runs = self.query_one("#flow-runs", DataTable)
+        self.screen.set_focus(self.focus_target() if self.screen.focused is runs else runs)
+
     # -------------------------------------------------------------------- workers
 
     def background(
@@ -357,7 +424,7 @@ class FlowFrontierPane(Vertical):
         finally:
             with contextlib.suppress(Exception):  # release is best effort
                 ctx.store.release()
-        self.post_message(self.Done(then, result))
+        self.post_message(self.Done(then, result, write))
 
     def on_flow_frontier_pane_done(self, message: FlowFrontierPane.Done) -> None:
         message.stop()
@@ -366,6 +433,8 @@ class FlowFrontierPane(Vertical):
             exc = message.result
             self.say(f"✗ {type(exc).__name__}: {exc}", refused=True, detail=repr(exc))
             return
+        if message.write:
+            self.call_later(self.recheck_consents)  # after ``then`` (a mint adds one)
         message.then(message.result)
 
     def ready(self) -> bool:
@@ -380,7 +449,14 @@ class FlowFrontierPane(Vertical):
     def reload(self, select: str | None = None, *, first: bool = False) -> None:
         keep = select or (self.run.run_id if self.run else None)
 
-        Loaded = tuple[list[FlowRun], dict[str, FlowBundle | None], dict[str, list[dict[str, Any]]]]
+        Loaded = tuple[
+            list[FlowRun],
+            dict[str, FlowBundle | None],
+            dict[str, list[dict[str, Any]]],
+            dict[str, str],
+        ]
+
+        held = dict(self.consents)
 
         def load(ctx: FlowContext | HubContext) -> Loaded:
             result = list_runs(ctx, {"limit": 200})
@@ -388,15 +464,69 @@ class FlowFrontierPane(Vertical):
             runs = [r for r in (_typed_run(x) for x in records) if r is not None]
             bundles = {r.run_id: pinned_bundle(ctx, r.run_id) for r in runs}
             live = [r.run_id for r in runs if r.status in ("in_progress", "blocked")]
-            return runs, bundles, {rid: run_executions(ctx, rid) for rid in live}
+            active = active_consents(ctx, held)
+            return runs, bundles, {rid: run_executions(ctx, rid) for rid in live}, active
 
         def loaded(result: Loaded) -> None:
-            self.runs, self.bundles, self.executions = result
+            self.runs, self.bundles, self.executions, active = result
+            self._keep_active(held, active)
             self._fill_runs(keep)
             if first and self.last_status == LOADING:
-                self.say("No runs yet: press n to start one." if not self.runs else "")
+                gates = self.gates_off()
+                if gates:
+                    self.say(gates[0], detail="\n".join(gates))
+                else:
+                    self.say("No runs yet: press n to start one." if not self.runs else "")
 
         self.background(load, loaded)
+
+    def gates_off(self) -> list[str]:
+        """What the header's "off" means: each gate that is off, the setting that turns it
+        on and where it lives (empty when both are on)."""
+        if self.ctx is None:
+            return []
+        gates = self.ctx.posture.gates
+        trust = _key("app.trust")
+        out = []
+        if not gates.run_writes_enabled:
+            out.append(
+                f"Writes off: [gates] run_writes_enabled = true in {CONFIG} turns them on "
+                f"(a trusted folder: {trust}); {_key('flow.message')} shows this in full"
+            )
+        if not gates.automatable_execution_enabled:
+            out.append(
+                "Automatable off: [gates] automatable_execution_enabled = true in "
+                f"{CONFIG} allows sandboxed steps (a trusted folder: {trust})"
+            )
+        return out
+
+    def _keep_active(self, asked: dict[str, str], active: dict[str, str]) -> None:
+        """Drop the held consents the store no longer counts (revoked, expired); one
+        minted since the question was asked stays."""
+        for run_id, consent_id in asked.items():
+            if active.get(run_id) != consent_id and self.consents.get(run_id) == consent_id:
+                del self.consents[run_id]
+
+    def recheck_consents(self) -> None:
+        """Read the held consents' state again (after every write: a revoke, a spent cap),
+        so the run header never says "consent held" for one that is not."""
+        held = dict(self.consents)
+        if not held or self.ctx is None:
+            return
+
+        def checked(active: dict[str, str]) -> None:
+            self._keep_active(held, active)
+            self._run_header(self.run)
+
+        self.background(lambda ctx: active_consents(ctx, held), checked)
+
+    def _run_header(self, run: FlowRun | None) -> None:
+        line = self.query_one("#flow-run", Static)
+        if run is None or self.bundle is None:
+            line.update("")
+            return
+        held = " · consent held" if run.run_id in self.consents else ""
+        line.update(Text(plain(f"{run.run_id} · {run.etag}{held}")))
 
     def _fill_runs(self, keep: str | None) -> None:
         table = self.query_one("#flow-runs", DataTable)
@@ -426,13 +556,10 @@ class FlowFrontierPane(Vertical):
         self.bundle = self.bundles.get(run.run_id) if run is not None else None
         table = self.query_one("#flow-steps", DataTable)
         table.clear()
-        line = self.query_one("#flow-run", Static)
+        self._run_header(run)
         if run is None or self.bundle is None:
-            line.update("")
             self._show_detail()
             return
-        held = " · consent held" if run.run_id in self.consents else ""
-        line.update(Text(plain(f"{run.run_id} · {run.etag}{held}")))
         states = run.step_states
         frontier = next((i for i, s in enumerate(states) if s.status not in FINISHED_STEP), None)
         for index, (state, step) in enumerate(zip(states, self.bundle.steps, strict=True)):

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Footer, Static
 
+from ..keys import bindings
 from ..visible import block_text, line_text
 from .once import DismissOnce
 
@@ -17,10 +18,7 @@ class ConfirmScreen(DismissOnce[bool]):
     """Dismisses True on ``y`` / the danger button, False on ``n`` / Esc. The safe answer
     has the focus, so a stray Enter keeps the text."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer(True)", "Yes", id="confirm.yes"),
-        Binding("n,escape", "answer(False)", "No", id="confirm.no"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = [*bindings("confirm.yes", "confirm.no")]
 
     def __init__(
         self, question: str, detail: str = "", *, yes: str = "Discard", no: str = "Keep editing"

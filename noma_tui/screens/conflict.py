@@ -23,10 +23,11 @@ from typing import ClassVar, Literal
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Footer, Static
 
+from ..keys import bindings
 from ..merge import ConflictTexts, marked_lines
 from ..styles import Styles, Themed
 from ..visible import block_text, line_text, plain
@@ -45,10 +46,7 @@ def side(title: str, text: str, base: str, style: str | Style, palette: Styles) 
 
 class ConflictScreen(Themed, DismissOnce[Choice]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("t", "choose('theirs')", "Take theirs", id="conflict.theirs"),
-        Binding("m", "choose('mine')", "Keep mine", id="conflict.mine"),
-        Binding("e", "choose('merge')", "Edit merge", id="conflict.merge"),
-        Binding("escape", "choose('back')", "Back", id="conflict.back"),
+        *bindings("conflict.theirs", "conflict.mine", "conflict.merge", "conflict.back")
     ]
 
     def __init__(

@@ -22,13 +22,14 @@ from typing import Any, ClassVar
 
 from textual import events
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
 from ..document import LoadedDocument
 from ..keyorder import after_typed
+from ..keys import bindings
 from ..merge import ConflictTexts
 from ..messages import EditClosed, EditOpened, EditProposed
 from ..roles import WorkbenchHost, workbench_of
@@ -44,12 +45,26 @@ DRIFT_TEXT = (
 
 
 class Phase(Enum):
-    """Where an edit is; only EDITING lets keys reach the fields."""
+    """Where an edit is; only EDITING lets keys reach the fields.
+
+    editing → pending (proof asked for) → shown (the proof is up) → applying → closed
+    (done), or back to editing (proof abandoned or refused), or conflict (the block changed:
+    the conflict screen decides, then editing). Cancel: editing → asking → closed/editing.
+    The app moves an edit along (`advance`); keys arriving meanwhile are handled by the
+    phase they arrive in: while pending they are dropped with a hint, once shown they go
+    to the proof (it is the top screen), never to a field.
+    """
 
     EDITING = "editing"  # the fields are the writer's
-    PROPOSED = "proposed"  # proof asked for, shown, or being applied: the app has it
+    PENDING = "pending"  # proof asked for, being built
+    SHOWN = "shown"  # the proof is up: keys are the proof's
+    APPLYING = "applying"  # confirmed: the write is in flight
+    CONFLICT = "conflict"  # the engine refused with sha_mismatch: the conflict screen
     ASKING = "asking"  # cancel asked for: the discard question decides
     CLOSED = "closed"  # dismissed, or about to be once it is on top again
+
+
+PROPOSED = frozenset({Phase.PENDING, Phase.SHOWN, Phase.APPLYING, Phase.CONFLICT})
 
 
 DROPPED_HINT = "Keys typed while the proof is prepared are not used; it shows in a moment."
@@ -58,10 +73,7 @@ DROPPED_HINT = "Keys typed while the proof is prepared are not used; it shows in
 class EditScreen(DismissOnce[None]):
     """Subclasses yield their fields in `compose_fields` and build ops in `build_ops`."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+s", "submit", "Preview & apply", id="editor.submit", priority=True),
-        Binding("escape", "cancel", "Cancel", id="editor.cancel", priority=True),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = [*bindings("editor.submit", "editor.cancel")]
 
     HINT = "ctrl+s preview & apply · esc cancel"
     STAYS_OPEN = False  # True: stays after a successful apply and gets `applied(loaded)`
@@ -125,6 +137,12 @@ class EditScreen(DismissOnce[None]):
         self._hinted = False
         self.set_focus(None)
 
+    def advance(self, phase: str) -> None:
+        """The app moved this edit on: "shown" (the proof is up), "applying" (the write
+        started) or "conflict" (a `Phase` value: the app does not import this module)."""
+        if self.phase in PROPOSED:
+            self.phase = Phase(phase)
+
     def resume(self) -> None:
         """The proof was abandoned or refused, or the conflict settled: edit again."""
         if self.phase is Phase.CLOSED or not self.is_attached:
@@ -154,7 +172,7 @@ class EditScreen(DismissOnce[None]):
             return
         event.stop()
         event.prevent_default()
-        if self.phase is Phase.PROPOSED and not self._hinted:
+        if self.phase is Phase.PENDING and not self._hinted:
             self._hinted = True
             self.notify(DROPPED_HINT, timeout=3)
 
@@ -162,10 +180,10 @@ class EditScreen(DismissOnce[None]):
         if not self.fields_live:
             return  # a proof is already asked for (or the editor is closing)
         after_typed(self, self._submit_now)
-        self._leave_fields(Phase.PROPOSED)
+        self._leave_fields(Phase.PENDING)
 
     def _submit_now(self) -> None:
-        if not self.is_attached or self.phase is not Phase.PROPOSED:
+        if not self.is_attached or self.phase is not Phase.PENDING:
             return
         ops = self.build_ops()
         if ops:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.suggester import SuggestFromList
 from textual.widget import Widget
@@ -35,6 +35,7 @@ from textual.widgets import Footer, Input, Label, Static
 from core.noma.visible import has_markers
 
 from ..keyorder import OrderedInput, after_typed, move_focus
+from ..keys import bindings
 from ..session import EditSession
 from ..visible import line_text, plain
 from .edit_base import EditScreen
@@ -83,11 +84,7 @@ class Field:
     loads: Loads | None = None  # this field's value -> new values for other fields
 
 
-FIELD_BINDINGS: list[BindingType] = [
-    Binding("enter", "next_field", "Next", id="form.next", priority=True, show=False),
-    Binding("tab", "next_field(False)", "Next", id="form.tab", priority=True, show=False),
-    Binding("shift+tab", "previous_field", "Back", id="form.back", priority=True, show=False),
-]
+FIELD_BINDINGS: list[BindingType] = [*bindings("form.next", "form.tab", "form.back")]
 
 
 class FormScreen(EditScreen):
@@ -224,8 +221,7 @@ class InputFormScreen(DismissOnce[dict[str, str] | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *FIELD_BINDINGS,
-        Binding("ctrl+s", "submit", "Submit", id="form.submit", priority=True),
-        Binding("escape", "cancel", "Cancel", id="form.cancel", priority=True),
+        *bindings("form.submit", "form.cancel"),
     ]
 
     def __init__(self, title: str, fields: list[Field], check: Check | None = None) -> None:

@@ -1,7 +1,8 @@
 """The help screen: every action with its key (after the user's keymap) and binding id.
 
-Built from the one action registry (`noma_tui.keys`), so it cannot drift from what the
-keys do. The binding id is what ``[workbench.keymap]`` in ``noma-workbench.toml`` uses.
+Built from the one action registry (`noma_tui.keys`), which every screen and pane takes
+its bindings from, so it cannot drift from what the keys do. The binding id is what
+``[workbench.keymap]`` in ``noma-workbench.toml`` uses.
 """
 
 from __future__ import annotations
@@ -12,21 +13,17 @@ from typing import ClassVar
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Footer, Static
 
-from ..keys import ALL_ACTIONS, display_key
+from ..keys import HELP_ACTIONS, bindings, display_key
 from ..visible import line_text
 from .once import DismissOnce
 
-IN_DIALOGS = (
-    ("ctrl+s", "In an editor: show the proof; in the proof: apply"),
-    ("escape", "Close a dialog / go back"),
-    ("y", "In a delete proof: delete"),
-    ("r / k", "After a conflict: reload the block / keep editing"),
+EVERYWHERE = (  # Textual's own keys, the same in every screen
     ("enter", "Tree: expand or collapse · lists: open or jump"),
-    ("tab", "Next pane"),
+    ("tab / shift+tab", "Next / previous pane or field"),
     ("ctrl+p", "Command palette: every action by name"),
 )
 
@@ -37,7 +34,7 @@ def help_table(keymap: Mapping[str, str]) -> Table:
     table.add_column("action", ratio=1)
     table.add_column("binding id", no_wrap=True, style="dim")
     group = None
-    for spec in ALL_ACTIONS:
+    for spec in HELP_ACTIONS:
         if spec.group != group:
             group = spec.group
             table.add_row("", Text(group, style="bold underline"), "")
@@ -45,16 +42,14 @@ def help_table(keymap: Mapping[str, str]) -> Table:
         help_text = spec.help + (f"  ({spec.op})" if spec.op else "")
         # A keymap may come from the workspace's config: never markup, never controls.
         table.add_row(line_text(display_key(keys)), help_text, spec.id)
-    table.add_row("", Text("In dialogs", style="bold underline"), "")
-    for key, what in IN_DIALOGS:
+    table.add_row("", Text("Everywhere", style="bold underline"), "")
+    for key, what in EVERYWHERE:
         table.add_row(key, what, "")
     return table
 
 
 class HelpScreen(DismissOnce[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,f1,question_mark,q", "close", "Close", id="help.close")
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = [*bindings("help.close")]
 
     def __init__(self, keymap: Mapping[str, str]) -> None:
         super().__init__()

@@ -114,6 +114,7 @@ class MainScreen(Screen[None]):
         super().__init__()
         self._footer_signature: tuple[bool | None, ...] = ()
         self.filter_target = "tree"  # the pane the `/` bar filters
+        self.panes_mounted = False  # True from the end of on_mount until unmount
         self._filter_timer: Timer | None = None
 
     @property
@@ -127,7 +128,8 @@ class MainScreen(Screen[None]):
                 yield FileList(id="files")
                 yield FlowFrontierPane(self.workbench.workspace)
             with Vertical(id="work"):
-                search = OrderedInput(id="filter", classes="-hidden")
+                search = OrderedInput(id="filter")
+                search.display = False  # shown by `/`, at key time (inline, not a class)
                 search.cursor_blink = self._blink()  # `cursor_blink` applies here too
                 yield search
                 with Horizontal(id="upper"):
@@ -155,6 +157,9 @@ class MainScreen(Screen[None]):
         if not flow.border_title:
             flow.border_title = "5 Flow runs"
         self.query_one("#tree").focus()
+        if not self.panes_mounted:  # every pane exists now: the app may load into them
+            self.call_after_refresh(self.workbench.start)
+        self.panes_mounted = True  # until the app exits (`panes_ready`)
 
     # -- panes -----------------------------------------------------------------------------
 
@@ -337,13 +342,15 @@ class MainScreen(Screen[None]):
         self.refresh_footer()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("focus_pane", "filter") and isinstance(self.focused, Input):
+        if not self.workbench.panes_ready:
+            return False  # before the panes mount or while the app shuts down
+        spec = BY_ACTION.get(action)
+        if isinstance(self.focused, Input) and (action == "focus_pane" or (spec and spec.priority)):
             return False  # priority keys are text while a field here has focus
         if action in DOCUMENT_ONLY and self.flow_focused():
             return False
         if action in ("filter", "clear_filter") and self.flow_focused():
             return False
-        spec = BY_ACTION.get(action)
         if action in ("undo", "redo"):
             loaded = self.workbench.loaded
             if loaded is None or loaded.read_only or loaded.source.invalid_utf8_at is not None:
@@ -610,6 +617,11 @@ class MainScreen(Screen[None]):
 
         self.app.push_screen(PickerScreen(f"Add which block to {parent_id}?", choices), chosen)
 
+    def _propose(self, message: ProposeEdit) -> None:
+        """A proof of an edit with no editor: keys typed after this wait for it."""
+        self.workbench.gate.hold(message.session)
+        self.post_message(message)
+
     @guarded
     def action_delete_block(self) -> None:
         loaded, block = self._loaded_block()
@@ -620,7 +632,7 @@ class MainScreen(Screen[None]):
         what = f"::{node.name}" if isinstance(node, Directive) else "block"
         extra = f" and the {inside} block(s) inside it" if inside else ""
         parent = loaded.parents[block]
-        self.post_message(
+        self._propose(
             ProposeEdit(
                 session,
                 [ops.delete_block(ident)],
@@ -699,7 +711,7 @@ class MainScreen(Screen[None]):
         loaded, block = self._loaded_block()
         ident = loaded.blocks[block].id or ""
         session = EditSession.open("resolve_comment", loaded, block)
-        self.post_message(
+        self._propose(
             ProposeEdit(
                 session,
                 [ops.resolve_comment(ident, self.workbench.actor.name)],
@@ -745,7 +757,7 @@ class MainScreen(Screen[None]):
             return
         ops_out = [external_op(ident, before, after)]
         session.action = str(ops_out[0]["op"])
-        self.post_message(
+        self._propose(
             ProposeEdit(session, ops_out, title=f"{ops_out[0]['op']} · {ident} ($EDITOR)")
         )
 
@@ -856,7 +868,7 @@ class MainScreen(Screen[None]):
         bar = self.filter_bar
         bar.placeholder = self.FILTER_HINTS[self.filter_target]
         bar.value = self._filter_pane(self.filter_target).filter_text
-        bar.remove_class("-hidden")
+        bar.display = True  # now, not at the next style pass: focus must move at key time
         self.set_focus(bar)
 
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -883,7 +895,7 @@ class MainScreen(Screen[None]):
             self._filter_timer.stop()
         self._apply_filter(event.value)
         bar = self.filter_bar
-        bar.add_class("-hidden")
+        bar.display = False
         self._filter_pane(self.filter_target).focus()
 
     @guarded
@@ -904,7 +916,7 @@ class MainScreen(Screen[None]):
                 return
         self._filter_pane(target).set_filter("")
         bar.value = ""
-        bar.add_class("-hidden")
+        bar.display = False
         self.status.message = ""
         self._filter_pane(target).focus()
 

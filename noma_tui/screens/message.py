@@ -5,18 +5,17 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Footer, Static
 
+from ..keys import bindings
 from ..visible import block_text, line_text
 from .once import DismissOnce
 
 
 class MessageScreen(DismissOnce[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q,enter,o", "close", "Close", id="message.close")
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = [*bindings("message.close")]
 
     def __init__(self, title: str, body: str) -> None:
         super().__init__()

@@ -7,21 +7,18 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ..keys import bindings
 from ..visible import block_text, line_text
 from .once import DismissOnce
 
 
 class PickerScreen(DismissOnce[str | None]):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="picker.cancel"),
-        Binding("j", "move('down')", "Down", id="picker.down", show=False),
-        Binding("k", "move('up')", "Up", id="picker.up", show=False),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = [*bindings("picker.cancel", "picker.down", "picker.up")]
 
     def __init__(self, title: str, choices: list[tuple[str, str]], detail: str = "") -> None:
         """``choices`` are (value, label) pairs."""

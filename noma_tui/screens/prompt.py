@@ -6,20 +6,19 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.suggester import SuggestFromList
 from textual.widgets import Footer, Input, Static
 
 from ..keyorder import OrderedInput
+from ..keys import bindings
 from ..visible import line_text, plain
 from .once import DismissOnce
 
 
 class PromptScreen(DismissOnce[str | None]):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="prompt.cancel")
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = [*bindings("prompt.cancel")]
 
     def __init__(
         self, title: str, suggestions: Sequence[str] = (), *, cursor_blink: bool = True

@@ -5,8 +5,9 @@ sha256 change, the validation summary before and after, the diff of the touched 
 the diagnostics that would appear or disappear. The writer may add a reason, which goes
 into the transcript record. Applying is always explicit: ctrl+s or the Apply button, never
 the Enter that ends the reason (Enter there only says how to apply). For a delete this
-screen is also the confirmation: the default button is "Keep", and deleting takes an
-explicit ``y`` or a click.
+screen is also the confirmation: the reason field has focus (a reason typed at once, "dup
+entry", stays text: no button has focus to be pressed by its space), Tab goes reason →
+Cancel → Delete, and deleting takes ctrl+s, ``y`` outside the reason, or the button.
 
 Given ``on_confirm``, the screen stays up after the writer confirms, saying "Applying…",
 until the app closes it with the outcome (`finish`). Closing it at once showed the editor
@@ -25,7 +26,7 @@ from typing import ClassVar
 from rich.console import Group
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Footer, Input, Static
 
@@ -33,6 +34,7 @@ from core.noma.diagnostics import Diagnostic
 from core.noma.proof import Proof
 
 from ..keyorder import OrderedInput, after_typed
+from ..keys import bindings
 from ..session import EditSession
 from ..styles import SEVERITY_GLYPH, Styles, Themed
 from ..visible import line_text, plain
@@ -104,9 +106,12 @@ def render_summary(proof: Proof, session: EditSession, palette: Styles) -> Group
 class ProofScreen(Themed, DismissOnce[str | None]):
     """Dismisses with the reason text (possibly empty) to apply, or None to go back."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+s", "apply", "Apply", id="proof.apply", priority=True),
-        Binding("escape", "back", "Back", id="proof.back", priority=True),
+    BINDINGS: ClassVar[list[BindingType]] = [*bindings("proof.apply", "proof.back")]
+    # Below 30 rows the layout tightens (themes/workbench.tcss: ProofScreen.-short) so the
+    # reason and the buttons always show; the summary and the diff scroll instead.
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = [  # type: ignore[misc]
+        (0, "-short"),
+        (30, "-tall"),
     ]
 
     def __init__(
@@ -142,8 +147,8 @@ class ProofScreen(Themed, DismissOnce[str | None]):
             yield reason
             with Horizontal(classes="dialog-buttons"):
                 if self.danger:
-                    yield Button("Delete (y)", id="apply", variant="error")
-                    yield Button("Keep (esc)", id="back", variant="primary")
+                    yield Button("Cancel (esc)", id="back", variant="primary")
+                    yield Button("Delete (ctrl+s)", id="apply", variant="error")
                 else:
                     yield Button("Apply (ctrl+s)", id="apply", variant="primary")
                     yield Button("Back (esc)", id="back")
@@ -158,10 +163,10 @@ class ProofScreen(Themed, DismissOnce[str | None]):
     def on_mount(self) -> None:
         self.restyle()
         self.set_class(self.danger, "-danger")
-        if self.danger:
-            self.query_one("#back", Button).focus()
-        else:
-            self.query_one("#reason", Input).focus()
+        self.query_one("#reason", Input).focus()
+
+    def reason_text(self) -> str:
+        return self.query_one("#reason", Input).value
 
     def key_y(self) -> None:
         if self.danger and not isinstance(self.focused, Input):
@@ -169,8 +174,8 @@ class ProofScreen(Themed, DismissOnce[str | None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()  # the reason is done; applying is still a deliberate key
-        key = "y" if self.danger else "ctrl+s"
-        self.notify(f"Press {key} (or the button) to apply; Esc goes back.", timeout=4)
+        what = "delete" if self.danger else "apply"
+        self.notify(f"Press ctrl+s (or the button) to {what}; Esc goes back.", timeout=4)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

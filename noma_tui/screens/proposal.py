@@ -14,12 +14,13 @@ from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Footer, Static
 
 from core.noma.visible import visible_line
 
+from ..keys import bindings
 from ..visible import line_text
 from .once import DismissOnce
 
@@ -68,9 +69,7 @@ class ProposalReviewScreen(DismissOnce[bool | None]):
     """Dismisses with True (approve), False (reject) or None (decide later)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "decide(True)", "Approve", id="review.approve"),
-        Binding("r", "decide(False)", "Reject", id="review.reject"),
-        Binding("escape,q", "decide(None)", "Back", id="review.back"),
+        *bindings("review.approve", "review.reject", "review.back")
     ]
 
     def __init__(self, shown: dict[str, Any]) -> None:

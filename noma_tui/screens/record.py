@@ -8,22 +8,20 @@ import json
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Footer, Static, TextArea
 
 from core.noma.visible import visible
 
 from ..history import TranscriptRow
+from ..keys import bindings
 from ..visible import line_text
 from .once import DismissOnce
 
 
 class RecordScreen(DismissOnce[str | None]):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q", "close", "Close", id="record.close"),
-        Binding("R", "revert", "Revert this edit", id="record.revert"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = [*bindings("record.close", "record.revert")]
 
     def __init__(self, row: TranscriptRow) -> None:
         super().__init__()

@@ -22,7 +22,7 @@ from .. import ops
 from ..document import LoadedDocument
 from ..keyorder import OrderedInput
 from ..session import EditSession
-from ..tables import TableCells, read_table
+from ..tables import TableCells, read_table, shown_cell
 from ..visible import line_text, plain
 from .edit_base import EditScreen
 from .form import MARKER_TYPED
@@ -68,7 +68,8 @@ class TableGridScreen(EditScreen):
 
     def _pad(self, row: list[str]) -> list[Text]:
         """Cells as Text: a cell's text is neither markup nor terminal controls."""
-        return [line_text(cell) for cell in row] + [Text()] * (self.cells.width - len(row))
+        width = self.cells.width
+        return [line_text(shown_cell(cell)) for cell in row] + [Text()] * (width - len(row))
 
     def _cell_text(self, row: int, column: int) -> str:
         cells = self.cells
@@ -86,7 +87,7 @@ class TableGridScreen(EditScreen):
         where = "header" if header else f"row {row - (1 if self.cells.header else 0)}"
         self.query_one("#cell-label", Label).update(f"{where}, column {column}:")
         box = self.query_one("#cell-value", Input)
-        box.value = plain(self._cell_text(row, column))  # as shown: see `_typed`
+        box.value = plain(shown_cell(self._cell_text(row, column)))  # as shown: `_typed`
         box.focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -106,7 +107,7 @@ class TableGridScreen(EditScreen):
         if self.editing is None:
             return typed
         real = self._cell_text(*self.editing)
-        return real if typed == plain(real) else typed
+        return real if typed == plain(shown_cell(real)) else typed
 
     def build_ops(self) -> list[dict[str, Any]] | None:
         if self.editing is None:

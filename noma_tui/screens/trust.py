@@ -11,13 +11,14 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Footer, Static
 
 from core.trust import restrictions, summary
 from core.workspace import Workspace
 
+from ..keys import bindings
 from ..visible import block_text, line_text, plain
 from .once import DismissOnce
 
@@ -49,10 +50,7 @@ def is_restricted(workspace: Workspace) -> bool:
 class TrustScreen(DismissOnce[bool]):
     """Dismisses True when the user trusts the folder (``y``), False otherwise."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer(True)", "Trust", id="trust.yes"),
-        Binding("n,escape", "answer(False)", "Not now", id="trust.no"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = [*bindings("trust.yes", "trust.no")]
 
     def __init__(self, workspace: Workspace) -> None:
         super().__init__()

@@ -206,6 +206,8 @@ async def test_pane_shows_the_disabled_gate_code(tmp_path, clock, pinned_ids):
         await pilot.pause()
         assert app.pane.last_status == (
             "✗ FLOW_RUN_WRITES_DISABLED (403) run writes are disabled in this workspace"
+            " → set [gates] run_writes_enabled = true in noma-workbench.toml (the folder "
+            "must be trusted: T), then restart the workbench"
         )
         assert list_runs(app.pane.ctx, {})["runs"] == []
         pane = app.pane

@@ -32,9 +32,12 @@ async def settled(pilot: Pilot[Any]) -> None:
     """Every worker done and every queued message handled: nothing more can happen by
     itself, so a second proof that was going to appear has appeared."""
     app = pilot.app
+    assert isinstance(app, WorkbenchApp)
     await until(pilot, lambda: not any(w.is_running for w in app.workers), "workers done")
+    await until(pilot, lambda: app.gate.idle, "every kept key handed on")
     await pilot.pause()
     await until(pilot, lambda: not any(w.is_running for w in app.workers), "workers done")
+    await until(pilot, lambda: app.gate.idle, "every kept key handed on")
 
 
 async def open_editor(pilot: Pilot[Any], app: WorkbenchApp, ident: str, key: str) -> EditScreen:

@@ -222,11 +222,13 @@ async def test_delete_block_asks_first(demo: Path) -> None:
         await pilot.press("d")
         await until(pilot, lambda: isinstance(app.screen, ProofScreen), "the confirmation")
         assert app.screen.has_class("-danger")
-        await pilot.press("enter")  # the default button keeps the block
+        await pilot.press("enter")  # Enter in the reason deletes nothing
+        assert isinstance(app.screen, ProofScreen)
+        await pilot.press("escape")  # Cancel keeps the block
         await until(pilot, lambda: app.screen is app.main, "back to the main screen")
         assert path.read_text("utf-8") == before and len(records(path)) == 6
         await pilot.press("d")
-        await preview_and_apply(pilot, path, key="y")
+        await preview_and_apply(pilot, path, key="ctrl+s")
     assert "cev-cold-start" not in path.read_text("utf-8")
     check_record(path, before, "delete_block", "cev-cold-start")
 
@@ -476,7 +478,9 @@ async def test_a_screen_opened_while_applying_leaves_the_proof_to_close_after_it
         app.screen.dismiss(None)
         await until(
             pilot,
-            lambda: not app.sessions and isinstance(app.screen, MainScreen),
+            lambda: (
+                not app.sessions and isinstance(app.screen, MainScreen) and not proof.is_attached
+            ),
             "the proof and the form closed after help",
         )
         assert not proof.is_attached

@@ -182,3 +182,50 @@ async def test_a_flow_action_from_the_palette_focuses_the_pane_and_runs(demo: Pa
             "the flow picker",
         )
         assert pane.query_one("#flow-steps") is app.main.focused
+
+
+async def test_consent_badge_follows_a_revoke_and_f5(demo: Path) -> None:
+    from textual.widgets import Static
+
+    async with make_app(demo).run_test(size=NARROW) as pilot:
+        app = await ready(pilot)
+        pane = app.main.query_one(FlowFrontierPane)
+        header = pane.query_one("#flow-run", Static)
+        await start_weekly_review(pilot, pane)
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, InputFormScreen), "the form")
+        app.screen.query_one("#field-ttl", Input).value = "600"
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: "consent held" in str(header.render()), "the badge")
+        await pilot.press("C")
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the consents")
+        await pilot.press("enter")
+        await until(pilot, lambda: pane.last_status.startswith("Consent revoked"), "revoked")
+        await until(pilot, lambda: "consent held" not in str(header.render()), "badge gone")
+        await until(pilot, lambda: not pane.busy, "idle")
+        await pilot.press("f5")
+        await until(pilot, lambda: not pane.busy, "reloaded")
+        await app.workers.wait_for_complete()
+        assert "consent held" not in str(header.render()) and not pane.consents
+
+
+def test_refusals_name_the_key_or_setting_that_fixes_them() -> None:
+    from core.flow import FlowRefusal
+    from noma_tui.panes.flow import refusal_line
+
+    approval = refusal_line(FlowRefusal("FLOW_HUMAN_APPROVAL_REQUIRED"))
+    assert "press v to approve" in approval
+    writes = refusal_line(FlowRefusal("FLOW_RUN_WRITES_DISABLED"))
+    assert "[gates] run_writes_enabled = true in noma-workbench.toml" in writes
+    assert "press c" in refusal_line(FlowRefusal("FLOW_EXECUTION_CONSENT_REQUIRED"))
+
+
+async def test_gates_off_say_which_setting_turns_them_on(tmp_path: Path) -> None:
+    (tmp_path / "a.noma").write_text("# A {#a}\n\nText.\n", encoding="utf-8")
+    async with make_app(tmp_path).run_test(size=(160, 40)) as pilot:
+        app = await ready(pilot, "a.noma")
+        pane = app.main.query_one(FlowFrontierPane)
+        assert "writes off" in pane.header_text
+        await until(pilot, lambda: pane.last_status.startswith("Writes off"), "the hint")
+        assert "[gates] run_writes_enabled = true in noma-workbench.toml" in pane.last_status
+        assert "automatable_execution_enabled" in pane.last_detail

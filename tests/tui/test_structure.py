@@ -122,3 +122,50 @@ def test_edit_screens_post_messages_instead_of_calling_the_app() -> None:
         for call in ("workbench.propose(", "workbench.begin_session(", "workbench.end_session("):
             assert call not in source, (module.__name__, call)
     assert "screen_stack" not in inspect.getsource(__import__("noma_tui.app").app)
+
+
+def _bound_classes() -> list[type]:
+    """Every screen and widget class of the app that declares bindings of its own."""
+    import importlib
+    import pkgutil
+
+    from textual.dom import DOMNode
+
+    import noma_tui
+
+    for info in pkgutil.walk_packages(noma_tui.__path__, "noma_tui."):
+        if "demo_workspace" not in info.name and not info.name.endswith("__main__"):
+            importlib.import_module(info.name)
+    seen: list[type] = []
+    todo: list[type] = [DOMNode]
+    while todo:
+        cls = todo.pop()
+        todo.extend(cls.__subclasses__())
+        if cls.__module__.startswith("noma_tui.") and "BINDINGS" in vars(cls):
+            seen.append(cls)
+    return seen
+
+
+def test_every_binding_of_every_screen_and_pane_is_in_f1() -> None:
+    from textual.binding import Binding
+
+    from noma_tui.keys import HELP_ACTIONS
+
+    table = help_table({})
+    cells = [str(cell) for column in table.columns for cell in column._cells]
+    registry = {(spec.id, spec.key, spec.action) for spec in HELP_ACTIONS}
+    classes = _bound_classes()
+    names = {cls.__name__ for cls in classes}
+    assert {"MainScreen", "FlowFrontierPane", "ProofScreen", "ConflictScreen"} <= names
+    for cls in classes:
+        for binding in vars(cls)["BINDINGS"]:
+            assert isinstance(binding, Binding), (cls.__name__, binding)
+            assert (binding.id, binding.key, binding.action) in registry, (cls, binding)
+            assert binding.id in cells and display_key(binding.key) in cells, binding.id
+
+
+def test_f1_names_the_real_conflict_keys() -> None:
+    table = help_table({})
+    cells = [str(cell) for column in table.columns for cell in column._cells]
+    assert "r / k" not in cells
+    assert {"conflict.theirs", "conflict.mine", "conflict.merge", "flow.runs"} <= set(cells)

@@ -201,3 +201,21 @@ async def test_focus_keys_in_a_burst_move_focus_before_the_next_key(demo: Path) 
         burst(app, [*"5/1"])  # digits and / are text while the filter bar has focus
         await until(pilot, lambda: app.main.filter_bar.value == "need5/1", "more text")
         assert app.focused is app.main.filter_bar
+
+
+async def test_end_goes_to_the_end_of_the_logical_line(demo: Path) -> None:
+    async with make_app(demo).run_test(size=(80, 24)) as pilot:
+        app = await ready(pilot)
+        await select(pilot, "note-method")
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, SourceEditorScreen), "the editor")
+        area = app.screen.query_one(TextArea)
+        long_line = " ".join(["wrapped"] * 40)  # wider than the screen: soft-wrapped
+        area.text = long_line + "\nsecond line"
+        area.cursor_location = (0, 0)
+        await pilot.pause()
+        assert area.wrapped_document.height > 2  # the first line really is wrapped
+        await pilot.press("end")
+        assert area.cursor_location == (0, len(long_line))
+        await pilot.press(*"!")
+        assert area.document.get_line(0).endswith("wrapped!")

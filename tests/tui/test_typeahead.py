@@ -1,0 +1,141 @@
+"""Type-ahead (issue 25): a key that opens a dialog or the filter holds the keys that
+follow until the dialog is ready, then hands them to it in order; nothing typed in the
+same burst lands on the main screen behind it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_bursts import settled
+from tui_helpers import MEMO, TERMINAL, burst, copy_demo, make_app, ready, records, select, until
+
+from core.noma.files import read_source
+from noma_tui.screens.form import FormScreen
+from noma_tui.screens.proof import ProofScreen
+
+
+async def test_attribute_dialog_keeps_the_keys_typed_with_its_key(demo: Path) -> None:
+    path = demo / MEMO
+    async with make_app(demo).run_test(size=TERMINAL) as pilot:
+        app = await ready(pilot)
+        await select(pilot, "small-tenant-noise")
+        keys = ["a", "ctrl+a", "ctrl+k", *"owner", "enter", "ctrl+a", "ctrl+k"]
+        burst(app, [*keys, *'"pricing"', "enter", "ctrl+s"])
+        await until(pilot, lambda: isinstance(app.screen, ProofScreen), "the proof")
+        proof = app.screen
+        assert isinstance(proof, ProofScreen)
+        assert not any(isinstance(s, FormScreen) and s is app.screen for s in app.screen_stack)
+        count = len(records(path))
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: len(records(path)) == count + 1, "the record")
+    op = records(path)[-1]["op"]
+    assert op["op"] == "update_attribute"
+    assert (op["key"], op["value"]) == ("owner", "pricing")
+    assert 'owner="pricing"' in read_source(path).text
+
+
+async def test_slash_then_c1_filters_instead_of_commenting(demo: Path) -> None:
+    async with make_app(demo).run_test(size=TERMINAL) as pilot:
+        app = await ready(pilot)
+        await select(pilot, "small-tenant-noise")
+        burst(app, ["slash", "c", "1"])
+        await until(pilot, lambda: app.main.filter_bar.value == "c1", "the filter text")
+        assert app.screen is app.main
+        assert app.main.focused is app.main.filter_bar
+
+
+async def test_delete_then_y_goes_to_the_proof(demo: Path) -> None:
+    path = demo / MEMO
+    count = len(records(path))
+    async with make_app(demo).run_test(size=TERMINAL) as pilot:
+        app = await ready(pilot)
+        await select(pilot, "small-tenant-noise")
+        notes = len(app._notifications)
+        burst(app, ["d", *"dup entry"])
+        await until(pilot, lambda: isinstance(app.screen, ProofScreen), "the proof")
+        await until(pilot, lambda: "dup entry" in app.screen.reason_text(), "the reason")
+        assert len(records(path)) == count  # the space did not delete
+        assert all(n.title != "Copied id and block hash" for n in list(app._notifications)[notes:])
+
+
+async def test_delete_dialog_focus_and_tab_order(demo: Path) -> None:
+    path = demo / MEMO
+    count = len(records(path))
+    async with make_app(demo).run_test(size=TERMINAL) as pilot:
+        app = await ready(pilot)
+        await select(pilot, "small-tenant-noise")
+        await pilot.press("d")
+        await until(pilot, lambda: isinstance(app.screen, ProofScreen), "the proof")
+        proof = app.screen
+        assert isinstance(proof, ProofScreen) and proof.danger
+        order = []
+        for _ in range(3):
+            order.append(proof.focused.id if proof.focused else None)
+            await pilot.press("tab")
+        assert order == ["reason", "back", "apply"]
+        proof.set_focus(proof.query_one("#reason"))
+        await pilot.press(*"dup entry")
+        assert proof.reason_text() == "dup entry" and len(records(path)) == count
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: len(records(path)) == count + 1, "the delete")
+    assert records(path)[-1]["reason"] == "dup entry"
+    assert records(path)[-1]["op"]["op"] == "delete_block"
+
+
+TYPED = ["enter", "tab", "ctrl+s", "escape", "y", "n", "a", "e", "d", "7", "space", "backspace"]
+OPENERS = [  # (block, key) for every dialog a key opens on the main screen
+    ("small-tenant-noise", "a"),  # attribute form
+    ("risks", "h"),  # heading form
+    ("small-tenant-noise", "e"),  # body editor (a TextArea)
+    ("small-tenant-noise", "r"),  # rename form
+    ("small-tenant-noise", "c"),  # comment form
+    ("small-tenant-noise", "m"),  # move form
+    ("small-tenant-noise", "d"),  # delete proof
+    ("small-tenant-noise", "g"),  # go-to prompt
+]
+
+
+@settings(
+    max_examples=10,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    opener=st.sampled_from(OPENERS),
+    keys=st.lists(st.sampled_from(TYPED), min_size=1, max_size=12),
+)
+async def test_random_bursts_from_the_main_screen(
+    tmp_path_factory: Any, opener: tuple[str, str], keys: list[str]
+) -> None:
+    """The dialog's own key starts the burst (no wait for the dialog): no exception, never
+    two proofs, and the file is untouched or exactly what the last proof drawn showed."""
+    demo = copy_demo(tmp_path_factory.mktemp("typeahead"))
+    path = demo / MEMO
+    original = read_source(path).sha256
+    shown: list[str] = []
+    stacked: list[int] = []
+    async with make_app(demo).run_test(size=TERMINAL) as pilot:
+        app = await ready(pilot)
+        real_push = app.push_screen
+
+        def push(screen: Any, *args: Any, **kwargs: Any) -> Any:
+            if isinstance(screen, ProofScreen):
+                shown.append(screen.proof.outcome.post_sha256)
+                stacked.append(sum(isinstance(s, ProofScreen) for s in app.screen_stack) + 1)
+            return real_push(screen, *args, **kwargs)
+
+        app.push_screen = push  # type: ignore[method-assign]
+        block, key = opener
+        await select(pilot, block)
+        burst(app, [key, *keys])
+        await settled(pilot)
+        burst(app, keys)
+        await settled(pilot)
+        assert app.is_running and not app.gate.holding
+        assert all(n == 1 for n in stacked), stacked
+        on_disk = read_source(path).sha256
+        assert on_disk == original or (shown and on_disk == shown[-1]), (keys, shown)
