@@ -39,6 +39,7 @@ import argparse
 import asyncio
 import hashlib
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -311,6 +312,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--edits", type=int, default=8)
     parser.add_argument("--no-rss", action="store_true")
     args = parser.parse_args(argv)
+    # The app keeps an undo journal (and trust) in the user's state dirs: the bench's own.
+    scratch = tempfile.mkdtemp(prefix="noma-app-bench-")
+    for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME"):
+        os.environ[name] = os.path.join(scratch, name.lower())
     labels = {
         "usable": "open -> tree rows drawn",
         "full": "open -> whole tree drawn",
