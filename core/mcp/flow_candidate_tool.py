@@ -17,12 +17,10 @@ from pathlib import Path
 from typing import Any, cast
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
 
-from ..flow import FlowContext, to_json
+from ..flow import to_json
 from ..flow.candidates import AGENT_CANDIDATE_ACTIONS, candidate_action
-from ..flow.context import looks_like_workspace
-from ..workspace import Workspace, WorkspaceError
+from .flow_tool import agent_context
 
 PROPOSE = (
     "Propose a flow candidate at the end of a session (§5): trigger_signal "
@@ -81,22 +79,7 @@ def register(server: Any, root: Path | None) -> None:
 
 
 def call(root: Path | None, action: str, request: dict[str, Any]) -> dict[str, Any]:
-    """One tool call as the workspace's actor speaking as an agent (config re-read)."""
-    try:
-        workspace = Workspace.open(root if root is not None else Path.cwd())
-    except WorkspaceError as exc:
-        raise ToolError(f"no workspace: {exc}") from exc
-    if not looks_like_workspace(workspace):
-        raise ToolError(
-            f"{workspace.root} is not a workspace (no noma-workbench.toml and no flows/); "
-            "start `noma mcp --root` at one"
-        )
-    try:
-        opened = FlowContext.open(workspace)
-    except WorkspaceError as exc:
-        raise ToolError(str(exc)) from exc
-    ctx = opened.as_actor(opened.actor.as_agent())
-    try:
+    """One tool call as the workspace's actor speaking as an agent (config re-read); a
+    proposal is a store write no gate covers, so it opens the store, a read does not."""
+    with agent_context(root, lazy=action != "candidate_propose") as (_, ctx):
         return to_json(candidate_action(ctx, action, request, allowed=AGENT_CANDIDATE_ACTIONS))
-    finally:
-        ctx.close()

@@ -14,12 +14,10 @@ from pathlib import Path
 from typing import Any, cast
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
 
-from ..flow import FlowContext, to_json
-from ..flow.context import looks_like_workspace
+from ..flow import to_json
 from ..flow.projection import project_flow
-from ..workspace import Workspace, WorkspaceError
+from .flow_tool import agent_context
 
 DESCRIPTION = (
     "Render a flow for a harness (derived, read-only; §1.7 knowtation.flow_projection/v0). "
@@ -44,21 +42,6 @@ def register(server: Any, root: Path | None) -> None:
 
 
 def call(root: Path | None, request: dict[str, Any]) -> dict[str, Any]:
-    try:
-        workspace = Workspace.open(root if root is not None else Path.cwd())
-    except WorkspaceError as exc:
-        raise ToolError(f"no workspace: {exc}") from exc
-    if not looks_like_workspace(workspace):
-        raise ToolError(
-            f"{workspace.root} is not a workspace (no noma-workbench.toml and no flows/); "
-            "start `noma mcp --root` at one"
-        )
-    try:
-        opened = FlowContext.open(workspace)
-    except WorkspaceError as exc:
-        raise ToolError(str(exc)) from exc
-    ctx = opened.as_actor(opened.actor.as_agent())
-    try:
+    """A projection is a read: a folder with no run store gets none."""
+    with agent_context(root) as (_, ctx):
         return to_json(project_flow(ctx, request))
-    finally:
-        ctx.close()

@@ -13,6 +13,8 @@ caller is an agent actor, so ``advance`` with ``approve: true`` (approving a
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
 
@@ -107,6 +109,22 @@ def call(
     a read or a refused write in a folder with no run store creates nothing (no state
     folder, no ``actor.key``); a proposal is a store write no gate covers, so it opens the
     store."""
+    with agent_context(root, lazy=action != "propose", settle=action not in READ_ACTIONS) as (
+        workspace,
+        ctx,
+    ):
+        return _trust_hint(workspace, to_json(run_action(ctx, action, request, allowed=allowed)))
+
+
+@contextmanager
+def agent_context(
+    root: Path | None, *, lazy: bool = True, settle: bool = False
+) -> Iterator[tuple[Workspace, FlowContext]]:
+    """The workspace at ``root`` (or the cwd), its config re-read, and a flow context in
+    which its actor speaks as an agent (it may not approve reviews), closed afterwards.
+
+    ``lazy``: a store that does not exist yet is not created (reads); ``settle``: the real
+    store is opened where the gates allow a write. Every MCP flow tool opens it here."""
     try:
         workspace = Workspace.open(root if root is not None else Path.cwd())
     except WorkspaceError as exc:
@@ -117,14 +135,14 @@ def call(
             "start `noma mcp --root` at one"
         )
     try:
-        opened = FlowContext.open(workspace, lazy=action != "propose")
-        if action not in READ_ACTIONS:
+        opened = FlowContext.open(workspace, lazy=lazy)
+        if settle:
             opened = opened.settled(write=True)
     except WorkspaceError as exc:  # a refused state folder (StateDirError) says why
         raise ToolError(str(exc)) from exc
-    ctx = opened.as_actor(opened.actor.as_agent())  # an agent: it may not approve reviews
+    ctx = opened.as_actor(opened.actor.as_agent())
     try:
-        return _trust_hint(workspace, to_json(run_action(ctx, action, request, allowed=allowed)))
+        yield workspace, ctx
     finally:
         ctx.close()
 

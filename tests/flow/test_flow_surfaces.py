@@ -412,6 +412,8 @@ def test_read_only_commands_and_refused_starts_write_nothing(tmp_path, capsys):
         (["flow", "run", "get", "run_nothere"], 1),
         (["flow", "run", "start", WR, "--version", "1.0.0"], 1),
         (["flow", "run", "start", WR, "--latest", "--json"], 1),
+        (["flow", "project", WR, "--harness", "cursor_rule"], 0),
+        (["flow", "candidates", "list"], 0),
     ]
     for argv, rc in calls:
         assert cli.main([*argv, "--root", str(root)]) == rc, argv
@@ -422,6 +424,8 @@ def test_read_only_commands_and_refused_starts_write_nothing(tmp_path, capsys):
         ("flow_get", {"flow_id": WR}),
         ("flow_run", {"action": "start", "flow_id": WR, "flow_version": "1.0.0"}),
         ("flow_run", {"action": "list"}),
+        ("flow_project", {"flow_id": WR, "harness": "mcp_prompt"}),
+        ("flow_candidate_list", {}),
     ):
         result = asyncio.run(server.call_tool(tool, args))
         assert not result.is_error
