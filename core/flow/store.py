@@ -32,9 +32,27 @@ from .models import FlowBundle
 DB_NAME = "runs.sqlite3"
 SCHEMA_VERSION = 1
 
+# The flow-candidate table (§1.6): part of `SCHEMA`, and on its own PostgreSQL's migration 3
+# (which spells the insertion-order key ``seq`` as BIGSERIAL: listing is oldest first).
+CANDIDATES_SCHEMA = """
+CREATE TABLE IF NOT EXISTS flow_candidates (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    candidate_id TEXT NOT NULL UNIQUE,
+    scope TEXT NOT NULL,
+    actor_hash TEXT NOT NULL,
+    session_key TEXT NOT NULL,
+    status TEXT NOT NULL,
+    confidence TEXT NOT NULL,
+    created TEXT NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS candidates_by_session ON flow_candidates (actor_hash, session_key);
+"""
+
 # A store written before one execution per step was enforced may hold two running rows for
 # one step; all but the newest are closed as interrupted so the unique index can be built.
-SCHEMA = """
+SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS flow_snapshots (
     sha256 TEXT PRIMARY KEY, flow_id TEXT NOT NULL, version TEXT NOT NULL, bundle TEXT NOT NULL
@@ -117,35 +135,9 @@ CREATE TABLE IF NOT EXISTS proposals (
     payload TEXT
 );
 CREATE INDEX IF NOT EXISTS proposals_by_kind ON proposals (kind, status, created);
-CREATE TABLE IF NOT EXISTS flow_candidates (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    candidate_id TEXT NOT NULL UNIQUE,
-    scope TEXT NOT NULL,
-    actor_hash TEXT NOT NULL,
-    session_key TEXT NOT NULL,
-    status TEXT NOT NULL,
-    confidence TEXT NOT NULL,
-    created TEXT NOT NULL,
-    record TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS candidates_by_session ON flow_candidates (actor_hash, session_key);
 """
-# The flow-candidate table (§1.6) on its own, for PostgreSQL's migration 3 (which spells
-# the insertion-order key ``seq`` as BIGSERIAL: listing is oldest first, in insert order).
-CANDIDATES_SCHEMA = """
-CREATE TABLE IF NOT EXISTS flow_candidates (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    candidate_id TEXT NOT NULL UNIQUE,
-    scope TEXT NOT NULL,
-    actor_hash TEXT NOT NULL,
-    session_key TEXT NOT NULL,
-    status TEXT NOT NULL,
-    confidence TEXT NOT NULL,
-    created TEXT NOT NULL,
-    record TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS candidates_by_session ON flow_candidates (actor_hash, session_key);
-"""
+    + CANDIDATES_SCHEMA
+)
 
 
 class StoreConflict(Exception):
