@@ -66,12 +66,11 @@ def reline(old: SourceLines, old_text: str, new_text: str) -> Relined | None:
     final_newline = len(raw) > 1 and raw[-1] == ""
     if final_newline or raw == [""]:
         raw.pop()
-    lines = SourceLines.__new__(SourceLines)
-    lines.bom, lines.final_newline, lines.lines = bom, final_newline, raw
     # A CR LF pair in the new text: in the chunk (a line followed by a break that ends in
     # a CR), or, only if the old text had one, anywhere in the shared lines.
     ended = chunk if end_old != -1 else chunk[:-1]
-    lines.crlf = any(s.endswith("\r") for s in ended) or (old.crlf and "\r\n" in new_text)
+    crlf = any(s.endswith("\r") for s in ended) or (old.crlf and "\r\n" in new_text)
+    lines = SourceLines.of_lines(raw, bom=bom, final_newline=final_newline, crlf=crlf)
     # The last shared raw line may be the final empty one both versions drop.
     return Relined(lines, _changed(old.lines, raw, a, max(shared - 1, 0)))
 

@@ -14,8 +14,10 @@ from __future__ import annotations
 import asyncio
 
 from rich.text import Text
+from textual.geometry import Region as Crop
 from textual.geometry import Size
 from textual.markup import escape
+from textual.strip import Strip
 from textual.widgets import Tree
 from textual.widgets._tree import _TreeLine
 from textual.widgets.tree import TreeNode
@@ -47,6 +49,10 @@ class DocumentTree(Themed, ThumbFollowsScroll, Tree[int]):
         self._block_nodes: dict[int, TreeNode[int]] = {}
         self._filled: dict[int, int] = {}
         self._generation = 0
+        # Set whenever the tree paints its rows (`render_lines`, which the screen calls in
+        # the same step that hands the frame to the terminal): the rest of a long child
+        # list is added only after the first rows have been on screen.
+        self._painted = asyncio.Event()
         self.filter_text = ""  # `/` search: only matches and their ancestors are shown
         self.matches: list[int] = []
         # What refreshes cost (tests and the bench read them): labels built by `update`,
@@ -413,6 +419,7 @@ class DocumentTree(Themed, ThumbFollowsScroll, Tree[int]):
         if self._filled.get(block) is not None and not self._pending(block):
             return
         if not self._fill(block, FIRST_CHUNK):
+            self._painted.clear()
             self.run_worker(
                 self._fill_rest(block, self._generation), group="tree-fill", exit_on_error=False
             )
@@ -425,9 +432,10 @@ class DocumentTree(Themed, ThumbFollowsScroll, Tree[int]):
 
     async def _fill_rest(self, block: int, generation: int) -> None:
         # The first chunk is drawn before the rest is added: filling 20,000 rows and
-        # walking them takes the UI thread about a second, and a single yield let that
-        # run before the first frame, so the tree showed nothing until it was whole.
-        await self.wait_for_refresh()
+        # walking them takes the UI thread about a second, and a single yield (or a
+        # refresh, which need not reach the terminal) let that run before the first
+        # frame, so the tree showed nothing until it was whole. Painting is the proof.
+        await self._painted.wait()
         while True:
             await asyncio.sleep(0)
             if generation != self._generation:
@@ -435,6 +443,10 @@ class DocumentTree(Themed, ThumbFollowsScroll, Tree[int]):
             async with self.lock:
                 if generation != self._generation or self._fill(block, CHUNK):
                     return
+
+    def render_lines(self, crop: Crop) -> list[Strip]:
+        self._painted.set()
+        return super().render_lines(crop)
 
     def _on_tree_node_expanded(self, event: Tree.NodeExpanded[int]) -> None:
         block = event.node.data

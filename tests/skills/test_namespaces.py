@@ -110,15 +110,26 @@ def test_a_workspace_guide_never_replaces_the_shipped_one(
     server.assert_serving()
 
 
+def _listing(folder: Path) -> dict[str, int]:
+    """Every file under ``folder`` with its modification time (ns)."""
+    if not folder.exists():
+        return {}
+    return {str(p.relative_to(folder)): p.stat().st_mtime_ns for p in folder.rglob("*")}
+
+
 def test_created_skills_belong_to_the_callers_own_user_namespace(server: Server) -> None:
     """The operator pinned OTHER_TOKEN to user.ops.tool@0.1.0; nobody but ``ops`` publishes
     it (the owner's token speaks for the workspace's actor, not for ``ops``)."""
     bob = server.as_caller("bob")
+    created = server.workspace / ".noma-workbench" / "created-skills"
+    # The session's server is shared: another module's test may have let ``ops`` publish
+    # it already, so what is compared is the folder before and after the refusals.
+    before = _listing(created)
     for caller in (bob, server):
         assert _reason(caller.rpc("create_skill", _action("user.ops.tool", "0.1.0"))) == (
             "namespace_not_yours"
         )
-    assert not list(server.workspace.glob(".noma-workbench/created-skills/user.ops.tool@0.1.0"))
+    assert _listing(created) == before
     # Bob may publish under user.bob, and its run gets nothing of what was pinned to ops.
     bob.result("create_skill", _action("user.bob.tool", "0.1.0"))
     run = bob.result("execute_skill", {"name": "user.bob.tool"})

@@ -60,6 +60,21 @@ class SourceLines:
         self._undo: list[tuple[int, list[str], int]] | None = None
         self._undo_final = False
 
+    @classmethod
+    def of_lines(
+        cls, lines: list[str], *, bom: bool, final_newline: bool, crlf: bool
+    ) -> SourceLines:
+        """The lines a whole split of some text gives, built by the caller (the app splits
+        only what an outside edit changed): an untracked view, like one split from text."""
+        new = cls.__new__(cls)
+        new.bom, new.crlf, new.final_newline, new.lines = bom, crlf, final_newline, lines
+        new._base_len = None
+        new._head = new._tail = 0
+        new._chunks = new._base_chunks = None
+        new._undo = None
+        new._undo_final = False
+        return new
+
     def __len__(self) -> int:
         return len(self.lines)
 
