@@ -79,8 +79,20 @@ def assert_nothing_left(box: Sandbox | None = None) -> None:
     for controller in ("memory", "pids"):
         base = Path("/sys/fs/cgroup") / controller
         if base.is_dir():
-            leftovers = [p for p in base.rglob("noma-sandbox-*") if str(os.getpid()) in p.name]
+            leftovers = _own_cgroups(base)
             assert leftovers == [], f"cgroups left behind: {leftovers}"
+
+
+def _own_cgroups(base: Path) -> list[str]:
+    """This process's sandbox cgroups anywhere under ``base``. Another test process's
+    groups appear and vanish while this walks (pytest-xdist): a folder gone under the walk
+    is skipped, and no sandbox's own groups are entered."""
+    prefix = f"noma-sandbox-{os.getpid()}-"
+    found: list[str] = []
+    for folder, names, _ in os.walk(base, onerror=lambda _error: None):
+        found += [os.path.join(folder, n) for n in names if n.startswith(prefix)]
+        names[:] = [n for n in names if not n.startswith("noma-sandbox-")]
+    return found
 
 
 @pytest.fixture(scope="module", autouse=True)
