@@ -5,6 +5,7 @@ request, and a symbolic link in its place is never followed."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from tui_helpers import MEMO, TERMINAL, make_app, ready, until
 
@@ -24,10 +25,23 @@ async def test_export_each_format_beside_the_document(demo: Path) -> None:
     assert BY_ID["doc.export"].key == "ctrl+o"
     async with make_app(demo).run_test(size=TERMINAL) as pilot:
         app = await ready(pilot)
-        for steps, name, fmt in (
-            ((), "research-memo.md", "markdown"),
-            (("down",), "research-memo.html", "html"),
-            (("down", "down"), "research-memo.llm.txt", "llm"),
+        # Every notification the app posts, kept: a toast expires after its timeout, which
+        # a loaded machine can outlast between two polls.
+        posted: list[tuple[str, str]] = []
+        notify = app.notify
+
+        def record(message: str, **kwargs: Any) -> None:
+            posted.append((str(kwargs.get("title", "")), message))
+            notify(message, **kwargs)
+
+        app.notify = record  # type: ignore[method-assign]
+        for count, (steps, name, fmt) in enumerate(
+            (
+                ((), "research-memo.md", "markdown"),
+                (("down",), "research-memo.html", "html"),
+                (("down", "down"), "research-memo.llm.txt", "llm"),
+            ),
+            start=1,
         ):
             await pilot.press("ctrl+o")
             await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the format picker")
@@ -36,7 +50,13 @@ async def test_export_each_format_beside_the_document(demo: Path) -> None:
             await until(pilot, target.exists, f"{name} written")
             await until(
                 pilot,
-                lambda: any(n.title == "Exported" for n in app._notifications),
+                lambda n=count: (
+                    [m for t, m in posted if t == "Exported"]
+                    == [
+                        f"Wrote {x}"
+                        for x in ("research-memo.md", "research-memo.html", "research-memo.llm.txt")
+                    ][:n]
+                ),
                 "the notification",
             )
             assert target.read_text() == _expected(demo / MEMO, fmt)
