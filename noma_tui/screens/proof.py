@@ -166,7 +166,11 @@ class ProofScreen(Themed, DismissOnce[str | None]):
         self.query_one("#reason", Input).focus()
 
     def reason_text(self) -> str:
-        return self.query_one("#reason", Input).value
+        """The reason typed so far ("" until the field is mounted: the screen may be on
+        the stack a moment before its children are)."""
+        for field in self.query("#reason").results(Input):
+            return field.value
+        return ""
 
     def key_y(self) -> None:
         if self.danger and not isinstance(self.focused, Input):
