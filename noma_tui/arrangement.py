@@ -10,14 +10,16 @@ share a start line, and a block is found by its line (``starts``) or its id (``n
 change. The engine's splice shares every node before the re-parsed run, copies the
 containers on the path to it (architecture "Immutable trees"), and after it either shares
 the blocks (no line moved) or copies the top of each moved block lazily (`nodes.shifted`:
-what is below it is made when first read). So, descending from the root while exactly one
-child differs, the blocks after the run at each level are the same nodes or moved copies
-of them (one origin, `nodes.origin`, and one line delta): their rows, links and ids are
-the old ones renumbered, and their nodes are not read. Only the run between is arranged
-anew. It also says where that run is (`Region`), so the tree can replace just those rows.
-A moved block's node is looked up from its parent when a pane first reads it (`Blocks`),
-so an edit that moves 17,000 blocks makes none of them. When the path cannot be proven
-the splice returns None and the caller arranges the whole tree; the result is the same
+what is below it is made when first read), and it says so in the value it hands back
+(`core.noma.change`: the container path, the run's block range, the line delta). So the
+blocks after the run are the old ones renumbered, and their nodes are not read; only the
+run is arranged anew. It also says where that run is (`Region`), so the tree can replace
+just those rows. A moved block's node is looked up from its parent when a pane first reads
+it (`Blocks`), so an edit that moves 17,000 blocks makes none of them. Two versions that
+are not one re-parse apart (several ops applied at once) are compared level by level
+instead: descending while exactly one child differs, the blocks after the run are the same
+nodes or moved copies of them (one origin, `nodes.origin`). When neither can be proven the
+splice returns None and the caller arranges the whole tree; the result is the same
 either way (a test compares them).
 """
 
@@ -27,9 +29,10 @@ from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from itertools import compress
 from operator import attrgetter, itemgetter, sub
-from typing import NamedTuple, TypeVar, overload
+from typing import Any, NamedTuple, TypeVar, overload
 
-from core.noma.nodes import Directive, Document, Node, Section
+from core.noma.change import Change, ChangeKind
+from core.noma.nodes import Directive, Document, Node, Section, moved_from, moves
 
 _T = TypeVar("_T")
 
@@ -182,9 +185,63 @@ def splice(
     previous: Arrangement, old_doc: Document, doc: Document
 ) -> tuple[Arrangement, Region] | None:
     """The arrangement of ``doc`` from ``previous`` (the arrangement of ``old_doc``) and
-    where they differ, or None when it has to be built whole."""
+    where they differ, or None when it has to be built whole.
+
+    When ``doc`` was re-parsed from ``old_doc`` its change value (`core.noma.change`) says
+    where: the container path, the run's blocks and the line delta are read from it. Two
+    versions further apart (several ops applied between them) are compared level by level.
+    """
     if doc is old_doc:
         return previous, Region(ROOT, 0, 0, 0, ())
+    change = doc.change
+    if change is not None and change.leads(old_doc.serial, doc.serial):
+        if change.kind is not ChangeKind.SPLICE:
+            return None
+        found = _run_of(previous, doc, change)
+        if found is None:
+            return None
+        at, path, new_run = found
+        x0, x1 = change.old_blocks.start, change.old_blocks.end
+        made = _spliced(previous, doc, at, path, new_run, x0, x1, change.line_delta, [])
+        if made[1].d != len(change.new_blocks) - len(change.old_blocks):
+            raise AssertionError("a change value out of step with its tree")
+        return made
+    return _compared(previous, old_doc, doc)
+
+
+def _run_of(
+    previous: Arrangement, doc: Document, change: Change
+) -> tuple[int, list[tuple[int, Node]], list[Node]] | None:
+    """The block index of the change's container, its path (index, new node) and the new
+    blocks directly in it that the change re-parsed; None when ``previous`` does not hold
+    the container (not the arrangement the change started from)."""
+    starts = previous.starts
+    at = ROOT
+    path: list[tuple[int, Node]] = []
+    container: Document | Node = doc
+    for line in change.container:
+        index = bisect_left(starts, line)
+        kids: list[Node] = container.children  # type: ignore[union-attr]
+        k = bisect_left(kids, line, key=_LINE)
+        if index == len(starts) or starts[index] != line or k == len(kids):
+            return None
+        container = kids[k]
+        if type(container) is not Section or container.line != line:
+            return None
+        path.append((index, container))
+        at = index
+    kids = container.children  # type: ignore[union-attr]
+    lo = bisect_left(kids, change.new_lines.start + 1, key=_LINE)
+    hi = bisect_left(kids, change.new_lines.end + 1, key=_LINE)
+    return at, path, [kid for kid in kids[lo:hi] if type(kid) in _BLOCKS]
+
+
+def _compared(
+    previous: Arrangement, old_doc: Document, doc: Document
+) -> tuple[Arrangement, Region] | None:
+    """`splice` for two versions with no change value between them: descend from the root
+    while exactly one child differs; the blocks after the run at each level are the same
+    nodes or moved copies of them (one origin, `nodes.origin`, and one line delta)."""
     old_c: Document | Node = old_doc
     new_c: Document | Node = doc
     at = ROOT  # block index of the container (ROOT: the document)
@@ -226,11 +283,27 @@ def splice(
         x1 = slots[len(ob) - tail]
     else:
         x1 = _subtree_end(previous, at) if at != ROOT else len(previous.blocks)
+    return _spliced(previous, doc, at, path, new_run, x0, x1, moved or 0, tails)
+
+
+def _spliced(
+    previous: Arrangement,
+    doc: Document,
+    at: int,
+    path: list[tuple[int, Node]],
+    new_run: list[Node],
+    x0: int,
+    x1: int,
+    dl: int,
+    tails: list[tuple[list[int], list[Node]]],
+) -> tuple[Arrangement, Region]:
+    """The arrangement with the old blocks ``[x0, x1)`` inside block ``at`` replaced by the
+    blocks of ``new_run``, those after moved by ``dl`` lines (their nodes read from
+    ``tails`` where known, else from their parents when first read)."""
     region = _Parts([], [], [], [], [])
     top: list[int] = []
     _visit(new_run, at, top, region, x0)
     d = len(region.nodes) - (x1 - x0)
-    dl = moved or 0
     known = previous.blocks.known()
     # Each list is copied once and patched in place (a 70,000-entry list takes ~1.5 ms
     # per copy at 20,000 sections), or shared with the previous version when nothing in
@@ -304,7 +377,6 @@ def _renumbered(indexes: list[int], x1: int, d: int) -> list[int]:
 
 
 _CHUNK = 512  # siblings checked per step of the tail's fast path
-_LAZY = attrgetter("_lazy")
 _LINE = attrgetter("line")
 _ORIGIN = itemgetter(0)
 
@@ -330,10 +402,10 @@ def _moved_tail(
             continue
         if moved == 0:
             break
-        lazies = list(map(_LAZY, news))
+        lazies: list[Any] = moves(news)  # checked for None below
         if None in lazies or list(map(type, olds)) != list(map(type, news)):
             break
-        was = list(map(_LAZY, olds))
+        was: list[Any] = moves(olds)
         if was.count(None) == step:
             origins = olds
         elif None in was:
@@ -351,10 +423,10 @@ def _moved_tail(
         if o is w:
             delta = 0
         else:
-            lazy = getattr(w, "_lazy", None)
+            lazy = moved_from(w)
             if lazy is None or type(o) is not type(w):
                 break
-            prior = getattr(o, "_lazy", None)
+            prior = moved_from(o)
             if lazy[0] is not (o if prior is None else prior[0]):
                 break
             delta = w.line - o.line

@@ -4,8 +4,10 @@ A tree row shows a block's kind, title or name, id, aliases, badge and duplicate
 (`noma_tui.labels`). Between two versions with the same structure (the same blocks, in
 the same places, with the same ids) a row can only look different when its block's text
 changed, its badge changed or its id became (or stopped being) a duplicate. The text part
-is found from the lines: the common head and tail of the two line lists are cut (compared
-in chunks, in C), and a block changed when its span meets the lines in between. That costs
+is the lines that differ: as the new lines were made from the shown ones (`relines`), else
+as the engine's re-parse found them (its change value, `core.noma.change`), else the common
+head and tail of the two line lists cut (compared in chunks, in C); a block changed when
+its span meets the lines in between. That costs
 the size of the change, never a label per block. (One thing names a block from outside
 its span: frontmatter ``aliases:``; an edit there compares every row.)
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass
 
+from core.noma.change import ChangeKind
 from core.noma.nodes import Node
 from core.noma.text_ends import common_ends
 
@@ -57,8 +60,16 @@ def changed_lines(old: list[str], new: list[str]) -> tuple[int, int, int]:
 def diff_versions(base: LoadedDocument, new: LoadedDocument) -> Changes:
     """Compare two versions of the same document (see the module docstring)."""
     relined = new.relined
+    change = new.doc.change
     if relined is not None and relined[0] == base.sha256:
         lines = relined[1]  # found when the new lines were made from the base's
+    elif (
+        change is not None
+        and change.kind is ChangeKind.SPLICE
+        and change.leads(base.doc.serial, new.doc.serial)
+    ):
+        # Found by the engine's re-parse (`core.noma.change`): the lines it saw differ.
+        lines = (change.edited_old.start, change.edited_old.end, change.edited_new.end)
     else:
         lines = changed_lines(base.lines.lines, new.lines.lines)
     same = (

@@ -39,8 +39,9 @@ import heapq
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
+from .change import Change, ChangeKind, Span, id_difference, same, whole
 from .diagnostics import Diagnostic
 from .ids import (
     NameCounts,
@@ -80,6 +81,14 @@ _MAX_EXTEND = 6  # how many following siblings a run may take in before widening
 SPLICES: Counter[str] = Counter()
 
 
+class Reparsed(NamedTuple):
+    """A re-parse: the new version and what changed from the base (also ``doc.change``
+    when the version is a new one)."""
+
+    doc: Document
+    change: Change
+
+
 def reparse(
     old_doc: Document,
     old_text: str,
@@ -88,7 +97,21 @@ def reparse(
     span: tuple[int, int, int] | None = None,
     clean: bool = False,
 ) -> Document:
-    """The parse of ``new_text``, reusing ``old_doc`` (the parse of ``old_text``).
+    """The parse of ``new_text``, reusing ``old_doc`` (the parse of ``old_text``); see
+    `revise`, which also says what changed."""
+    return revise(old_doc, old_text, new_text, new_lines, span, clean).doc
+
+
+def revise(
+    old_doc: Document,
+    old_text: str,
+    new_text: str,
+    new_lines: list[str] | None = None,
+    span: tuple[int, int, int] | None = None,
+    clean: bool = False,
+) -> Reparsed:
+    """The parse of ``new_text``, reusing ``old_doc`` (the parse of ``old_text``), and the
+    change from one to the other.
 
     ``new_lines`` is ``new_text`` already split as `SourceLines` splits it (what a patch op
     left), so a splice need not split the whole text again; it is only read. ``span`` is
@@ -98,7 +121,22 @@ def reparse(
     lines are looked at, never the whole texts.
     """
     doc = try_reparse(old_doc, old_text, new_text, new_lines, span, clean)
-    return doc if doc is not None else parse(new_text, chapter=old_doc.chapter)
+    if doc is old_doc:
+        return Reparsed(
+            old_doc, same(old_doc.serial, old_doc.line_count, len(id_lines_of(old_doc)))
+        )
+    if doc is not None and doc.change is not None:
+        return Reparsed(doc, doc.change)
+    full = parse(new_text, chapter=old_doc.chapter)
+    full.change = whole(
+        old_doc.serial,
+        full.serial,
+        old_doc.line_count,
+        full.line_count,
+        id_names_of(old_doc),
+        id_names_of(full),
+    )
+    return Reparsed(full, full.change)
 
 
 def try_reparse(
@@ -458,6 +496,10 @@ class _Splice:
                     section.aliases = own
                 elif section.id != ident or list(section.aliases) != (aliases or []):
                     return None
+        if ids_moved:  # a copy whose ids changed is no longer its origin moved (`origin`)
+            for made in copies.values():
+                if made is not new_doc:
+                    made._lazy = None  # type: ignore[attr-defined]
         new_doc._id_nodes = id_nodes
         if counts is not None and (same_headings or local_ids):
             new_doc._name_counts = counts.spliced(old_run_ids, run_ids)
@@ -477,6 +519,9 @@ class _Splice:
             *sub.attr_problems,
             *((line + delta, g) for line, g in old.attr_problems if line > r1),
         ]
+        new_doc.change = self._change(
+            new_doc, path, (r0, r1), (j0, j1), old_run_ids, run_ids, id_nodes, ids_moved
+        )
         if not ids_moved:
             _validation_recipes(
                 old,
@@ -486,9 +531,50 @@ class _Splice:
                 sub,
                 old_run_ids,
                 run_ids,
-                (r0, r1, delta),
+                new_doc.change,
             )
         return new_doc
+
+    def _change(
+        self,
+        new_doc: Document,
+        path: list[Document | Section],
+        run: tuple[int, int],
+        blocks: tuple[int, int],
+        old_run_ids: list[Node],
+        run_ids: list[Node],
+        id_nodes: list[Node] | None,
+        ids_moved: bool,
+    ) -> Change:
+        """The value that says what this splice changed (`core.noma.change`): a whole
+        change when a copied section outside the run changed its id."""
+        (r0, r1), (j0, j1), delta = run, blocks, self.delta
+        if ids_moved:  # planning changed ids outside the run: any block may differ
+            assert id_nodes is not None
+            return whole(
+                self.old.serial,
+                new_doc.serial,
+                self.old_n,
+                self.new_n,
+                id_names_of(self.old),
+                [n.id for n in id_nodes],
+            )
+        gained, lost = id_difference((n.id for n in old_run_ids), (n.id for n in run_ids))
+        return Change(
+            ChangeKind.SPLICE,
+            self.old.serial,
+            new_doc.serial,
+            tuple(s.line for s in path[1:]),
+            Span(self.a, self.old_b),
+            Span(self.a, self.new_b),
+            Span(r0, r1),
+            Span(r0, r1 + delta),
+            delta,
+            Span(j0, j1),
+            Span(j0, j0 + len(run_ids)),
+            gained,
+            lost,
+        )
 
 
 _LEVELS = {level: "#" * level for level in range(1, 7)}
@@ -508,7 +594,6 @@ def _splice_outline(old: Document, new: Document, j0: int, j1: int, run: list[No
     entries = cached[0]
     spliced = [*entries[:j0], *(_outline_entry(n) for n in run), *entries[j1:]]
     new._outline = (spliced, new._id_nodes)
-    new._splice = (entries, j0, j1, j0 + len(run))
 
 
 def _splice_index(
@@ -609,7 +694,7 @@ def _validation_recipes(
     sub: _Parser,
     old_ids: list[Node],
     run_ids: list[Node],
-    span: tuple[int, int, int],
+    change: Change,
 ) -> None:
     """How `validate` gets the new version's findings from the base version's without a
     walk: the per-block rules re-run on the run (``_block_recipe``), the whole-document
@@ -634,7 +719,7 @@ def _validation_recipes(
     base_document = old._document_diags
     if base_blocks is None and base_document is None:
         return
-    r0, r1, delta = span
+    r0, r1, delta = change.old_lines.start, change.old_lines.end, change.line_delta
     run_scan = _run_scan(new, path, sub.doc.children)
     if base_blocks is not None and all(d.line is not None for d in base_blocks[1]):
         new._block_recipe = (base_blocks[0], base_blocks[1], run_scan, r0, r1, delta)
@@ -763,15 +848,15 @@ def _shift_subtree(root: Node, delta: int, copies: dict[int, Node], fresh: set[i
 
 def _made_now(node: Node, delta: int) -> Node:
     """`nodes.shifted`, with a container's children list started empty (filled by the
-    caller) instead of left to be made on first read."""
+    caller) instead of left to be made on first read. The copy keeps its origin (`origin`):
+    its subtree is the origin's moved, unless planning changes an id in it (then the caller
+    drops it)."""
     new = shifted(node, delta)
     kind = type(new)
     if kind is Section or kind is Directive:
         new.children = []  # type: ignore[attr-defined]
-        new._lazy = None  # type: ignore[attr-defined]
     elif kind is ListNode:
         new.items = []  # type: ignore[attr-defined]
-        new._lazy = None  # type: ignore[attr-defined]
     return new
 
 

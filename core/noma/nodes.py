@@ -11,13 +11,18 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import itertools
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from .attrs import Attrs
+from .change import Change
 from .diagnostics import Diagnostic
+
+_SERIALS = itertools.count(1)
 
 
 @contextlib.contextmanager
@@ -300,9 +305,6 @@ class Document(Node):
     _name_counts: Any = field(default=None, repr=False)
     _outline: Any = field(default=None, repr=False)  # the structure guard's block outline
     _scan: Any = field(default=None, repr=False)  # the validator's walk (validate.scan)
-    # (old outline entries, j0, j1, j1 new) when spliced from a version whose outline was
-    # known: entries before j0 and from j1 (old numbering) are unchanged (patch.guard).
-    _splice: Any = field(default=None, repr=False)
     # (profiles, findings) of the validator's per-block rules (validate.block_rules), and
     # how to splice them from the base version: (profiles, base findings, run scan, r0,
     # r1, delta).
@@ -316,6 +318,12 @@ class Document(Node):
     _ref_targets: Any = field(default=None, repr=False)
     # Its text sites (texts, lines, owners) when passed on by a splice (incremental_rules).
     _sites: Any = field(default=None, repr=False)
+    # What the re-parse that made this version changed from its base (`core.noma.change`):
+    # None for a version parsed from scratch.
+    change: Change | None = field(default=None, repr=False)
+    # Names this version for a `Change` (which pair of versions it describes) without a
+    # reference that would keep the base version alive. Unique within the process.
+    serial: int = field(default_factory=_SERIALS.__next__, repr=False)
 
     type = "document"
 
@@ -398,6 +406,19 @@ def origin(node: Node) -> Node:
     the difference of their lines."""
     lazy = getattr(node, "_lazy", None)
     return node if lazy is None else lazy[0]
+
+
+def moved_from(node: Node) -> tuple[Node, int] | None:
+    """``(origin, delta)`` when ``node`` is a copy made by `shifted` (moved ``delta`` lines
+    from `origin`), else None."""
+    pending: tuple[Node, int] | None = getattr(node, "_lazy", None)
+    return pending
+
+
+def moves(blocks: list[Node]) -> list[tuple[Node, int] | None]:
+    """`moved_from` of each of ``blocks`` (sections, directives or lists), in one C-level
+    map: the app checks 20,000 siblings at a time this way."""
+    return list(map(_PENDING, blocks))
 
 
 def unread(node: Node) -> bool:
@@ -502,6 +523,7 @@ def _slots(kind: type) -> tuple[str, ...]:
 
 
 _new = object.__new__
+_PENDING = attrgetter("_lazy")
 _LEAVES = (Paragraph, Code, ListItem, Quote, ThematicBreak, Table, Frontmatter)
 _SLOTS: dict[type, tuple[str, ...]] = {
     kind: _slots(kind) for kind in (Section, Directive, ListNode, *_LEAVES)

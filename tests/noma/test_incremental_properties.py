@@ -18,11 +18,12 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from test_change_value import assert_change_is_the_difference
 from test_trust_properties import SEEDS, TRIED, _ids, corpus, op_for, run
 
 from bench.generate import generate
 from core.noma.diagnostics import Diagnostic
-from core.noma.incremental import SPLICES, reparse, try_reparse
+from core.noma.incremental import SPLICES, reparse, revise, try_reparse
 from core.noma.nodes import Document
 from core.noma.parser import parse
 from core.noma.patch.engine import ListFailure, apply_list
@@ -236,7 +237,10 @@ def check_step(
             assert new_lines[len(new_lines) - tail :] == old_lines[base - tail :], (
                 "the span's tail was changed"
             )
-        by_span = reparse(old_doc, old_text, new_text, new_lines, span, text_is_clean(old_text))
+        by_span, by_span_change = revise(
+            old_doc, old_text, new_text, new_lines, span, text_is_clean(old_text)
+        )
+        assert_change_is_the_difference(old_text, new_text, (by_span, by_span_change))
         TRIED["incremental-by-span"] = TRIED.get("incremental-by-span", 0) + 1
         fresh_span = parse(new_text)
         assert snapshot(by_span) == snapshot(fresh_span), "the splice by span differs"
@@ -255,9 +259,9 @@ def check_step(
                 TRIED[f"{name}:{path}"] = TRIED.get(f"{name}:{path}", 0) + 1
     key = "incremental-spliced" if attempt is not None else "incremental-full"
     TRIED[key] = TRIED.get(key, 0) + 1
-    spliced = reparse(old_doc, old_text, new_text, new_lines)
+    spliced, change = revise(old_doc, old_text, new_text, new_lines)
     fresh = parse(new_text)
-    for what, present in (("index", spliced._index), ("outline", spliced._splice)):
+    for what, present in (("index", spliced._index), ("outline", spliced._outline)):
         if present is not None and spliced is not old_doc:
             TRIED[f"incremental-{what}-spliced"] = TRIED.get(f"incremental-{what}-spliced", 0) + 1
     if spliced._block_recipe is not None:
@@ -269,6 +273,7 @@ def check_step(
             TRIED.get("incremental-document-rules-spliced", 0) + 1
         )
     assert snapshot(spliced) == snapshot(fresh), "incremental parse differs"
+    assert_change_is_the_difference(old_text, new_text, (spliced, change))
     # The structure guard reads the same verdict from the spliced tree (which carries a
     # hint about its unchanged outline) as from a fresh parse.
     for op in GUARD_OPS:

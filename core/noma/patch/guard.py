@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ..change import ChangeKind
 from ..ids import id_nodes_of
 from ..nodes import Directive, Document, Node, Section, gc_paused
 from ..parser import parse
@@ -143,21 +144,30 @@ def check_structure(op: dict[str, Any], before: Document, after: Document) -> Pa
     limit = min(len(a), len(b))
     i = 0
     j = 0
-    hint = after._splice
+    change = after.change
+    if change is not None and (
+        change.kind is not ChangeKind.SPLICE or not change.leads(before.serial, after.serial)
+    ):
+        change = None
     stop = limit
-    if hint is not None and hint[0] is a:
-        # Spliced from ``before`` (`core.noma.incremental`): the entries outside the
-        # re-parsed run are known equal, so the scans below start at its edges.
-        i = hint[1]
-        stop = min(limit, max(hint[2], hint[3]))
+    if change is not None:
+        # Spliced from ``before`` (`core.noma.change`): the entries outside its block range
+        # are known equal, so the scans below start at its edges.
+        old_blocks, new_blocks = change.old_blocks, change.new_blocks
+        i = old_blocks.start
+        stop = min(limit, max(old_blocks.end, new_blocks.end))
     while i < stop and a[i] == b[i]:
         i += 1
-    if i == stop < limit and hint is not None and hint[0] is a and hint[2] == hint[3]:
+    if (
+        i == stop < limit
+        and change is not None
+        and len(change.old_blocks) == len(change.new_blocks)
+    ):
         return None  # the run's entries are the old ones, and so is all after it
     while i < limit and a[i] == b[i]:
         i += 1
-    if hint is not None and hint[0] is a:
-        j = min(len(a) - hint[2], limit - i)
+    if change is not None:
+        j = min(len(a) - change.old_blocks.end, limit - i)
     while j < limit - i and a[-1 - j] == b[-1 - j]:
         j += 1
     pre_mid, post_mid = a[i : len(a) - j], b[i : len(b) - j]
