@@ -202,7 +202,8 @@ def splice(
             return None
         at, path, new_run = found
         x0, x1 = change.old_blocks.start, change.old_blocks.end
-        made = _spliced(previous, doc, at, path, new_run, x0, x1, change.line_delta, [])
+        dl = change.line_delta
+        made = _spliced(previous, doc, at, path, new_run, x0, x1, dl, [], False)
         if made[1].d != len(change.new_blocks) - len(change.old_blocks):
             raise AssertionError("a change value out of step with its tree")
         return made
@@ -283,7 +284,13 @@ def _compared(
         x1 = slots[len(ob) - tail]
     else:
         x1 = _subtree_end(previous, at) if at != ROOT else len(previous.blocks)
-    return _spliced(previous, doc, at, path, new_run, x0, x1, moved or 0, tails)
+    # Moved away and back again (two splices apart): copies at the old lines, not the
+    # old nodes, so the nodes below them are read from the new tree too.
+    known = previous.blocks.known()
+    copied = any(
+        known[i] is not node for olds, news in tails for i, node in zip(olds, news, strict=True)
+    )
+    return _spliced(previous, doc, at, path, new_run, x0, x1, moved or 0, tails, copied)
 
 
 def _spliced(
@@ -296,10 +303,12 @@ def _spliced(
     x1: int,
     dl: int,
     tails: list[tuple[list[int], list[Node]]],
+    copied: bool,
 ) -> tuple[Arrangement, Region]:
     """The arrangement with the old blocks ``[x0, x1)`` inside block ``at`` replaced by the
     blocks of ``new_run``, those after moved by ``dl`` lines (their nodes read from
-    ``tails`` where known, else from their parents when first read)."""
+    ``tails`` where known, else from their parents when first read; with no line moved
+    they are the old nodes, unless ``copied``)."""
     region = _Parts([], [], [], [], [])
     top: list[int] = []
     _visit(new_run, at, top, region, x0)
@@ -309,7 +318,7 @@ def _spliced(
     # per copy at 20,000 sections), or shared with the previous version when nothing in
     # it changed (an edit that keeps the blocks and their lines: arrangements are never
     # mutated once made).
-    if dl:
+    if dl or copied:
         nodes = known[:x0] + region.nodes + [None] * (len(known) - x1)
     else:
         nodes = _patched(known, x0, x1, region.nodes)
