@@ -11,7 +11,9 @@ first read) unless a heading in the run changed in a way that can move an id out
 run. The block list, its lines and ids, the guard's outline, the id index (no line
 moved), the slug counts and the validator's findings (`validate.incremental_rules`) are
 spliced with the tree, so a proof or the next op's lookup (`ids.find_block`) never reads
-below a moved block.
+below a moved block. What the splice changed is handed back as a value (`revise`,
+`core.noma.change.Change`, also ``Document.change``): readers of the two versions take the
+run's lines, blocks and ids from it rather than comparing the versions again.
 
 Ids: a run whose headings are unchanged keeps its ids. A run whose headings were added,
 removed or retitled is planned alone when the document's slug counts (`ids.NameCounts`)
