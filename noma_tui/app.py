@@ -72,6 +72,7 @@ from .messages import (
     RevertReady,
     TranscriptLoaded,
 )
+from .pane_presence import panes_present
 from .roles import OpenEditor, WorkbenchHost
 from .screens.conflict import Choice, ConflictScreen
 from .screens.help import HelpScreen
@@ -451,7 +452,7 @@ class WorkbenchApp(App[None]):
         (messages still in flight then must not touch them)."""
         # At shutdown the panes go before the screen says so: all of them still there.
         ready = self._main.panes_mounted and not self._exit
-        return ready and len(self._main.query(PANE_IDS)) == PANE_IDS.count("#")
+        return ready and panes_present(self._main, PANE_IDS)  # cheap: asked per action
 
     def _refresh_edit_state(self) -> None:
         if not self.panes_ready:

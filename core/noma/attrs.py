@@ -198,8 +198,13 @@ def format_attrs(attrs: Attrs) -> str:
     """``{k="v" n=1 flag}`` in normal form (`normal_attrs`), or ``""`` for no attributes."""
     if not attrs:
         return ""
+    if "aliases" in attrs:
+        attrs = normal_attrs(attrs)
     parts = []
-    for key, value in normal_attrs(attrs).items():
+    for key, value in attrs.items():
+        if type(value) is str and '"' not in value:
+            parts.append(key + '="' + value + '"')  # the common value: `format_value`'s first form
+            continue
         text = format_value(key, value)
         parts.append(text if text is not None else f'{key}="{value}"')
     return "{" + " ".join(parts) + "}"

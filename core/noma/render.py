@@ -35,28 +35,25 @@ from .source import BOM
 
 
 def render_noma(doc: Document) -> str:
-    text = _render_document(doc, keep_ids=False)
-    if not _drops_an_explicit_id(doc):
+    text, dropped = _render_document(doc, keep_ids=False)
+    if not dropped:
         return text
     from .parser import parse
 
     if _ids(parse(text, chapter=doc.chapter)) == _ids(doc):
         return text
-    return _render_document(doc, keep_ids=True)
-
-
-def _drops_an_explicit_id(doc: Document) -> bool:
-    return any(
-        isinstance(node, Section) and node.attrs.get("id") == node.slug for node, _ in doc.walk()
-    )
+    return _render_document(doc, keep_ids=True)[0]
 
 
 def _ids(doc: Document) -> list[str | None]:
     return [node.id for node, _ in doc.walk() if isinstance(node, Section | Directive)]
 
 
-def _render_document(doc: Document, *, keep_ids: bool) -> str:
-    blocks = _render_children(doc.children, 0, keep_ids)
+def _render_document(doc: Document, *, keep_ids: bool) -> tuple[str, bool]:
+    """The text, and whether a heading's explicit id was dropped (`render_noma`)."""
+    out = _Blocks(keep_ids)
+    out.add(doc.children, 0)
+    blocks = out.blocks
     if blocks and blocks[0] == "---" and doc.frontmatter is None:
         blocks[0] = "***"  # a leading `---` would read as frontmatter
     text = "\n\n".join(blocks)
@@ -65,43 +62,113 @@ def _render_document(doc: Document, *, keep_ids: bool) -> str:
     if doc.bom or text.startswith(BOM):
         # A first block that starts with U+FEFF would be read back as the byte-order mark
         # and lost: a mark of its own in front keeps it content.
-        return BOM + text
-    return text
+        return BOM + text, out.dropped
+    return text, out.dropped
 
 
 def render_json(doc: Document) -> str:
     return json.dumps(doc.to_json(), ensure_ascii=False, indent=2) + "\n"
 
 
-def _render_children(children: list[Node], depth: int, keep_ids: bool) -> list[str]:
-    return [_render(child, depth, keep_ids) for child in children]
+class _Blocks:
+    """The blocks of a rendering, blank-line separated, in one flat list joined once.
 
+    A section is its heading line followed by its children's blocks, with the same blank
+    line between them as between top-level blocks, so its children go into the list they
+    share with it (no string per section built and copied again by the enclosing join).
+    A directive's body sits between its fences with single newlines, so it is joined on its
+    own. ``dropped`` says whether a heading's explicit id was left out (`_heading_line`).
+    """
 
-def _render(node: Node, depth: int, keep_ids: bool) -> str:
-    if isinstance(node, Paragraph):
-        return node.content
-    if isinstance(node, Section):
-        head = _heading_line(node, keep_ids)
-        if not node.children:
-            return head
-        return head + "\n\n" + "\n\n".join(_render_children(node.children, depth, keep_ids))
-    if isinstance(node, Directive):
+    def __init__(self, keep_ids: bool) -> None:
+        self.blocks: list[str] = []
+        self.keep_ids = keep_ids
+        self.dropped = False
+
+    def add(self, children: list[Node], depth: int) -> None:
+        blocks = self.blocks
+        for node in children:
+            if isinstance(node, Paragraph):
+                blocks.append(node.content)
+            elif isinstance(node, Section):
+                blocks.append(self.heading_line(node))
+                kids = node.children
+                if kids:
+                    self.add(kids, depth)
+            elif isinstance(node, Directive):
+                blocks.append(self.directive(node, depth))
+            else:
+                blocks.append(_render_leaf(node))
+
+    def directive(self, node: Directive, depth: int) -> str:
         fence = ":" * (depth + 2)
-        opener = fence + node.name + format_attrs(node.attrs)
-        inner = _render_children(node.children, depth + 1, keep_ids)
-        if not inner:
+        attrs = node.attrs
+        opener = fence + node.name + format_attrs(attrs) if attrs else fence + node.name
+        kids = node.children
+        if not kids:
             return opener + "\n" + fence
-        return opener + "\n" + "\n\n".join(inner) + "\n" + fence
+        if len(kids) == 1:
+            only = kids[0]
+            if isinstance(only, Paragraph):
+                return opener + "\n" + only.content + "\n" + fence
+        inner = _Blocks(self.keep_ids)
+        inner.add(kids, depth + 1)
+        if inner.dropped:
+            self.dropped = True
+        return opener + "\n" + "\n\n".join(inner.blocks) + "\n" + fence
+
+    def heading_line(self, section: Section) -> str:
+        title = section.title
+        attrs = section.attrs
+        ident = section.id
+        if not attrs and (ident is None or ident == section.slug):
+            group = ""  # the common heading: nothing to write beside the title
+        else:
+            group, dropped = _heading_group(section, self.keep_ids)
+            if dropped:
+                self.dropped = True
+        hashes = "#" * section.level
+        if not title:
+            # "# " alone is a paragraph; "# {}" reads back as a heading with an empty title
+            return hashes + " " + (group or "{}")
+        if not group:
+            if split_trailing_group(title)[1] is not None:
+                # a title ending in {...} keeps it as text only before an empty group
+                return hashes + " " + title + " {}"
+            return hashes + " " + title
+        return hashes + " " + title + " " + group
+
+
+def _heading_group(section: Section, keep_ids: bool) -> tuple[str, bool]:
+    """The attribute group of a heading line, and whether an explicit id equal to the
+    natural slug was left out of it."""
+    attrs: Attrs = {}
+    dropped = False
+    if section.id is not None and section.id != section.slug and not section.explicit_id:
+        attrs["id"] = section.id  # a suffixed implicit id is written out (interop)
+    for key, value in section.attrs.items():
+        if key == "id" and value == section.slug:
+            dropped = True
+            if not keep_ids:
+                continue  # an explicit id equal to the natural slug is dropped
+        attrs[key] = value
+    return format_attrs(attrs), dropped
+
+
+def _render_leaf(node: Node) -> str:
+    """Any block other than a paragraph, a section or a directive."""
     if isinstance(node, Code):
         if node.content == "":
             return f"```{node.lang or ''}\n```"
         return f"```{node.lang or ''}\n{node.content}\n```"
     if isinstance(node, ListNode):
         if node.ordered:
-            return "\n".join(f"{k}. {item.content}" for k, item in enumerate(node.items, 1))
-        return "\n".join(f"- {item.content}" for item in node.items)
+            return "\n".join([f"{k}. {item.content}" for k, item in enumerate(node.items, 1)])
+        return "\n".join(["- " + item.content for item in node.items])
     if isinstance(node, Quote):
-        return "\n".join(f"> {line}" if line.strip() else ">" for line in node.content.split("\n"))
+        return "\n".join(
+            [f"> {line}" if line.strip() else ">" for line in node.content.split("\n")]
+        )
     if isinstance(node, Table):
         return _render_table(node)
     if isinstance(node, ThematicBreak):
@@ -111,52 +178,36 @@ def _render(node: Node, depth: int, keep_ids: bool) -> str:
     raise TypeError(f"cannot render {node.type}")
 
 
-def _heading_line(section: Section, keep_ids: bool = False) -> str:
-    attrs: Attrs = {}
-    if section.id is not None and section.id != section.slug and not section.explicit_id:
-        attrs["id"] = section.id  # a suffixed implicit id is written out (interop)
-    for key, value in section.attrs.items():
-        if key == "id" and value == section.slug and not keep_ids:
-            continue  # an explicit id equal to the natural slug is dropped
-        attrs[key] = value
-    group = format_attrs(attrs)
-    title = section.title
-    if not title:
-        # "# " alone is a paragraph; "# {}" reads back as a heading with an empty title
-        return "#" * section.level + " " + (group or "{}")
-    if not group and split_trailing_group(title)[1] is not None:
-        group = "{}"  # a title ending in {...} keeps it as text only before an empty group
-    return "#" * section.level + " " + title + (" " + group if group else "")
-
-
 def _render_table(table: Table) -> str:
-    width = len(table.header)
-    rows = [table.header, *table.rows]
-    widths = []
-    for col in range(width):
-        align = table.align[col] if col < len(table.align) else None
-        colons = 2 if align == "center" else 1 if align in ("left", "right") else 0
-        content = max(len(row[col]) if col < len(row) else 0 for row in rows)
-        widths.append(max(content, 3 + colons))
-
-    def line(cells: list[str]) -> str:
-        padded = [(cells[c] if c < len(cells) else "").ljust(widths[c]) for c in range(width)]
-        return "| " + " | ".join(padded) + " |"
-
+    header = table.header
+    width = len(header)
+    align = table.align
+    aligns = [align[col] if col < len(align) else None for col in range(width)]
+    widths = [3 + (2 if a == "center" else 1 if a in ("left", "right") else 0) for a in aligns]
+    rows = [header, *table.rows]
+    for row in rows:
+        for col, cell in enumerate(row[:width]):
+            size = len(cell)
+            if size > widths[col]:
+                widths[col] = size
     seps = []
     for col in range(width):
         w = widths[col]
-        align = table.align[col] if col < len(table.align) else None
-        if align == "center":
+        a = aligns[col]
+        if a == "center":
             seps.append(":" + "-" * (w - 2) + ":")
-        elif align == "left":
+        elif a == "left":
             seps.append(":" + "-" * (w - 1))
-        elif align == "right":
+        elif a == "right":
             seps.append("-" * (w - 1) + ":")
         else:
             seps.append("-" * w)
-    out = [line(table.header), "| " + " | ".join(seps) + " |"]
-    out.extend(line(row) for row in table.rows)
+    out = []
+    for row in rows:
+        padded = [cell.ljust(widths[col]) for col, cell in enumerate(row[:width])]
+        padded.extend([" " * widths[col] for col in range(len(padded), width)])
+        out.append("| " + " | ".join(padded) + " |")
+    out.insert(1, "| " + " | ".join(seps) + " |")
     return "\n".join(out)
 
 

@@ -8,7 +8,7 @@ row asks the screen to jump to the block the diagnostic is about.
 from __future__ import annotations
 
 from rich.text import Text
-from textual.markup import escape
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import DataTable
 
@@ -123,18 +123,19 @@ class DiagnosticsPane(Themed, ThumbFollowsScroll, DataTable[Text | str]):
             self.move_cursor(row=min(cursor, self.row_count - 1), animate=False)
         errors, warnings = loaded.count("error"), loaded.count("warning")
         infos = loaded.count("info")
-        self.border_subtitle = f"{errors} error · {warnings} warn · {infos} info"
+        counts = f"{errors} error · {warnings} warn · {infos} info"
         if len(loaded.diagnostics) > MAX_ROWS:
-            self.border_subtitle += f" (first {MAX_ROWS} shown)"
+            counts += f" (first {MAX_ROWS} shown)"
         shown = []
         if self.severity is not None:
             shown.append(f"{self.severity} only")
         if self.filter_text:
-            shown.append(f"/{escape(plain(self.filter_text))}")
+            shown.append(f"/{plain(self.filter_text)}")
         if shown:
-            self.border_subtitle = f"{' · '.join(shown)} · {len(rows)} shown · " + (
-                self.border_subtitle
-            )
+            counts = f"{' · '.join(shown)} · {len(rows)} shown · {counts}"
+        # Plain text, never markup: `escape` leaves a typed "[/" as it is, and the markup
+        # parser refuses it (a filter typed a key at a time passes through "[/").
+        self.border_subtitle = Content(counts)
 
     def restyle(self) -> None:
         self.redraw()

@@ -14,9 +14,9 @@ from __future__ import annotations
 import asyncio
 
 from rich.text import Text
+from textual.content import Content
 from textual.geometry import Region as Crop
 from textual.geometry import Size
-from textual.markup import escape
 from textual.strip import Strip
 from textual.widgets import Tree
 from textual.widgets._tree import _TreeLine
@@ -314,8 +314,8 @@ class DocumentTree(Themed, ThumbFollowsScroll, Tree[int]):
         self._add_visible(ROOT, visible)
         self.root.expand_all()
         count = len(self.matches)
-        shown = escape(plain(self.filter_text))
-        self.border_subtitle = f"/{shown} · {count} match{'es' if count != 1 else ''}"
+        shown = plain(self.filter_text)  # plain text, never markup (as the diagnostics')
+        self.border_subtitle = Content(f"/{shown} · {count} match{'es' if count != 1 else ''}")
         if self.matches:
             _ = self._tree_lines
             self.move_cursor(self._block_nodes[self.matches[0]])

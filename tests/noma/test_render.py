@@ -8,6 +8,7 @@ import json
 import pytest
 
 from core.noma import parse
+from core.noma.nodes import Document, Table
 from core.noma.render import render_json, render_noma, structure
 
 
@@ -44,6 +45,23 @@ def test_lists_and_quotes_are_normalised() -> None:
 def test_table_is_padded_with_alignment_rows() -> None:
     text = "| Name | Score |\n|:-----|------:|\n| Alice | 92 |\n"
     assert rt(text) == "| Name  | Score |\n| :---- | ----: |\n| Alice | 92    |\n"
+
+
+def test_table_rows_of_other_widths_are_padded_or_cut_to_the_header() -> None:
+    # The parser makes rectangular tables; a tree built otherwise still renders one grid.
+    table = Table(1, 4, header=["Name", "S", "Note"], align=["center", "left"], rows=[])
+    table.rows = [["Alice", "92"], ["Bob", "7", "fine", "extra"]]
+    assert render_noma(Document(1, 4, children=[table])) == (
+        "| Name  | S    | Note |\n| :---: | :--- | ---- |\n"
+        "| Alice | 92   |      |\n| Bob   | 7    | fine |\n"
+    )
+
+
+def test_an_id_dropped_inside_a_directive_is_kept_when_it_would_not_read_back() -> None:
+    text = '::box\n# Inner {id="inner"}\n::\n\n# Inner {id="inner"}\n'
+    out = rt(text)
+    assert out == '::box\n# Inner {id="inner"}\n::\n\n# Inner {id="inner"}\n'
+    assert rt('::box\n# Inner {id="inner"}\n::\n') == "::box\n# Inner\n::\n"
 
 
 def test_paragraph_text_is_kept_byte_for_byte() -> None:

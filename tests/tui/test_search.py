@@ -126,3 +126,15 @@ async def test_the_filter_field_keeps_the_cursor_blink_setting(demo: Path) -> No
         assert app.focused is field
         await pilot.pause(0.7)  # longer than one blink (0.5 s): a blinking cursor is off now
         assert field._cursor_visible
+
+
+async def test_a_filter_caught_half_typed_is_shown_as_text(demo: Path) -> None:
+    # "[/" is where a filter typed a key at a time stands before its "]": markup escaping
+    # left it as it was and the markup parser refused it, which stopped the app.
+    async with make_app(demo).run_test(size=TERMINAL) as pilot:
+        app = await ready(pilot)
+        for pane in (app.main.doc_tree, app.main.diagnostics):
+            pane.set_filter("[/")
+            await pilot.pause()
+            subtitle = pane._border_subtitle
+            assert subtitle is not None and subtitle.plain.startswith("/[/ · ")
