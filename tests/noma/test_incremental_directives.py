@@ -32,7 +32,7 @@ from core.noma.patch.guard import check_structure, outline
 from core.noma.patch.state import OpState
 from core.noma.slug import slugify
 from core.noma.validate import validate
-from core.noma.validate.incremental_directives import DOCUMENT_KINDS
+from core.noma.validate.catalog import DOCUMENT_KINDS
 from core.noma.validate.profiles import PROFILES
 
 

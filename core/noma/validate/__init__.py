@@ -20,32 +20,10 @@ from pathlib import Path
 
 from ..diagnostics import Diagnostic
 from ..nodes import Document
-from .blocks import (
-    check_agent_tasks,
-    check_attribute_syntax,
-    check_diagrams,
-    check_escape_hatches,
-    check_figures,
-    check_plotly,
-    check_state_changes,
-)
-from .citations import check_citations
-from .computed import check_computed
-from .controls import check_controls
-from .datasets import check_dataset_bodies, check_dataset_sources
+from .catalog import BLOCK_RULES, DOCUMENT_RULES
 from .incremental_rules import splice_document_findings
-from .plots import check_plots
-from .profiles import KNOWN_PROFILES, check_profiles, declared_profiles
-from .reference_rules import (
-    check_adr,
-    check_change_requests,
-    check_citation_sources,
-    check_claim_confidence,
-    check_memories,
-)
-from .references import check_broken_references, check_duplicate_ids
+from .profiles import KNOWN_PROFILES, declared_profiles
 from .registry import RULE_CODES, diag
-from .research import check_claims, check_decisions, check_evidence, check_risks
 from .scan import Scan, scan_document
 
 __all__ = ["KNOWN_PROFILES", "RULE_CODES", "validate"]
@@ -103,22 +81,13 @@ def _profiles_in_force(doc: Document, profile: str | None) -> set[str]:
 def document_rules(
     found: Scan, profile: str | None, day: date, base_dir: Path | None, profiles: set[str]
 ) -> list[Diagnostic]:
-    """The whole-document rules: their findings for a block may depend on any other block
-    (references, backing evidence, formulas, profiles), so they read the whole scan."""
+    """The whole-document rules (`catalog.DOCUMENT_RULES`): their findings for a block may
+    depend on any other block (references, backing evidence, formulas, profiles), so they
+    read the whole scan."""
     out: list[Diagnostic] = []
-    check_duplicate_ids(found, out)
-    check_broken_references(found, out)
-    check_profiles(found, profile, out)
-    check_claims(found, out)
-    check_controls(found, out)
-    check_computed(found, out)
-    check_citations(found, day, out)
-    check_plots(found, out)
-    check_plotly(found, out)
-    check_dataset_sources(found, base_dir, out)
-    check_attribute_syntax(found.doc, found, out)
-    check_adr(found, profiles, out)
-    check_memories(found, profiles, out)
+    inputs = {"profile": profile, "day": day, "base_dir": base_dir, "profiles": profiles}
+    for rule in DOCUMENT_RULES:
+        rule.run(found, inputs, out)
     return out
 
 
@@ -143,30 +112,14 @@ def _document_findings(
     return out
 
 
-# Rules that read one directive and nothing else (besides the declared profiles): their
-# findings for a block depend on that block only, so a spliced tree re-runs them on the
-# re-parsed run and keeps the rest (`core.noma.incremental`). Each has codes of its own,
-# so the (line, code) sort puts their findings where a full run would.
-BLOCK_RULES = (
-    check_evidence,
-    check_risks,
-    check_decisions,
-    check_agent_tasks,
-    check_state_changes,
-    check_diagrams,
-    check_figures,
-    check_dataset_bodies,
-    check_escape_hatches,
-    check_citation_sources,
-    check_change_requests,
-)
-
-
 def block_rules(found: Scan, profiles: set[str], out: list[Diagnostic]) -> None:
-    """Run the per-block rules over ``found`` (a whole document's scan or a run's)."""
+    """Run the per-block rules (`catalog.BLOCK_RULES`) over ``found`` (a whole document's
+    scan or a run's): their findings for a block depend on that block only, so a spliced
+    tree re-runs them on the re-parsed run and keeps the rest. Each has codes of its own,
+    so the (line, code) sort puts their findings where a full run would."""
+    inputs = {"profiles": profiles}
     for rule in BLOCK_RULES:
-        rule(found, out)
-    check_claim_confidence(found, profiles, out)
+        rule.run(found, inputs, out)
 
 
 def _block_findings(doc: Document, profiles: set[str]) -> list[Diagnostic]:

@@ -20,10 +20,10 @@ module extends that to directives, rule by rule:
 - Controls, formulas and computed blocks (``control``, ``computed_*``), plots and their
   datasets (``plot``, ``plotly``, ``dataset``), citations (stale ``accessed=``), the adr
   profile (``decision``, ``adr``) and memories (``memory``) read the attributes or body
-  of their own kind: never inert (they are `incremental_rules.ALL_ATTR_FACTS`). A formula
-  or a plot's ``dataset=`` naming an inert directive reads "not a control / not a
-  dataset" either way; a ``dataset=`` naming it is a reference attribute, which keeps
-  the full path anyway (the message names the kind).
+  of their own kind: never inert (they are `catalog.ALL_ATTR_FACTS`, from the rules'
+  declarations). A formula or a plot's ``dataset=`` naming an inert directive reads "not
+  a control / not a dataset" either way; a ``dataset=`` naming it is a reference
+  attribute, which keeps the full path anyway (the message names the kind).
 - ``out-of-profile-directive`` counts every directive by kind: an inert kind added to a
   document whose declared profiles do not allow it is a new finding. The profiles in
   force are only known when `validate` runs (``--profile`` overrides the frontmatter), so
@@ -53,9 +53,13 @@ from typing import Any
 from ..diagnostics import Diagnostic
 from ..ids import IdIndex, id_names_of, name_counts_of
 from ..nodes import Directive, Document, Node
+
+# Directive kinds a whole-document rule reads beyond their names (from the rules'
+# declarations; the module docstring says why, rule by rule): any other kind, carrying
+# only names, is inert.
+from .catalog import DOCUMENT_KINDS
 from .incremental_rules import (
     _NAMING,
-    ALL_ATTR_FACTS,
     ReferenceTargets,
     _names,
     _only_names,
@@ -64,12 +68,9 @@ from .incremental_rules import (
 from .profiles import profile_allows
 from .reference_rules import MEMORY_PROFILES
 from .references import WIKILINK, _blank_code_spans, _report_wikilinks
-from .research import EVIDENCE, check_claims
+from .research import check_claims
 from .scan import Scan
 
-# Directive kinds a whole-document rule reads beyond their names (see the module
-# docstring, rule by rule): any other kind, carrying only names, is inert.
-DOCUMENT_KINDS = ALL_ATTR_FACTS | {*EVIDENCE, "section"}
 _CLAIM_CODE = "claim-without-evidence"
 
 

@@ -52,26 +52,17 @@ from typing import Any
 from ..diagnostics import Diagnostic
 from ..ids import IdIndex, id_names_of, name_counts_of
 from ..nodes import Directive, Document, Node, Section
-from .computed import COMPUTED_BLOCKS, DEPENDENCY_TARGETS
+
+# What the whole-document rules read, derived from their declarations: the kinds whose
+# body / any attribute they read, the attributes they read on every other block, the
+# codes whose message names another block's line.
+from .catalog import ALL_ATTR_FACTS, BODY_FACTS, GENERIC_ATTR_FACTS, LINE_IN_MESSAGE
 from .profiles import declared_profiles
 from .reference_rules import MEMORY_PROFILES
 from .references import WIKILINK, _blank_code_spans, _report_wikilinks
 from .research import EVIDENCE
 from .scan import REFERENCE_KEYS, TARGET_DIRECTIVES, TARGET_KEYS, Scan
 
-# Directive kinds whose body (or the one code block in it) a whole-document rule reads:
-# formulas and domains (computed blocks, controls), data (datasets: columns for plots,
-# the body for src checks), plot markup. Other bodies are only read by per-block rules.
-BODY_FACTS = frozenset({"dataset", "plot", "plotly", *COMPUTED_BLOCKS, *DEPENDENCY_TARGETS})
-# Directive kinds a whole-document rule reads any attribute of (controls, formulas,
-# citations, plots and their datasets, decisions for the adr profile, memories).
-ALL_ATTR_FACTS = BODY_FACTS | {"citation", "decision", "adr", "memory"}
-# The attributes whole-document rules read on every other block: its id and aliases,
-# ``noverify``, and the reference attributes (``broken-reference``; ``for=`` also backs a
-# claim).
-GENERIC_ATTR_FACTS = frozenset({"id", "aliases", "noverify", *TARGET_KEYS})
-# Codes whose message names a line of another block: they cannot be moved by a delta.
-LINE_IN_MESSAGE = frozenset({"duplicate-id", "computed-chain-too-deep"})
 # The attributes of a heading that only name it: a heading carrying no other attribute a
 # whole-document rule reads contributes nothing but its names.
 _NAMING = frozenset({"id", "aliases"})
