@@ -478,12 +478,14 @@ class _Splice:
             *((line + delta, g) for line, g in old.attr_problems if line > r1),
         ]
         if not ids_moved:
-            _validation_recipes(
+            from .validate.kept_findings import leave_recipes
+
+            leave_recipes(
                 old,
                 new_doc,
                 path,
                 container.children[k0 : k1 + 1],
-                sub,
+                sub.doc.children,
                 old_run_ids,
                 run_ids,
                 (r0, r1, delta),
@@ -502,13 +504,11 @@ def _outline_entry(n: Node) -> tuple[str | None, str, int]:
 def _splice_outline(old: Document, new: Document, j0: int, j1: int, run: list[Node]) -> None:
     """The guard's outline (`patch.guard.outline`) of the new tree, and the hint that its
     entries before ``j0`` and from ``j1`` on (old numbering) are the old ones."""
-    cached = old._outline
-    if cached is None:
-        return
-    entries = cached[0]
-    spliced = [*entries[:j0], *(_outline_entry(n) for n in run), *entries[j1:]]
-    new._outline = (spliced, new._id_nodes)
-    new._splice = (entries, j0, j1, j0 + len(run))
+    from .patch.guard import splice_outline
+
+    entries = splice_outline(old, new, j0, j1, [_outline_entry(n) for n in run])
+    if entries is not None:
+        new._splice = (entries, j0, j1, j0 + len(run))
 
 
 def _splice_index(
@@ -584,107 +584,6 @@ def _splice_index(
 
 def _entry_line(entry: tuple[str, Node]) -> int:
     return entry[1].line
-
-
-def _run_scan(doc: Document, path: list[Document | Section], nodes: list[Node]) -> Any:
-    """The validator's scan of one run of blocks, in its container's context."""
-    from .validate.scan import Scan, is_noverify, scan_nodes
-
-    owner: str | None = None
-    quiet = False
-    for container in path[1:]:
-        assert isinstance(container, Section)
-        owner = container.id if container.id is not None else owner
-        quiet = is_noverify(container.attrs) if container.attrs else False
-    run = Scan(doc=doc, index=None)  # type: ignore[arg-type]  # the rules read no index here
-    scan_nodes(run, nodes, owner, quiet, False)
-    return run
-
-
-def _validation_recipes(
-    old: Document,
-    new: Document,
-    path: list[Document | Section],
-    old_run: list[Node],
-    sub: _Parser,
-    old_ids: list[Node],
-    run_ids: list[Node],
-    span: tuple[int, int, int],
-) -> None:
-    """How `validate` gets the new version's findings from the base version's without a
-    walk: the per-block rules re-run on the run (``_block_recipe``), the whole-document
-    rules' findings move by the line delta when the run's facts are unchanged
-    (``_document_recipe``, `validate.incremental_rules`)."""
-    from .validate.incremental_directives import (
-        DirectiveDelta,
-        directive_changes,
-        targets_after,
-    )
-    from .validate.incremental_rules import (
-        KEPT,
-        Relink,
-        heading_changes,
-        name_claims,
-        run_facts,
-        sites_of,
-        splice_sites,
-    )
-
-    base_blocks = old._block_diags
-    base_document = old._document_diags
-    if base_blocks is None and base_document is None:
-        return
-    r0, r1, delta = span
-    run_scan = _run_scan(new, path, sub.doc.children)
-    if base_blocks is not None and all(d.line is not None for d in base_blocks[1]):
-        new._block_recipe = (base_blocks[0], base_blocks[1], run_scan, r0, r1, delta)
-    if base_document is None:
-        return
-    old_facts = run_facts(
-        _run_scan(old, path, old_run),
-        old_ids,
-        [p for p in old.attr_problems if r0 < p[0] <= r1],
-    )
-    new_facts = run_facts(
-        run_scan,
-        run_ids,
-        [p for p in new.attr_problems if r0 < p[0] <= r1 + delta],
-    )
-    old_sites = sites_of(old)
-    new_sites = splice_sites(old_sites, run_scan, r0, r1, delta) if old_sites else None
-    relink: Relink | None = None
-    delta_of: DirectiveDelta | None = None  # what inert directives added or removed owe
-    if old_facts == new_facts:
-        KEPT["same-facts"] += 1
-    else:
-        changed = heading_changes(old_facts, new_facts)
-        if changed is None:  # directives no rule reads beyond their names?
-            directives = directive_changes(old_facts, new_facts, old_ids, run_ids, new)
-            if directives is None:
-                return
-            changed, delta_of = directives
-        claims = (
-            name_claims(changed, old, old_ids, run_ids)
-            if changed
-            else (False, frozenset(), frozenset())
-        )
-        if claims is None:
-            return
-        linked, gained, lost = claims
-        if linked:
-            if new_sites is None:
-                return
-            relink = Relink(gained, lost, new_sites)
-        if delta_of is not None:  # the run's changed text sites: their findings made
-            delta_of = delta_of.with_sites(run_scan, old, gained, lost)
-            if delta_of is None:
-                return
-        what = delta_of.label if delta_of is not None else "headings"
-        KEPT[f"linked-{what}" if linked else f"new-{what}"] += 1
-    key, found, reads_files = base_document
-    new._document_recipe = (key, found, reads_files, r0, r1, delta, relink, delta_of)
-    new._ref_targets = targets_after(old, delta_of)  # the run's references are the same
-    new._sites = new_sites
 
 
 def _ids_stay_outside(counts: NameCounts, old_run: list[Section], new_run: list[Section]) -> bool:

@@ -298,24 +298,12 @@ class Document(Node):
     # How many sections carry each slug, blocks each alias (ids.NameCounts): proves that
     # a heading change moves no other id (core.noma.incremental).
     _name_counts: Any = field(default=None, repr=False)
-    _outline: Any = field(default=None, repr=False)  # the structure guard's block outline
-    _scan: Any = field(default=None, repr=False)  # the validator's walk (validate.scan)
     # (old outline entries, j0, j1, j1 new) when spliced from a version whose outline was
     # known: entries before j0 and from j1 (old numbering) are unchanged (patch.guard).
     _splice: Any = field(default=None, repr=False)
-    # (profiles, findings) of the validator's per-block rules (validate.block_rules), and
-    # how to splice them from the base version: (profiles, base findings, run scan, r0,
-    # r1, delta).
-    _block_diags: Any = field(default=None, repr=False)
-    _block_recipe: Any = field(default=None, repr=False)
-    # The whole-document rules' findings ((profile, day, base_dir), findings, reads other
-    # files) and how to take them from the base version (validate.incremental_rules).
-    _document_diags: Any = field(default=None, repr=False)
-    _document_recipe: Any = field(default=None, repr=False)
-    # The names whole-document rules look up by reference (validate.incremental_rules).
-    _ref_targets: Any = field(default=None, repr=False)
-    # Its text sites (texts, lines, owners) when passed on by a splice (incremental_rules).
-    _sites: Any = field(default=None, repr=False)
+    # What modules learnt from this tree and keep on it (its scan, findings, outline, ...):
+    # typed caches, each owned by one module (`core.noma.memo`; only that module reads it).
+    _memos: dict[object, object] = field(default_factory=dict, repr=False)
 
     type = "document"
 

@@ -33,6 +33,7 @@ from core.noma.patch.state import OpState
 from core.noma.slug import slugify
 from core.noma.validate import validate
 from core.noma.validate.catalog import DOCUMENT_KINDS
+from core.noma.validate.kept_findings import document_findings, has_recipes
 from core.noma.validate.profiles import PROFILES
 
 
@@ -74,7 +75,7 @@ def test_a_new_note_splices_lazily_and_keeps_the_findings(counted: Taken) -> Non
     base = _validated(BIG)
     spliced = try_reparse(base, BIG, new_text)
     assert spliced is not None
-    assert spliced._document_recipe is not None and counted["kept:new-directives"] == 1
+    assert has_recipes(spliced)[1] and counted["kept:new-directives"] == 1
     assert _moved_sections_unread(spliced), "moved blocks are `shifted` copies, not made"
     found = validate(spliced, today=TODAY)
     assert _moved_sections_unread(spliced), "validation read nothing below a moved block"
@@ -86,7 +87,7 @@ def test_removing_it_again_keeps_the_findings(counted: Taken) -> None:
     new_text = _add(NOTE)
     spliced = _step(new_text, BIG)
     assert counted["kept:new-directives"] >= 1
-    assert spliced._document_diags is not None
+    assert document_findings(spliced) is not None
 
 
 @pytest.mark.parametrize(

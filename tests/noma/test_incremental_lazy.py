@@ -35,6 +35,7 @@ from core.noma.parser import parse
 from core.noma.patch import PatchError
 from core.noma.patch.engine import apply_one
 from core.noma.validate import validate
+from core.noma.validate.kept_findings import document_findings, has_recipes
 
 
 def _unread(node: Any) -> bool:
@@ -82,7 +83,7 @@ def test_a_line_count_change_copies_only_the_top_of_the_moved_blocks() -> None:
     # Validation takes the base version's findings: it does not read below a moved block.
     found = validate(spliced, today=TODAY)
     assert all(_unread(n) for n in moved if isinstance(n, Section))
-    assert spliced._document_diags is not None
+    assert document_findings(spliced) is not None
     # Read now: equal to a fresh parse, and the base version is as it was.
     before = snapshot(doc)
     fresh = parse(new_text)
@@ -158,7 +159,7 @@ def test_a_changed_reference_in_the_run_recomputes_the_whole_document_rules() ->
     assert new_text != text
     spliced = try_reparse(doc, text, new_text)
     assert spliced is not None
-    assert spliced._document_recipe is None, "the run's facts changed"
+    assert not has_recipes(spliced)[1], "the run's facts changed"
     found = _diags(validate(spliced, today=TODAY))
     assert found == _diags(validate(parse(new_text), today=TODAY))
     assert any(d[1] == "broken-reference" for d in found)

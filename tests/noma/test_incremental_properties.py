@@ -31,6 +31,7 @@ from core.noma.patch.text import SourceLines
 from core.noma.source import BOM, split_lines, text_is_clean
 from core.noma.validate import validate
 from core.noma.validate.incremental_rules import KEPT
+from core.noma.validate.kept_findings import has_recipes
 
 LINES = [
     "",
@@ -260,11 +261,11 @@ def check_step(
     for what, present in (("index", spliced._index), ("outline", spliced._splice)):
         if present is not None and spliced is not old_doc:
             TRIED[f"incremental-{what}-spliced"] = TRIED.get(f"incremental-{what}-spliced", 0) + 1
-    if spliced._block_recipe is not None:
+    if has_recipes(spliced)[0]:
         TRIED["incremental-block-rules-spliced"] = (
             TRIED.get("incremental-block-rules-spliced", 0) + 1
         )
-    if spliced._document_recipe is not None:
+    if has_recipes(spliced)[1]:
         TRIED["incremental-document-rules-spliced"] = (
             TRIED.get("incremental-document-rules-spliced", 0) + 1
         )

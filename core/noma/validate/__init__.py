@@ -21,7 +21,15 @@ from pathlib import Path
 from ..diagnostics import Diagnostic
 from ..nodes import Document
 from .catalog import BLOCK_RULES, DOCUMENT_RULES
-from .incremental_rules import splice_document_findings
+from .kept_findings import (
+    DocumentKey,
+    block_findings,
+    block_recipe,
+    document_findings,
+    keep_block_findings,
+    keep_document_findings,
+    splice_document_findings,
+)
 from .profiles import KNOWN_PROFILES, declared_profiles
 from .registry import RULE_CODES, diag
 from .scan import Scan, scan_document
@@ -91,15 +99,13 @@ def document_rules(
     return out
 
 
-def _document_findings(
-    doc: Document, key: tuple[str | None, date, Path | None], profiles: set[str]
-) -> list[Diagnostic]:
+def _document_findings(doc: Document, key: DocumentKey, profiles: set[str]) -> list[Diagnostic]:
     """The whole-document rules' findings, kept on the tree by ``key``; a spliced tree whose
     run changed none of the facts those rules read takes its base version's, shifted."""
-    cached = doc._document_diags
-    if cached is not None and cached[0] == key and not cached[2]:
+    cached = document_findings(doc)
+    if cached is not None and cached.key == key and not cached.reads_files:
         # (Findings that read another file are made again: the file may have changed.)
-        return cached[1]  # type: ignore[no-any-return]
+        return cached.findings
     out = splice_document_findings(doc, key)
     reads_files = False
     if out is None:
@@ -107,8 +113,7 @@ def _document_findings(
         profile, day, base_dir = key
         out = document_rules(found, profile, day, base_dir, profiles)
         reads_files = any("src" in d.attrs for d in found.by_name.get("dataset", ()))
-    doc._document_diags = (key, out, reads_files)
-    doc._document_recipe = None
+    keep_document_findings(doc, key, out, reads_files)
     return out
 
 
@@ -126,16 +131,16 @@ def _block_findings(doc: Document, profiles: set[str]) -> list[Diagnostic]:
     """The per-block rules' findings, kept on the tree by declared profiles; a spliced tree
     takes its base version's outside the run (shifted) and runs the rules on the run."""
     key = frozenset(profiles)
-    cached = doc._block_diags
-    if cached is not None and cached[0] == key:
-        return cached[1]  # type: ignore[no-any-return]
+    cached = block_findings(doc)
+    if cached is not None and cached.profiles == key:
+        return cached.findings
     out: list[Diagnostic] = []
-    recipe = doc._block_recipe
-    if recipe is not None and recipe[0] == key:
-        _key, base, run, r0, r1, delta = recipe
-        out.extend(d for d in base if d.line is not None and d.line <= r0)
-        block_rules(run, profiles, out)
-        for d in base:
+    recipe = block_recipe(doc)
+    if recipe is not None and recipe.profiles == key:
+        r0, r1, delta = recipe.r0, recipe.r1, recipe.delta
+        out.extend(d for d in recipe.base if d.line is not None and d.line <= r0)
+        block_rules(recipe.run, profiles, out)
+        for d in recipe.base:
             if d.line is not None and d.line > r1:
                 out.append(
                     d
@@ -146,8 +151,7 @@ def _block_findings(doc: Document, profiles: set[str]) -> list[Diagnostic]:
                 )
     else:
         block_rules(scan_document(doc), profiles, out)
-    doc._block_diags = (key, out)
-    doc._block_recipe = None
+    keep_block_findings(doc, key, out)
     return out
 
 

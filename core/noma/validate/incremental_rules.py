@@ -51,17 +51,15 @@ from typing import Any
 
 from ..diagnostics import Diagnostic
 from ..ids import IdIndex, id_names_of, name_counts_of
+from ..memo import Memo
 from ..nodes import Directive, Document, Node, Section
 
 # What the whole-document rules read, derived from their declarations: the kinds whose
-# body / any attribute they read, the attributes they read on every other block, the
-# codes whose message names another block's line.
-from .catalog import ALL_ATTR_FACTS, BODY_FACTS, GENERIC_ATTR_FACTS, LINE_IN_MESSAGE
-from .profiles import declared_profiles
-from .reference_rules import MEMORY_PROFILES
+# body / any attribute they read, the attributes they read on every other block.
+from .catalog import ALL_ATTR_FACTS, BODY_FACTS, GENERIC_ATTR_FACTS
 from .references import WIKILINK, _blank_code_spans, _report_wikilinks
 from .research import EVIDENCE
-from .scan import REFERENCE_KEYS, TARGET_DIRECTIVES, TARGET_KEYS, Scan
+from .scan import REFERENCE_KEYS, TARGET_DIRECTIVES, TARGET_KEYS, Scan, kept_scan
 
 # The attributes of a heading that only name it: a heading carrying no other attribute a
 # whole-document rule reads contributes nothing but its names.
@@ -118,51 +116,6 @@ def _read_attrs(attrs: dict[str, Any]) -> list[tuple[str, Any]]:
     return [(k, v) for k, v in attrs.items() if k in GENERIC_ATTR_FACTS]
 
 
-def splice_document_findings(doc: Document, key: Any) -> list[Diagnostic] | None:
-    """The whole-document findings of a spliced ``doc`` taken from its base version's, or
-    None when they must be computed afresh."""
-    recipe = doc._document_recipe
-    if recipe is None:
-        return None
-    base_key, base, reads_files, r0, r1, delta, relink, directives = recipe
-    if base_key != key or reads_files:
-        return None
-    profiles = (
-        declared_profiles(doc.meta, key[0])
-        if relink is not None or directives is not None
-        else set()
-    )
-    if directives is not None and not directives.allowed(profiles):
-        return None  # a kind added out of profile, a memory profile's links
-    out: list[Diagnostic] = []
-    for d in base:
-        line = d.line
-        if line is None or line <= r0:
-            out.append(d)
-        elif line <= r1:
-            if directives is None or not directives.drops(d):
-                return None  # (a claim lost from the run takes its finding with it)
-        elif delta and d.code in LINE_IN_MESSAGE:
-            return None
-        elif not delta:
-            out.append(d)
-        else:
-            out.append(
-                Diagnostic(
-                    d.severity, d.code, d.message, line + delta, d.column, d.node_id, d.phase
-                )
-            )
-    if directives is not None:
-        # The claims the run gained, its changed sites' links (`validate` sorts); before
-        # the relink, which makes a site's findings again when it links to a changed name.
-        out.extend(directives.findings)
-    if relink is not None:
-        if profiles & MEMORY_PROFILES:
-            return None  # memory documents check where each wikilink points, too
-        relink.apply(out)
-    return out
-
-
 @dataclass(slots=True, frozen=True)
 class Relink:
     """Heading names a splice gained or lost that only wikilinks name (`name_claims`):
@@ -215,19 +168,32 @@ class Relink:
 _BROKEN_LINK = re.compile(r"Wikilink \[\[([^\[\]]*)\]\] points at ")
 
 
-def sites_of(doc: Document) -> tuple[list[str], list[int], list[str | None]] | None:
+# Text sites: (texts, first lines, owners), as `Scan` keeps them.
+Sites = tuple[list[str], list[int], list[str | None]]
+# What a splice passes on to the version it made, for the next splice's reuse checks.
+_REF_TARGETS: Memo[ReferenceTargets] = Memo("validator reference targets")
+_SITES: Memo[Sites] = Memo("validator text sites")
+
+
+def pass_on(doc: Document, targets: ReferenceTargets | None, sites: Sites | None) -> None:
+    """Keep on a spliced ``doc`` the reference targets and text sites its splice knew
+    (`kept_findings.leave_recipes`), so the next splice need not walk it."""
+    if targets is not None:
+        _REF_TARGETS.put(doc, targets)
+    if sites is not None:
+        _SITES.put(doc, sites)
+
+
+def sites_of(doc: Document) -> Sites | None:
     """The text sites of ``doc`` (texts, first lines, owners): from its scan when it was
     walked, else as the splice that made it passed them on; None when unknown."""
-    scan = doc._scan
-    if isinstance(scan, Scan) and scan.doc is doc:
+    scan = kept_scan(doc)
+    if scan is not None:
         return scan.site_texts, scan.site_lines, scan.site_owners
-    sites: tuple[list[str], list[int], list[str | None]] | None = doc._sites
-    return sites
+    return _SITES.get(doc)
 
 
-def splice_sites(
-    old: tuple[list[str], list[int], list[str | None]], run: Scan, r0: int, r1: int, delta: int
-) -> tuple[list[str], list[int], list[str | None]]:
+def splice_sites(old: Sites, run: Scan, r0: int, r1: int, delta: int) -> Sites:
     """The text sites of a spliced version: the old ones before the run, the run's, the
     old ones after it moved by ``delta`` (sites outside the run keep texts and owners:
     no id outside the run changed)."""
@@ -377,11 +343,10 @@ def _reference_targets(scan: Scan) -> tuple[frozenset[str], frozenset[str]]:
 def reference_targets_of(doc: Document) -> ReferenceTargets | None:
     """The document's `ReferenceTargets`: passed on by the splice that made it, or from
     its own scan when it was walked; None when only a walk could say."""
-    targets = doc._ref_targets
-    if isinstance(targets, ReferenceTargets):
+    targets = _REF_TARGETS.get(doc)
+    if targets is not None:
         return targets
-    scan = doc._scan
-    if isinstance(scan, Scan) and scan.doc is doc:
-        targets = doc._ref_targets = ReferenceTargets(scan)
-        return targets
+    scan = kept_scan(doc)
+    if scan is not None:
+        return _REF_TARGETS.put(doc, ReferenceTargets(scan))
     return None
