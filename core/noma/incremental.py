@@ -46,9 +46,12 @@ from .ids import (
     NameCounts,
     assign_directive_ids,
     blocks_in,
+    built_index,
     id_lines_of,
     id_names_of,
     id_nodes_of,
+    keep_index,
+    keep_name_counts,
     name_counts_of,
     natural_slugs,
     plan_section_ids,
@@ -460,7 +463,7 @@ class _Splice:
                     return None
         new_doc._id_nodes = id_nodes
         if counts is not None and (same_headings or local_ids):
-            new_doc._name_counts = counts.spliced(old_run_ids, run_ids)
+            keep_name_counts(new_doc, counts.spliced(old_run_ids, run_ids))
         if lazy:  # ids of the blocks not made yet: what `ids.find_block` looks up
             old_names = id_names_of(old)
             new_doc._id_names = [*old_names[:j0], *(n.id for n in run_ids), *old_names[j1:]]
@@ -470,7 +473,7 @@ class _Splice:
             # outline and (when no line moved) the id index are spliced too.
             _splice_outline(old, new_doc, j0, j1, run_ids)
             if delta == 0 and not lazy:
-                new_doc._index = _splice_index(old, path, copies, old_run_ids, run_ids, r0, r1)
+                keep_index(new_doc, _splice_index(old, path, copies, old_run_ids, run_ids, r0, r1))
         new_doc.notes = _splice_notes(old.notes, sub.notes, r0, r1, delta)
         new_doc.attr_problems = [
             *(p for p in old.attr_problems if p[0] <= r0),
@@ -524,8 +527,8 @@ def _splice_index(
     swapped; None (built on demand) when an alias or a duplicate makes that unsure."""
     from .ids import IdIndex
 
-    idx = old._index
-    if not isinstance(idx, IdIndex) or any(n.aliases for n in (*old_run, *run)):
+    idx = built_index(old)
+    if idx is None or any(n.aliases for n in (*old_run, *run)):
         return None
     removed = [n for n in old_run if n.id is not None]
     added = [n for n in run if n.id is not None]

@@ -290,14 +290,10 @@ class Document(Node):
     # (line, group text) of attribute groups the reader had to skip text in (validator)
     attr_problems: list[tuple[int, str]] = field(default_factory=list)
     chapter: str | None = None  # book-mode chapter slug, when parsed as a chapter
-    _index: Any = field(default=None, repr=False)
     _flat: tuple[list[Node], list[Node]] | None = field(default=None, repr=False)
     _id_nodes: list[Node] | None = field(default=None, repr=False)  # sections + directives
     _id_lines: list[int] | None = field(default=None, repr=False)  # their lines (ids.id_lines_of)
     _id_names: list[str | None] | None = field(default=None, repr=False)  # and their ids
-    # How many sections carry each slug, blocks each alias (ids.NameCounts): proves that
-    # a heading change moves no other id (core.noma.incremental).
-    _name_counts: Any = field(default=None, repr=False)
     # (old outline entries, j0, j1, j1 new) when spliced from a version whose outline was
     # known: entries before j0 and from j1 (old numbering) are unchanged (patch.guard).
     _splice: Any = field(default=None, repr=False)

@@ -24,6 +24,7 @@ from test_incremental_properties import TODAY, _diags, check_step, line_edit, st
 from test_trust_properties import SEEDS, TRIED, corpus, run
 
 from bench.generate import generate
+from core.noma.ids import built_index
 from core.noma.incremental import try_reparse
 from core.noma.nodes import Document, Section
 from core.noma.parser import parse
@@ -332,7 +333,7 @@ def test_a_link_to_an_alias_on_an_unindexed_version_takes_the_full_path(
     base = _validated(BIG)
     first = _add(NOTE)
     mid = try_reparse(base, BIG, first)
-    assert mid is not None and mid._index is None
+    assert mid is not None and built_index(mid) is None
     validate(mid, today=TODAY)
     new_text = _add("See [[memo]] here.\n\n", first, "## Finding 30: ")
     spliced = try_reparse(mid, first, new_text)

@@ -29,6 +29,7 @@ from test_trust_properties import SEEDS, TRIED, _ids, op_for, run
 
 from bench.generate import generate
 from core.noma import nodes as N
+from core.noma.ids import built_index
 from core.noma.incremental import reparse, try_reparse
 from core.noma.nodes import Directive, Document, ListNode, Section
 from core.noma.parser import parse
@@ -141,7 +142,7 @@ def test_the_next_op_finds_its_target_without_making_the_moved_blocks() -> None:
     new_text = _grow_first_risk(text)
     spliced = reparse(doc, text, new_text)
     top = spliced.children[-1]
-    assert spliced._id_nodes is None and spliced._index is None
+    assert spliced._id_nodes is None and built_index(spliced) is None
     op = {"op": "update_attribute", "id": "claim-50", "key": "k", "value": 1}
     after = apply_one(new_text, op, spliced)
     assert after == apply_one(new_text, op, parse(new_text))

@@ -22,6 +22,7 @@ from test_trust_properties import SEEDS, TRIED, _ids, corpus, op_for, run
 
 from bench.generate import generate
 from core.noma.diagnostics import Diagnostic
+from core.noma.ids import built_index
 from core.noma.incremental import SPLICES, reparse, try_reparse
 from core.noma.nodes import Document
 from core.noma.parser import parse
@@ -258,7 +259,7 @@ def check_step(
     TRIED[key] = TRIED.get(key, 0) + 1
     spliced = reparse(old_doc, old_text, new_text, new_lines)
     fresh = parse(new_text)
-    for what, present in (("index", spliced._index), ("outline", spliced._splice)):
+    for what, present in (("index", built_index(spliced)), ("outline", spliced._splice)):
         if present is not None and spliced is not old_doc:
             TRIED[f"incremental-{what}-spliced"] = TRIED.get(f"incremental-{what}-spliced", 0) + 1
     if has_recipes(spliced)[0]:

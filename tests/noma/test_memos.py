@@ -18,6 +18,7 @@ from core.noma.parser import parse
 ROOT = Path(__file__).resolve().parents[2]
 # The modules that own the caches (importing them makes their keys).
 OWNERS = (
+    "core.noma.ids",
     "core.noma.validate.scan",
     "core.noma.validate.kept_findings",
     "core.noma.validate.incremental_rules",

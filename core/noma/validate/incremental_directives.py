@@ -51,7 +51,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..diagnostics import Diagnostic
-from ..ids import IdIndex, id_names_of, name_counts_of
+from ..ids import IdIndex, built_index, id_names_of, name_counts_of
 from ..nodes import Directive, Document, Node
 
 # Directive kinds a whole-document rule reads beyond their names (from the rules'
@@ -143,8 +143,8 @@ class DirectiveDelta:
 def _resolver(old: Document) -> Callable[[str], bool | None] | None:
     """Does a name resolve in ``old`` (True, False, None: cannot tell)? From its index when
     built, else from its id list and alias counts (never a walk)."""
-    idx = old._index
-    if isinstance(idx, IdIndex):
+    idx = built_index(old)
+    if idx is not None:
         return lambda name: name in idx.first or name in idx.alias_owner
     counts = name_counts_of(old)
     if counts is None:

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..diagnostics import Diagnostic
-from ..ids import IdIndex, id_names_of, name_counts_of
+from ..ids import built_index, id_names_of, name_counts_of
 from ..memo import Memo
 from ..nodes import Directive, Document, Node, Section
 
@@ -271,12 +271,12 @@ def name_claims(
         return None
     in_old = _names_of(old_ids)
     in_new = _names_of(new_ids)
-    idx = old._index  # how many blocks carry each id: the index when built, else the
-    ids = None if isinstance(idx, IdIndex) else id_names_of(old)  # id list (never a walk)
+    idx = built_index(old)  # how many blocks carry each id: the index when built, else the
+    id_names = id_names_of(old) if idx is None else []  # id list (never a walk)
     for x in changed:
         if in_old[x] > 1 or in_new[x] > 1:
             return None
-        carried = ids.count(x) if ids is not None else idx.count.get(x, 0)
+        carried = idx.count.get(x, 0) if idx is not None else id_names.count(x)
         if carried + counts.aliases[x] - in_old[x] > 0:
             return None  # another block carries it
     attrs, links = targets.names()
