@@ -9,7 +9,7 @@ when the line count did not change and copied with shifted spans when it did: la
 (`nodes.shifted`: the blocks directly in a changed container now, what is below them when
 first read) unless a heading in the run changed in a way that can move an id outside the
 run. The block list, its lines and ids, the guard's outline, the id index (no line
-moved), the slug counts and the validator's findings (`validate.incremental_rules`) are
+moved), the slug counts and the validator's findings (`validate.kept_findings`) are
 spliced with the tree, so a proof or the next op's lookup (`ids.find_block`) never reads
 below a moved block.
 

@@ -9,7 +9,11 @@ Module map: `registry` (codes and severities), `scan` (the walk, ``noverify`` sc
 `references` (duplicate ids, broken references), `profiles`, `research` (claims, evidence,
 risks, decisions), `blocks` (single-block checks), `controls`, `formula` + `computed`,
 `citations`, `datasets` + `plots`, `reference_rules` (the additive codes the reference
-applies beyond §4.4).
+applies beyond §4.4). Each rule declares, beside its code, its scope and the facts it reads
+(`rules`); `catalog` orders them into the per-block and whole-document passes and derives
+from the declarations what a splice compares. `kept_findings` keeps each pass's findings on
+the tree and the recipes a splice leaves (`incremental_rules`, `incremental_directives`:
+when the facts are unchanged).
 """
 
 from __future__ import annotations

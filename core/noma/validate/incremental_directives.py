@@ -61,6 +61,7 @@ from .catalog import DOCUMENT_KINDS
 from .incremental_rules import (
     _NAMING,
     ReferenceTargets,
+    RunFacts,
     _names,
     _only_names,
     reference_targets_of,
@@ -184,14 +185,9 @@ def targets_after(old: Document, delta: DirectiveDelta | None) -> ReferenceTarge
     return _Widened((attrs, links | delta.links))
 
 
-# Positions in `run_facts`: ids, directives, site texts, site owners, untidy groups,
-# reference blocks, checked directives by name.
-_IDS, _DIRECTIVES, _TEXTS, _PROBLEMS, _REFS, _CHECKED = 0, 1, 2, 4, 5, 6
-
-
 def directive_changes(
-    old: tuple[Any, ...],
-    new: tuple[Any, ...],
+    old: RunFacts,
+    new: RunFacts,
     old_ids: list[Node],
     new_ids: list[Node],
     doc: Document,
@@ -201,15 +197,15 @@ def directive_changes(
     ``old_ids`` and ``new_ids``) is inert directives (and headings carrying only changed
     names, as `heading_changes` sets them aside); None otherwise, or when no directive
     differs at all (nothing for this path). ``doc``: the new version."""
-    if old[_PROBLEMS] != new[_PROBLEMS] or old[_REFS] != new[_REFS]:
+    if old.problems != new.problems or old.ref_blocks != new.ref_blocks:
         return None
-    sites = old[_TEXTS] != new[_TEXTS]
+    sites = old.site_texts != new.site_texts
     old_inert = _inert_flags(old)
     new_inert = _inert_flags(new)
     if old_inert is None or new_inert is None:
         return None
-    old_names = _names(old[_IDS])
-    new_names = _names(new[_IDS])
+    old_names = _names(old.ids)
+    new_names = _names(new.ids)
     changed = {x for x in old_names.keys() | new_names.keys() if old_names[x] != new_names[x]}
     # Set aside on each side: inert directives whose every name changed count (a name
     # kept by an inert directive might now be carried by another kind), headings whose
@@ -218,14 +214,14 @@ def directive_changes(
     kept_new, aside_new = _split(new, new_inert, changed)
     if (not aside_old and not aside_new and not sites) or kept_old != kept_new:
         return None
-    kinds = frozenset(old[_IDS][k][2] for k in aside_old) | frozenset(
-        new[_IDS][k][2] for k in aside_new
+    kinds = frozenset(old.ids[k][2] for k in aside_old) | frozenset(
+        new.ids[k][2] for k in aside_new
     )
     kinds -= {None}
     if not kinds and not sites:
         return None  # only headings differ: `heading_changes`' case, not this one
-    checked_old = {k: v for k, v in old[_CHECKED].items() if k not in kinds}
-    checked_new = {k: v for k, v in new[_CHECKED].items() if k not in kinds}
+    checked_old = {k: v for k, v in old.checked.items() if k not in kinds}
+    checked_new = {k: v for k, v in new.checked.items() if k not in kinds}
     if checked_old != checked_new:
         return None
     lost = _claims([old_ids[k] for k in aside_old])
@@ -254,11 +250,11 @@ def _claim_findings(doc: Document, claims: list[Directive]) -> list[Diagnostic]:
     return out
 
 
-def _inert_flags(facts: tuple[Any, ...]) -> list[bool] | None:
+def _inert_flags(facts: RunFacts) -> list[bool] | None:
     """For each directive of the run (in order), whether no whole-document rule reads it
     beyond its names; None when the id list and the directive list do not line up."""
-    entries = [e for e in facts[_IDS] if e[2] is not None]
-    directives = facts[_DIRECTIVES]
+    entries = [e for e in facts.ids if e[2] is not None]
+    directives = facts.directives
     if len(entries) != len(directives):
         return None
     flags: list[bool] = []
@@ -275,15 +271,15 @@ def _inert_flags(facts: tuple[Any, ...]) -> list[bool] | None:
 
 
 def _split(
-    facts: tuple[Any, ...], inert: list[bool], changed: set[str]
+    facts: RunFacts, inert: list[bool], changed: set[str]
 ) -> tuple[tuple[list[Any], list[Any]], list[int]]:
     """((id entries kept, directive entries kept), positions of the id entries set aside)."""
     kept_ids: list[Any] = []
     kept_directives: list[Any] = []
     aside: list[int] = []
     k = 0
-    directives = facts[_DIRECTIVES]
-    for at, entry in enumerate(facts[_IDS]):
+    directives = facts.directives
+    for at, entry in enumerate(facts.ids):
         if entry[2] is None:  # a heading
             if _named(entry) and _only_names(entry, changed):
                 aside.append(at)

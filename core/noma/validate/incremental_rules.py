@@ -47,7 +47,7 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..diagnostics import Diagnostic
 from ..ids import built_index, id_names_of, name_counts_of
@@ -70,12 +70,27 @@ _NAMING = frozenset({"id", "aliases"})
 # "linked-directives" (the same for directives no rule reads beyond their names,
 # `incremental_directives`). Read by the tests.
 KEPT: Counter[str] = Counter()
-_OWNERS = 3  # where `run_facts` puts the owners of the text sites
 
 
-def run_facts(
-    found: Scan, id_nodes: list[Node], problems: list[tuple[int, str]]
-) -> tuple[Any, ...]:
+class RunFacts(NamedTuple):
+    """Everything a whole-document rule can read from the blocks of one run, without
+    lines (`run_facts`): equal facts, equal findings. ``ids``: (id, aliases, directive
+    name or None for a heading, a heading's read attributes) per block; ``directives``:
+    (name, id, attributes, raw attributes, body, child count) per directive, attributes
+    and body only as far as the rules read them; the text sites' texts and owners; the
+    untidy attribute groups; how many blocks carry a reference attribute; how many
+    checked directives of each kind."""
+
+    ids: list[tuple[Any, ...]]
+    directives: list[tuple[Any, ...]]
+    site_texts: list[str]
+    site_owners: list[str | None]
+    problems: list[str]
+    ref_blocks: int
+    checked: dict[str, int]
+
+
+def run_facts(found: Scan, id_nodes: list[Node], problems: list[tuple[int, str]]) -> RunFacts:
     """Everything a whole-document rule can read from the blocks of one run, without
     lines (see the module docstring): equal facts, equal findings."""
     ids = [
@@ -98,7 +113,7 @@ def run_facts(
         )
         for d in found.directives
     ]
-    return (
+    return RunFacts(
         ids,
         directives,
         found.site_texts,
@@ -208,7 +223,7 @@ def splice_sites(old: Sites, run: Scan, r0: int, r1: int, delta: int) -> Sites:
     )
 
 
-def heading_changes(old: tuple[Any, ...], new: tuple[Any, ...]) -> set[str] | None:
+def heading_changes(old: RunFacts, new: RunFacts) -> set[str] | None:
     """The ids and aliases the run's headings gained or lost, when that is all that differs
     between the old run's facts and the new run's (`run_facts`); None otherwise.
 
@@ -220,15 +235,21 @@ def heading_changes(old: tuple[Any, ...], new: tuple[Any, ...]) -> set[str] | No
     same site texts and no changed name named anywhere, the run's sites give findings
     after the edit exactly when they gave some before.
     """
-    if old[1:_OWNERS] != new[1:_OWNERS] or old[_OWNERS + 1 :] != new[_OWNERS + 1 :]:
-        return None
-    old_names = _names(old[0])
-    new_names = _names(new[0])
+    if (
+        old.directives != new.directives
+        or old.site_texts != new.site_texts
+        or old.problems != new.problems
+        or old.ref_blocks != new.ref_blocks
+        or old.checked != new.checked
+    ):
+        return None  # every fact but the ids and the sites' owners must be equal
+    old_names = _names(old.ids)
+    new_names = _names(new.ids)
     changed = {x for x in old_names.keys() | new_names.keys() if old_names[x] != new_names[x]}
     if not changed:
         return None
-    kept_old = [e for e in old[0] if not _only_names(e, changed)]
-    kept_new = [e for e in new[0] if not _only_names(e, changed)]
+    kept_old = [e for e in old.ids if not _only_names(e, changed)]
+    kept_new = [e for e in new.ids if not _only_names(e, changed)]
     return changed if kept_old == kept_new else None
 
 
