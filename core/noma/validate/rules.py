@@ -30,8 +30,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..diagnostics import Diagnostic
 from .registry import SEVERITIES
-from .scan import TARGET_KEYS
+from .scan import TARGET_KEYS, Scan
 
 Scope = Literal["block", "cross-block", "document"]
 SCOPES: frozenset[str] = frozenset({"block", "cross-block", "document"})
@@ -103,7 +104,7 @@ class Rule:
     def name(self) -> str:
         return self.check.__name__
 
-    def run(self, scan: Any, inputs: dict[str, Any], out: list[Any]) -> None:
+    def run(self, scan: Scan, inputs: dict[str, Any], out: list[Diagnostic]) -> None:
         """Run the rule over ``scan``, passing the arguments its facts call for."""
         self.check(scan, *[inputs[a] for a in self.arguments], out)
 
