@@ -45,7 +45,7 @@ class Memo(Generic[T]):
 
     def get(self, doc: Document) -> T | None:
         """The value kept on ``doc``, or None."""
-        return cast("T | None", doc._memos.get(self))
+        return doc._memos.get(self)  # type: ignore[return-value]  # put stored a T
 
     def put(self, doc: Document, value: T) -> T:
         """Keep ``value`` on ``doc`` (replacing any); returns it."""
