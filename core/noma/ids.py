@@ -15,8 +15,15 @@ from operator import attrgetter
 from typing import Any
 
 from .attrs import split_aliases
+from .memo import Memo
 from .nodes import Directive, Document, Node, Section, gc_paused
 from .slug import slugify
+
+# The id index and the name counts of a document, kept on it (`core.noma.memo`): only
+# this module reads or writes them; the splice hands its spliced ones to `keep_index`
+# and `keep_name_counts`.
+_INDEX: Memo[IdIndex] = Memo("id index")
+_NAME_COUNTS: Memo[NameCounts] = Memo("id name counts")
 
 
 def assign_ids(
@@ -39,12 +46,11 @@ def assign_ids(
             section.aliases = aliases
             alias_counts.update(aliases)
     # Kept for the incremental engine: can a heading change move another id?
-    doc._name_counts = NameCounts(Counter(natural), alias_counts)
+    _NAME_COUNTS.put(doc, NameCounts(Counter(natural), alias_counts))
     # Only sections and directives carry ids; in document order they are the pre-order walk
     # order (no two start on the same line), so the index never needs a full tree walk.
     # Both lists are sorted already, so the sort is one C-level merge of two runs.
     doc._id_nodes = sorted([*sections, *directives], key=_LINE)
-    doc._index = None
 
 
 def assign_directive_ids(directives: list[Directive]) -> list[str]:
@@ -216,8 +222,8 @@ def _bump(counts: Counter[str], key: str, by: int) -> None:
 def name_counts_of(doc: Document) -> NameCounts | None:
     """The document's `NameCounts`: kept from the parse or the splice that made it, else
     made from its block list when that exists; None when only a walk could say."""
-    counts = doc._name_counts
-    if isinstance(counts, NameCounts):
+    counts = _NAME_COUNTS.get(doc)
+    if counts is not None:
         return counts
     nodes = doc._id_nodes
     if nodes is None:
@@ -226,8 +232,7 @@ def name_counts_of(doc: Document) -> NameCounts | None:
     counts = NameCounts(
         Counter(natural_slugs(sections)), Counter(a for n in nodes for a in n.aliases)
     )
-    doc._name_counts = counts
-    return counts
+    return _NAME_COUNTS.put(doc, counts)
 
 
 @dataclass(slots=True)
@@ -319,7 +324,7 @@ def find_block(doc: Document, ident: str) -> tuple[Node | None, int]:
     where the block is, and only the containers on the way down to it are made: the next
     op after a line-moving edit costs the size of its block, not of the document.
     """
-    idx = doc._index
+    idx = _INDEX.get(doc)
     if idx is None and doc._id_nodes is None and doc._id_names is not None:
         names = doc._id_names
         count = names.count(ident)
@@ -350,8 +355,8 @@ def _locate(doc: Document, line: int) -> Node:
 
 def index(doc: Document) -> IdIndex:
     """The document's id index, built once and cached on the document."""
-    cached = doc._index
-    if isinstance(cached, IdIndex):
+    cached = _INDEX.get(doc)
+    if cached is not None:
         return cached
     idx = IdIndex()
     nodes = id_nodes_of(doc)
@@ -376,5 +381,20 @@ def index(doc: Document) -> IdIndex:
             if node.aliases:
                 for alias in node.aliases:
                     idx.alias_owner.setdefault(alias, ident)
-    doc._index = idx
-    return idx
+    return _INDEX.put(doc, idx)
+
+
+def built_index(doc: Document) -> IdIndex | None:
+    """The id index of ``doc`` when it was built (or spliced); None rather than build it."""
+    return _INDEX.get(doc)
+
+
+def keep_index(doc: Document, idx: IdIndex | None) -> None:
+    """Keep on a spliced ``doc`` the index its splice made (None: built when asked)."""
+    if idx is not None:
+        _INDEX.put(doc, idx)
+
+
+def keep_name_counts(doc: Document, counts: NameCounts) -> None:
+    """Keep on a spliced ``doc`` the name counts its splice made."""
+    _NAME_COUNTS.put(doc, counts)

@@ -9,7 +9,7 @@ when the line count did not change and copied with shifted spans when it did: la
 (`nodes.shifted`: the blocks directly in a changed container now, what is below them when
 first read) unless a heading in the run changed in a way that can move an id outside the
 run. The block list, its lines and ids, the guard's outline, the id index (no line
-moved), the slug counts and the validator's findings (`validate.incremental_rules`) are
+moved), the slug counts and the validator's findings (`validate.kept_findings`) are
 spliced with the tree, so a proof or the next op's lookup (`ids.find_block`) never reads
 below a moved block. What the splice changed is handed back as a value (`revise`,
 `core.noma.change.Change`, also ``Document.change``): readers of the two versions take the
@@ -49,9 +49,12 @@ from .ids import (
     NameCounts,
     assign_directive_ids,
     blocks_in,
+    built_index,
     id_lines_of,
     id_names_of,
     id_nodes_of,
+    keep_index,
+    keep_name_counts,
     name_counts_of,
     natural_slugs,
     plan_section_ids,
@@ -504,7 +507,7 @@ class _Splice:
                     made._lazy = None  # type: ignore[attr-defined]
         new_doc._id_nodes = id_nodes
         if counts is not None and (same_headings or local_ids):
-            new_doc._name_counts = counts.spliced(old_run_ids, run_ids)
+            keep_name_counts(new_doc, counts.spliced(old_run_ids, run_ids))
         if lazy:  # ids of the blocks not made yet: what `ids.find_block` looks up
             old_names = id_names_of(old)
             new_doc._id_names = [*old_names[:j0], *(n.id for n in run_ids), *old_names[j1:]]
@@ -514,7 +517,7 @@ class _Splice:
             # outline and (when no line moved) the id index are spliced too.
             _splice_outline(old, new_doc, j0, j1, run_ids)
             if delta == 0 and not lazy:
-                new_doc._index = _splice_index(old, path, copies, old_run_ids, run_ids, r0, r1)
+                keep_index(new_doc, _splice_index(old, path, copies, old_run_ids, run_ids, r0, r1))
         new_doc.notes = _splice_notes(old.notes, sub.notes, r0, r1, delta)
         new_doc.attr_problems = [
             *(p for p in old.attr_problems if p[0] <= r0),
@@ -525,12 +528,14 @@ class _Splice:
             new_doc, path, (r0, r1), (j0, j1), old_run_ids, run_ids, id_nodes, ids_moved
         )
         if not ids_moved:
-            _validation_recipes(
+            from .validate.kept_findings import leave_recipes
+
+            leave_recipes(
                 old,
                 new_doc,
                 path,
                 container.children[k0 : k1 + 1],
-                sub,
+                sub.doc.children,
                 old_run_ids,
                 run_ids,
                 new_doc.change,
@@ -590,12 +595,9 @@ def _outline_entry(n: Node) -> tuple[str | None, str, int]:
 def _splice_outline(old: Document, new: Document, j0: int, j1: int, run: list[Node]) -> None:
     """The guard's outline (`patch.guard.outline`) of the new tree, and the hint that its
     entries before ``j0`` and from ``j1`` on (old numbering) are the old ones."""
-    cached = old._outline
-    if cached is None:
-        return
-    entries = cached[0]
-    spliced = [*entries[:j0], *(_outline_entry(n) for n in run), *entries[j1:]]
-    new._outline = (spliced, new._id_nodes)
+    from .patch.guard import splice_outline
+
+    splice_outline(old, new, j0, j1, [_outline_entry(n) for n in run])
 
 
 def _splice_index(
@@ -611,8 +613,8 @@ def _splice_index(
     swapped; None (built on demand) when an alias or a duplicate makes that unsure."""
     from .ids import IdIndex
 
-    idx = old._index
-    if not isinstance(idx, IdIndex) or any(n.aliases for n in (*old_run, *run)):
+    idx = built_index(old)
+    if idx is None or any(n.aliases for n in (*old_run, *run)):
         return None
     removed = [n for n in old_run if n.id is not None]
     added = [n for n in run if n.id is not None]
@@ -671,107 +673,6 @@ def _splice_index(
 
 def _entry_line(entry: tuple[str, Node]) -> int:
     return entry[1].line
-
-
-def _run_scan(doc: Document, path: list[Document | Section], nodes: list[Node]) -> Any:
-    """The validator's scan of one run of blocks, in its container's context."""
-    from .validate.scan import Scan, is_noverify, scan_nodes
-
-    owner: str | None = None
-    quiet = False
-    for container in path[1:]:
-        assert isinstance(container, Section)
-        owner = container.id if container.id is not None else owner
-        quiet = is_noverify(container.attrs) if container.attrs else False
-    run = Scan(doc=doc, index=None)  # type: ignore[arg-type]  # the rules read no index here
-    scan_nodes(run, nodes, owner, quiet, False)
-    return run
-
-
-def _validation_recipes(
-    old: Document,
-    new: Document,
-    path: list[Document | Section],
-    old_run: list[Node],
-    sub: _Parser,
-    old_ids: list[Node],
-    run_ids: list[Node],
-    change: Change,
-) -> None:
-    """How `validate` gets the new version's findings from the base version's without a
-    walk: the per-block rules re-run on the run (``_block_recipe``), the whole-document
-    rules' findings move by the line delta when the run's facts are unchanged
-    (``_document_recipe``, `validate.incremental_rules`)."""
-    from .validate.incremental_directives import (
-        DirectiveDelta,
-        directive_changes,
-        targets_after,
-    )
-    from .validate.incremental_rules import (
-        KEPT,
-        Relink,
-        heading_changes,
-        name_claims,
-        run_facts,
-        sites_of,
-        splice_sites,
-    )
-
-    base_blocks = old._block_diags
-    base_document = old._document_diags
-    if base_blocks is None and base_document is None:
-        return
-    r0, r1, delta = change.old_lines.start, change.old_lines.end, change.line_delta
-    run_scan = _run_scan(new, path, sub.doc.children)
-    if base_blocks is not None and all(d.line is not None for d in base_blocks[1]):
-        new._block_recipe = (base_blocks[0], base_blocks[1], run_scan, r0, r1, delta)
-    if base_document is None:
-        return
-    old_facts = run_facts(
-        _run_scan(old, path, old_run),
-        old_ids,
-        [p for p in old.attr_problems if r0 < p[0] <= r1],
-    )
-    new_facts = run_facts(
-        run_scan,
-        run_ids,
-        [p for p in new.attr_problems if r0 < p[0] <= r1 + delta],
-    )
-    old_sites = sites_of(old)
-    new_sites = splice_sites(old_sites, run_scan, r0, r1, delta) if old_sites else None
-    relink: Relink | None = None
-    delta_of: DirectiveDelta | None = None  # what inert directives added or removed owe
-    if old_facts == new_facts:
-        KEPT["same-facts"] += 1
-    else:
-        changed = heading_changes(old_facts, new_facts)
-        if changed is None:  # directives no rule reads beyond their names?
-            directives = directive_changes(old_facts, new_facts, old_ids, run_ids, new)
-            if directives is None:
-                return
-            changed, delta_of = directives
-        claims = (
-            name_claims(changed, old, old_ids, run_ids)
-            if changed
-            else (False, frozenset(), frozenset())
-        )
-        if claims is None:
-            return
-        linked, gained, lost = claims
-        if linked:
-            if new_sites is None:
-                return
-            relink = Relink(gained, lost, new_sites)
-        if delta_of is not None:  # the run's changed text sites: their findings made
-            delta_of = delta_of.with_sites(run_scan, old, gained, lost)
-            if delta_of is None:
-                return
-        what = delta_of.label if delta_of is not None else "headings"
-        KEPT[f"linked-{what}" if linked else f"new-{what}"] += 1
-    key, found, reads_files = base_document
-    new._document_recipe = (key, found, reads_files, r0, r1, delta, relink, delta_of)
-    new._ref_targets = targets_after(old, delta_of)  # the run's references are the same
-    new._sites = new_sites
 
 
 def _ids_stay_outside(counts: NameCounts, old_run: list[Section], new_run: list[Section]) -> bool:

@@ -295,29 +295,13 @@ class Document(Node):
     # (line, group text) of attribute groups the reader had to skip text in (validator)
     attr_problems: list[tuple[int, str]] = field(default_factory=list)
     chapter: str | None = None  # book-mode chapter slug, when parsed as a chapter
-    _index: Any = field(default=None, repr=False)
     _flat: tuple[list[Node], list[Node]] | None = field(default=None, repr=False)
     _id_nodes: list[Node] | None = field(default=None, repr=False)  # sections + directives
     _id_lines: list[int] | None = field(default=None, repr=False)  # their lines (ids.id_lines_of)
     _id_names: list[str | None] | None = field(default=None, repr=False)  # and their ids
-    # How many sections carry each slug, blocks each alias (ids.NameCounts): proves that
-    # a heading change moves no other id (core.noma.incremental).
-    _name_counts: Any = field(default=None, repr=False)
-    _outline: Any = field(default=None, repr=False)  # the structure guard's block outline
-    _scan: Any = field(default=None, repr=False)  # the validator's walk (validate.scan)
-    # (profiles, findings) of the validator's per-block rules (validate.block_rules), and
-    # how to splice them from the base version: (profiles, base findings, run scan, r0,
-    # r1, delta).
-    _block_diags: Any = field(default=None, repr=False)
-    _block_recipe: Any = field(default=None, repr=False)
-    # The whole-document rules' findings ((profile, day, base_dir), findings, reads other
-    # files) and how to take them from the base version (validate.incremental_rules).
-    _document_diags: Any = field(default=None, repr=False)
-    _document_recipe: Any = field(default=None, repr=False)
-    # The names whole-document rules look up by reference (validate.incremental_rules).
-    _ref_targets: Any = field(default=None, repr=False)
-    # Its text sites (texts, lines, owners) when passed on by a splice (incremental_rules).
-    _sites: Any = field(default=None, repr=False)
+    # What modules learnt from this tree and keep on it (its scan, findings, outline, ...):
+    # typed caches, each owned by one module (`core.noma.memo`; only that module reads it).
+    _memos: dict[object, object] = field(default_factory=dict, repr=False)
     # What the re-parse that made this version changed from its base (`core.noma.change`):
     # None for a version parsed from scratch.
     change: Change | None = field(default=None, repr=False)

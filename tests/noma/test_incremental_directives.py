@@ -24,6 +24,7 @@ from test_incremental_properties import TODAY, _diags, check_step, line_edit, st
 from test_trust_properties import SEEDS, TRIED, corpus, run
 
 from bench.generate import generate
+from core.noma.ids import built_index
 from core.noma.incremental import try_reparse
 from core.noma.nodes import Document, Section
 from core.noma.parser import parse
@@ -32,7 +33,8 @@ from core.noma.patch.guard import check_structure, outline
 from core.noma.patch.state import OpState
 from core.noma.slug import slugify
 from core.noma.validate import validate
-from core.noma.validate.incremental_directives import DOCUMENT_KINDS
+from core.noma.validate.catalog import DOCUMENT_KINDS
+from core.noma.validate.kept_findings import document_findings, has_recipes
 from core.noma.validate.profiles import PROFILES
 
 
@@ -74,7 +76,7 @@ def test_a_new_note_splices_lazily_and_keeps_the_findings(counted: Taken) -> Non
     base = _validated(BIG)
     spliced = try_reparse(base, BIG, new_text)
     assert spliced is not None
-    assert spliced._document_recipe is not None and counted["kept:new-directives"] == 1
+    assert has_recipes(spliced)[1] and counted["kept:new-directives"] == 1
     assert _moved_sections_unread(spliced), "moved blocks are `shifted` copies, not made"
     found = validate(spliced, today=TODAY)
     assert _moved_sections_unread(spliced), "validation read nothing below a moved block"
@@ -86,7 +88,7 @@ def test_removing_it_again_keeps_the_findings(counted: Taken) -> None:
     new_text = _add(NOTE)
     spliced = _step(new_text, BIG)
     assert counted["kept:new-directives"] >= 1
-    assert spliced._document_diags is not None
+    assert document_findings(spliced) is not None
 
 
 @pytest.mark.parametrize(
@@ -331,7 +333,7 @@ def test_a_link_to_an_alias_on_an_unindexed_version_takes_the_full_path(
     base = _validated(BIG)
     first = _add(NOTE)
     mid = try_reparse(base, BIG, first)
-    assert mid is not None and mid._index is None
+    assert mid is not None and built_index(mid) is None
     validate(mid, today=TODAY)
     new_text = _add("See [[memo]] here.\n\n", first, "## Finding 30: ")
     spliced = try_reparse(mid, first, new_text)

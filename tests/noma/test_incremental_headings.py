@@ -24,6 +24,7 @@ from core.noma.nodes import Document, Section
 from core.noma.parser import parse
 from core.noma.validate import validate
 from core.noma.validate.incremental_rules import KEPT
+from core.noma.validate.kept_findings import document_findings, has_recipes
 
 
 class Taken:
@@ -93,7 +94,7 @@ def test_a_new_unique_section_splices_lazily_and_keeps_the_findings(counted: Tak
     assert counted["splice:headings-local"] == 1 and counted["splice:eager"] == 0
     assert spliced._id_nodes is None, "the block list is made from the tree when asked"
     assert _moved_sections_unread(spliced), "moved blocks are `shifted` copies, not made"
-    assert spliced._document_recipe is not None and counted["kept:new-headings"] == 1
+    assert has_recipes(spliced)[1] and counted["kept:new-headings"] == 1
     found = validate(spliced, today=TODAY)
     assert _moved_sections_unread(spliced), "validation read nothing below a moved block"
     assert _diags(found) == _diags(validate(parse(INSERTED), today=TODAY))
@@ -104,7 +105,7 @@ def test_removing_it_again_splices_lazily_and_keeps_the_findings(counted: Taken)
     spliced = _step(INSERTED, BIG)
     assert counted["splice:headings-local"] >= 1 and counted["splice:eager"] == 0
     assert counted["kept:new-headings"] >= 1
-    assert spliced._document_diags is not None
+    assert document_findings(spliced) is not None
 
 
 def test_retitling_an_unreferenced_heading_keeps_the_findings(counted: Taken) -> None:
@@ -248,6 +249,6 @@ def test_a_memory_document_checks_its_links_afresh(counted: Taken) -> None:
     new_text = text.replace("## Topic", "## Renamed topic")
     spliced = _step(text, new_text)  # a wikilink to a heading is a memory-rule finding too
     assert counted["kept:linked-headings"] >= 1, "the splice offers the relink..."
-    assert spliced._document_diags is not None
+    assert document_findings(spliced) is not None
     codes = {d.code for d in validate(spliced, today=TODAY)}
     assert "broken-reference" in codes

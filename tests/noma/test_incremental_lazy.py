@@ -29,12 +29,14 @@ from test_trust_properties import SEEDS, TRIED, _ids, op_for, run
 
 from bench.generate import generate
 from core.noma import nodes as N
+from core.noma.ids import built_index
 from core.noma.incremental import reparse, try_reparse
 from core.noma.nodes import Directive, Document, ListNode, Section
 from core.noma.parser import parse
 from core.noma.patch import PatchError
 from core.noma.patch.engine import apply_one
 from core.noma.validate import validate
+from core.noma.validate.kept_findings import document_findings, has_recipes
 
 
 def _unread(node: Any) -> bool:
@@ -82,7 +84,7 @@ def test_a_line_count_change_copies_only_the_top_of_the_moved_blocks() -> None:
     # Validation takes the base version's findings: it does not read below a moved block.
     found = validate(spliced, today=TODAY)
     assert all(_unread(n) for n in moved if isinstance(n, Section))
-    assert spliced._document_diags is not None
+    assert document_findings(spliced) is not None
     # Read now: equal to a fresh parse, and the base version is as it was.
     before = snapshot(doc)
     fresh = parse(new_text)
@@ -140,7 +142,7 @@ def test_the_next_op_finds_its_target_without_making_the_moved_blocks() -> None:
     new_text = _grow_first_risk(text)
     spliced = reparse(doc, text, new_text)
     top = spliced.children[-1]
-    assert spliced._id_nodes is None and spliced._index is None
+    assert spliced._id_nodes is None and built_index(spliced) is None
     op = {"op": "update_attribute", "id": "claim-50", "key": "k", "value": 1}
     after = apply_one(new_text, op, spliced)
     assert after == apply_one(new_text, op, parse(new_text))
@@ -158,7 +160,7 @@ def test_a_changed_reference_in_the_run_recomputes_the_whole_document_rules() ->
     assert new_text != text
     spliced = try_reparse(doc, text, new_text)
     assert spliced is not None
-    assert spliced._document_recipe is None, "the run's facts changed"
+    assert not has_recipes(spliced)[1], "the run's facts changed"
     found = _diags(validate(spliced, today=TODAY))
     assert found == _diags(validate(parse(new_text), today=TODAY))
     assert any(d[1] == "broken-reference" for d in found)

@@ -23,15 +23,17 @@ from test_trust_properties import SEEDS, TRIED, _ids, corpus, op_for, run
 
 from bench.generate import generate
 from core.noma.diagnostics import Diagnostic
+from core.noma.ids import built_index
 from core.noma.incremental import SPLICES, reparse, revise, try_reparse
 from core.noma.nodes import Document
 from core.noma.parser import parse
 from core.noma.patch.engine import ListFailure, apply_list
-from core.noma.patch.guard import check_structure, outline
+from core.noma.patch.guard import _OUTLINE, check_structure, outline
 from core.noma.patch.text import SourceLines
 from core.noma.source import BOM, split_lines, text_is_clean
 from core.noma.validate import validate
 from core.noma.validate.incremental_rules import KEPT
+from core.noma.validate.kept_findings import has_recipes
 
 LINES = [
     "",
@@ -261,14 +263,14 @@ def check_step(
     TRIED[key] = TRIED.get(key, 0) + 1
     spliced, change = revise(old_doc, old_text, new_text, new_lines)
     fresh = parse(new_text)
-    for what, present in (("index", spliced._index), ("outline", spliced._outline)):
+    for what, present in (("index", built_index(spliced)), ("outline", _OUTLINE.get(spliced))):
         if present is not None and spliced is not old_doc:
             TRIED[f"incremental-{what}-spliced"] = TRIED.get(f"incremental-{what}-spliced", 0) + 1
-    if spliced._block_recipe is not None:
+    if has_recipes(spliced)[0]:
         TRIED["incremental-block-rules-spliced"] = (
             TRIED.get("incremental-block-rules-spliced", 0) + 1
         )
-    if spliced._document_recipe is not None:
+    if has_recipes(spliced)[1]:
         TRIED["incremental-document-rules-spliced"] = (
             TRIED.get("incremental-document-rules-spliced", 0) + 1
         )

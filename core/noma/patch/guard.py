@@ -26,6 +26,7 @@ from typing import Any
 
 from ..change import ChangeKind
 from ..ids import id_nodes_of
+from ..memo import Memo
 from ..nodes import Directive, Document, Node, Section, gc_paused
 from ..parser import parse
 from .blocks import content_lines
@@ -33,6 +34,9 @@ from .errors import INVALID_CONTENT, PatchError
 from .ops_catalog import CATALOG, Outline
 
 Entry = tuple[str | None, str, int]
+# The outline of a document (entries, and their blocks: None until first asked on a
+# spliced version whose blocks are not made yet). Only this module reads or writes it.
+_OUTLINE: Memo[tuple[list[Entry], list[Node] | None]] = Memo("structure guard outline")
 
 
 def _is_block(node: Node) -> bool:
@@ -45,19 +49,35 @@ def outline(doc: Document) -> tuple[list[Entry], list[Node]]:
     Built from the id pass's line-ordered block list and the depth the parser recorded, so
     it costs one short loop (the warm path caches it on the document it keeps).
     """
-    cached = doc._outline
+    cached = _OUTLINE.get(doc)
     if cached is not None:
-        if cached[1] is None:  # spliced entries, blocks not made yet (`nodes.shifted`)
-            doc._outline = cached = (cached[0], id_nodes_of(doc))
-        return cached  # type: ignore[no-any-return]
+        kept, made = cached
+        if made is None:  # spliced entries, blocks not made yet (`nodes.shifted`)
+            made = id_nodes_of(doc)
+            _OUTLINE.put(doc, (kept, made))
+        return kept, made
     nodes = id_nodes_of(doc)
     with gc_paused():  # 17k new tuples would trigger full collections of a 100k-node tree
         entries: list[Entry] = [
             (n.id, n.name if isinstance(n, Directive) else _LEVELS[n.level], n.depth)  # type: ignore[attr-defined]
             for n in nodes
         ]
-    doc._outline = (entries, nodes)
+    _OUTLINE.put(doc, (entries, nodes))
     return entries, nodes
+
+
+def splice_outline(
+    old: Document, new: Document, j0: int, j1: int, run: list[Entry]
+) -> list[Entry] | None:
+    """Give a spliced ``new`` the outline of ``old`` with its entries ``j0..j1`` replaced by
+    the run's (its blocks listed when first asked); returns the old entries, or None when
+    ``old`` had no outline (then ``new`` has none either)."""
+    cached = _OUTLINE.get(old)
+    if cached is None:
+        return None
+    entries = cached[0]
+    _OUTLINE.put(new, ([*entries[:j0], *run, *entries[j1:]], new._id_nodes))
+    return entries
 
 
 _LEVELS = {level: "#" * level for level in range(1, 7)}
@@ -123,9 +143,9 @@ def _refuse(why: str) -> PatchError:
 
 def outline_entries(doc: Document) -> list[Entry]:
     """The outline's entries only: a spliced tree has them without making its blocks."""
-    cached = doc._outline
+    cached = _OUTLINE.get(doc)
     if cached is not None:
-        return cached[0]  # type: ignore[no-any-return]
+        return cached[0]
     return outline(doc)[0]
 
 

@@ -297,11 +297,12 @@ class DocumentCache:
 
 def _reads_files(doc: Document) -> bool:
     """Does validating ``doc`` look at other files (a ``::dataset`` ``src=``)?"""
+    from ..validate.kept_findings import document_findings
     from ..validate.scan import scan_document
 
-    known = doc._document_diags
+    known = document_findings(doc)
     if known is not None:
-        return bool(known[2])
+        return known.reads_files
     return any("src" in d.attrs for d in scan_document(doc).by_name.get("dataset", ()))
 
 

@@ -9,7 +9,11 @@ Module map: `registry` (codes and severities), `scan` (the walk, ``noverify`` sc
 `references` (duplicate ids, broken references), `profiles`, `research` (claims, evidence,
 risks, decisions), `blocks` (single-block checks), `controls`, `formula` + `computed`,
 `citations`, `datasets` + `plots`, `reference_rules` (the additive codes the reference
-applies beyond §4.4).
+applies beyond §4.4). Each rule declares, beside its code, its scope and the facts it reads
+(`rules`); `catalog` orders them into the per-block and whole-document passes and derives
+from the declarations what a splice compares. `kept_findings` keeps each pass's findings on
+the tree and the recipes a splice leaves (`incremental_rules`, `incremental_directives`:
+when the facts are unchanged).
 """
 
 from __future__ import annotations
@@ -20,32 +24,18 @@ from pathlib import Path
 
 from ..diagnostics import Diagnostic
 from ..nodes import Document
-from .blocks import (
-    check_agent_tasks,
-    check_attribute_syntax,
-    check_diagrams,
-    check_escape_hatches,
-    check_figures,
-    check_plotly,
-    check_state_changes,
+from .catalog import BLOCK_RULES, DOCUMENT_RULES
+from .kept_findings import (
+    DocumentKey,
+    block_findings,
+    block_recipe,
+    document_findings,
+    keep_block_findings,
+    keep_document_findings,
+    splice_document_findings,
 )
-from .citations import check_citations
-from .computed import check_computed
-from .controls import check_controls
-from .datasets import check_dataset_bodies, check_dataset_sources
-from .incremental_rules import splice_document_findings
-from .plots import check_plots
-from .profiles import KNOWN_PROFILES, check_profiles, declared_profiles
-from .reference_rules import (
-    check_adr,
-    check_change_requests,
-    check_citation_sources,
-    check_claim_confidence,
-    check_memories,
-)
-from .references import check_broken_references, check_duplicate_ids
+from .profiles import KNOWN_PROFILES, declared_profiles
 from .registry import RULE_CODES, diag
-from .research import check_claims, check_decisions, check_evidence, check_risks
 from .scan import Scan, scan_document
 
 __all__ = ["KNOWN_PROFILES", "RULE_CODES", "validate"]
@@ -103,34 +93,23 @@ def _profiles_in_force(doc: Document, profile: str | None) -> set[str]:
 def document_rules(
     found: Scan, profile: str | None, day: date, base_dir: Path | None, profiles: set[str]
 ) -> list[Diagnostic]:
-    """The whole-document rules: their findings for a block may depend on any other block
-    (references, backing evidence, formulas, profiles), so they read the whole scan."""
+    """The whole-document rules (`catalog.DOCUMENT_RULES`): their findings for a block may
+    depend on any other block (references, backing evidence, formulas, profiles), so they
+    read the whole scan."""
     out: list[Diagnostic] = []
-    check_duplicate_ids(found, out)
-    check_broken_references(found, out)
-    check_profiles(found, profile, out)
-    check_claims(found, out)
-    check_controls(found, out)
-    check_computed(found, out)
-    check_citations(found, day, out)
-    check_plots(found, out)
-    check_plotly(found, out)
-    check_dataset_sources(found, base_dir, out)
-    check_attribute_syntax(found.doc, found, out)
-    check_adr(found, profiles, out)
-    check_memories(found, profiles, out)
+    inputs = {"profile": profile, "day": day, "base_dir": base_dir, "profiles": profiles}
+    for rule in DOCUMENT_RULES:
+        rule.run(found, inputs, out)
     return out
 
 
-def _document_findings(
-    doc: Document, key: tuple[str | None, date, Path | None], profiles: set[str]
-) -> list[Diagnostic]:
+def _document_findings(doc: Document, key: DocumentKey, profiles: set[str]) -> list[Diagnostic]:
     """The whole-document rules' findings, kept on the tree by ``key``; a spliced tree whose
     run changed none of the facts those rules read takes its base version's, shifted."""
-    cached = doc._document_diags
-    if cached is not None and cached[0] == key and not cached[2]:
+    cached = document_findings(doc)
+    if cached is not None and cached.key == key and not cached.reads_files:
         # (Findings that read another file are made again: the file may have changed.)
-        return cached[1]  # type: ignore[no-any-return]
+        return cached.findings
     out = splice_document_findings(doc, key)
     reads_files = False
     if out is None:
@@ -138,51 +117,34 @@ def _document_findings(
         profile, day, base_dir = key
         out = document_rules(found, profile, day, base_dir, profiles)
         reads_files = any("src" in d.attrs for d in found.by_name.get("dataset", ()))
-    doc._document_diags = (key, out, reads_files)
-    doc._document_recipe = None
+    keep_document_findings(doc, key, out, reads_files)
     return out
 
 
-# Rules that read one directive and nothing else (besides the declared profiles): their
-# findings for a block depend on that block only, so a spliced tree re-runs them on the
-# re-parsed run and keeps the rest (`core.noma.incremental`). Each has codes of its own,
-# so the (line, code) sort puts their findings where a full run would.
-BLOCK_RULES = (
-    check_evidence,
-    check_risks,
-    check_decisions,
-    check_agent_tasks,
-    check_state_changes,
-    check_diagrams,
-    check_figures,
-    check_dataset_bodies,
-    check_escape_hatches,
-    check_citation_sources,
-    check_change_requests,
-)
-
-
 def block_rules(found: Scan, profiles: set[str], out: list[Diagnostic]) -> None:
-    """Run the per-block rules over ``found`` (a whole document's scan or a run's)."""
+    """Run the per-block rules (`catalog.BLOCK_RULES`) over ``found`` (a whole document's
+    scan or a run's): their findings for a block depend on that block only, so a spliced
+    tree re-runs them on the re-parsed run and keeps the rest. Each has codes of its own,
+    so the (line, code) sort puts their findings where a full run would."""
+    inputs = {"profiles": profiles}
     for rule in BLOCK_RULES:
-        rule(found, out)
-    check_claim_confidence(found, profiles, out)
+        rule.run(found, inputs, out)
 
 
 def _block_findings(doc: Document, profiles: set[str]) -> list[Diagnostic]:
     """The per-block rules' findings, kept on the tree by declared profiles; a spliced tree
     takes its base version's outside the run (shifted) and runs the rules on the run."""
     key = frozenset(profiles)
-    cached = doc._block_diags
-    if cached is not None and cached[0] == key:
-        return cached[1]  # type: ignore[no-any-return]
+    cached = block_findings(doc)
+    if cached is not None and cached.profiles == key:
+        return cached.findings
     out: list[Diagnostic] = []
-    recipe = doc._block_recipe
-    if recipe is not None and recipe[0] == key:
-        _key, base, run, r0, r1, delta = recipe
-        out.extend(d for d in base if d.line is not None and d.line <= r0)
-        block_rules(run, profiles, out)
-        for d in base:
+    recipe = block_recipe(doc)
+    if recipe is not None and recipe.profiles == key:
+        r0, r1, delta = recipe.r0, recipe.r1, recipe.delta
+        out.extend(d for d in recipe.base if d.line is not None and d.line <= r0)
+        block_rules(recipe.run, profiles, out)
+        for d in recipe.base:
             if d.line is not None and d.line > r1:
                 out.append(
                     d
@@ -193,8 +155,7 @@ def _block_findings(doc: Document, profiles: set[str]) -> list[Diagnostic]:
                 )
     else:
         block_rules(scan_document(doc), profiles, out)
-    doc._block_diags = (key, out)
-    doc._block_recipe = None
+    keep_block_findings(doc, key, out)
     return out
 
 

@@ -10,8 +10,9 @@ import json
 from ..attrs import attr_problem
 from ..diagnostics import Diagnostic
 from ..ids import id_nodes_of
-from ..nodes import Directive, Document
+from ..nodes import Directive
 from .registry import diag
+from .rules import rule
 from .scan import Scan, body_text, has_value, is_noverify
 
 ESCAPE_HATCHES = ("html", "svg", "script")
@@ -22,6 +23,7 @@ def _has_body(d: Directive) -> bool:
     return bool(d.children) or bool(d.body.strip())
 
 
+@rule(scope="block", codes=("agent-task-without-scope",), kinds=("agent_task", "todo"))
 def check_agent_tasks(scan: Scan, out: list[Diagnostic]) -> None:
     """An agent needs to know what to work on: a ``scope=`` or a body saying it."""
     for d in scan.checked("agent_task", "todo"):
@@ -35,6 +37,11 @@ def check_agent_tasks(scan: Scan, out: list[Diagnostic]) -> None:
             )
 
 
+@rule(
+    scope="block",
+    codes=("state-change-missing-block", "state-change-missing-from-to"),
+    kinds=("state_change",),
+)
 def check_state_changes(scan: Scan, out: list[Diagnostic]) -> None:
     """A state change must say which block changed and between which states."""
     for d in scan.checked("state_change"):
@@ -57,6 +64,11 @@ def check_state_changes(scan: Scan, out: list[Diagnostic]) -> None:
             )
 
 
+@rule(
+    scope="block",
+    codes=("diagram-missing-kind", "diagram-missing-source"),
+    kinds=("diagram",),
+)
 def check_diagrams(scan: Scan, out: list[Diagnostic]) -> None:
     """A diagram needs its renderer (``kind=``) and its source (the body)."""
     for d in scan.checked("diagram"):
@@ -77,6 +89,7 @@ def _reject_constant(name: str) -> object:
     raise ValueError(f"{name} is not valid JSON")
 
 
+@rule(scope="document", codes=("plotly-missing-spec", "plotly-invalid-json"), body_of=("plotly",))
 def check_plotly(scan: Scan, out: list[Diagnostic]) -> None:
     """A plotly block is its JSON spec: absent is a warning, unparseable an error."""
     for d in scan.checked("plotly"):
@@ -90,6 +103,7 @@ def check_plotly(scan: Scan, out: list[Diagnostic]) -> None:
             out.append(diag("plotly-invalid-json", f"::plotly body is not valid JSON: {exc}.", d))
 
 
+@rule(scope="block", codes=("figure-missing-alt",), kinds=("figure",))
 def check_figures(scan: Scan, out: list[Diagnostic]) -> None:
     """A figure needs a text alternative; a caption serves as one."""
     for d in scan.checked("figure"):
@@ -103,6 +117,7 @@ def check_figures(scan: Scan, out: list[Diagnostic]) -> None:
             )
 
 
+@rule(scope="block", codes=("escape-hatch-untrusted",), kinds=ESCAPE_HATCHES)
 def check_escape_hatches(scan: Scan, out: list[Diagnostic]) -> None:
     """Only a boolean true trusts (``trusted=false`` and ``trusted="yes"`` do not)."""
     for d in scan.checked(*ESCAPE_HATCHES):
@@ -117,9 +132,11 @@ def check_escape_hatches(scan: Scan, out: list[Diagnostic]) -> None:
             )
 
 
-def check_attribute_syntax(doc: Document, found: Scan, out: list[Diagnostic]) -> None:
+@rule(scope="document", codes=("malformed-attribute",), reads=("attr-problems", "noverify"))
+def check_attribute_syntax(scan: Scan, out: list[Diagnostic]) -> None:
     """``malformed-attribute`` (additive code): the parser had to skip text in a block's
     ``{...}`` group, so what the author wrote and what every tool reads differ."""
+    doc = scan.doc
     if not doc.attr_problems:
         return
     owners = {n.line: n for n in id_nodes_of(doc)}

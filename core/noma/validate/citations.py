@@ -16,6 +16,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic
 from .registry import diag
+from .rules import rule
 from .scan import Scan
 
 DEFAULT_WINDOW_DAYS = 365
@@ -48,6 +49,7 @@ def _days(value: Any) -> float | None:
     return None
 
 
+@rule(scope="document", codes=("stale-citation",), reads=("clock",), attrs_of=("citation",))
 def check_citations(scan: Scan, today: date, out: list[Diagnostic]) -> None:
     """Warn on every citation whose ``accessed=`` day is older than its window."""
     citations = scan.checked("citation")

@@ -21,6 +21,7 @@ from ..diagnostics import Diagnostic
 from ..nodes import Directive
 from .formula import FormulaError, parse_formula
 from .registry import diag
+from .rules import rule
 from .scan import Scan, is_noverify
 
 FORMULA_BLOCKS = ("computed_metric", "computed_plot")
@@ -78,6 +79,18 @@ class _Graph:
     nodes: list[Directive] = field(default_factory=list)
 
 
+@rule(
+    scope="cross-block",
+    codes=(
+        "computed-missing-formula",
+        "formula-parse-error",
+        "computed-unknown-dependency",
+        "computed-chain-too-deep",
+    ),
+    reads=("names", "noverify"),
+    body_of=tuple(sorted(DEPENDENCY_TARGETS)),
+    lines_in_message=("computed-chain-too-deep",),
+)
 def check_computed(scan: Scan, out: list[Diagnostic]) -> None:
     """Parse every formula once, report per block, then look at the dependency graph.
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..attrs import AttrValue
 from ..diagnostics import Diagnostic
 from .registry import diag
+from .rules import rule
 from .scan import Scan
 
 NUMERIC_TYPES = frozenset({"slider", "range", "number", "checkbox", "toggle"})
@@ -41,6 +42,11 @@ def normalise_lock(raw: str) -> str:
     return raw.lower().translate(_LOCK_PUNCT)
 
 
+@rule(
+    scope="document",
+    codes=("control-missing-default", "control-out-of-range-default", "control-invalid-lock"),
+    attrs_of=("control",),
+)
 def check_controls(scan: Scan, out: list[Diagnostic]) -> None:
     """Numeric defaults for numeric controls, in range; supported lock modes for all."""
     for d in scan.checked("control"):

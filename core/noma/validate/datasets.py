@@ -27,6 +27,7 @@ from ..diagnostics import Diagnostic
 from ..frontmatter import load_yaml
 from ..nodes import Directive
 from .registry import diag
+from .rules import rule
 from .scan import Scan, body_text
 
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:(?://|[^\\/])")  # http://..., data:..., not C:\
@@ -102,6 +103,7 @@ def dataset_columns(d: Directive) -> list[str] | None:
     return None
 
 
+@rule(scope="document", codes=("dataset-src-missing",), reads=("files",), attrs_of=("dataset",))
 def check_dataset_sources(scan: Scan, base_dir: Path | None, out: list[Diagnostic]) -> None:
     """A ``src=`` must name a readable file. Relative paths resolve against ``base_dir``
     (the document's folder); without one they cannot be checked and are left alone, as
@@ -166,6 +168,7 @@ def body_refusal(d: Directive) -> str | None:
     return None
 
 
+@rule(scope="block", codes=("dataset-body-unreadable",), kinds=("dataset",))
 def check_dataset_bodies(scan: Scan, out: list[Diagnostic]) -> None:
     """``dataset-body-unreadable`` (additive code): aliases that expand past the bound, a
     nesting too deep, or a number too long to convert. No tool reads such a body as data

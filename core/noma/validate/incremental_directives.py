@@ -20,10 +20,10 @@ module extends that to directives, rule by rule:
 - Controls, formulas and computed blocks (``control``, ``computed_*``), plots and their
   datasets (``plot``, ``plotly``, ``dataset``), citations (stale ``accessed=``), the adr
   profile (``decision``, ``adr``) and memories (``memory``) read the attributes or body
-  of their own kind: never inert (they are `incremental_rules.ALL_ATTR_FACTS`). A formula
-  or a plot's ``dataset=`` naming an inert directive reads "not a control / not a
-  dataset" either way; a ``dataset=`` naming it is a reference attribute, which keeps
-  the full path anyway (the message names the kind).
+  of their own kind: never inert (they are `catalog.ALL_ATTR_FACTS`, from the rules'
+  declarations). A formula or a plot's ``dataset=`` naming an inert directive reads "not
+  a control / not a dataset" either way; a ``dataset=`` naming it is a reference
+  attribute, which keeps the full path anyway (the message names the kind).
 - ``out-of-profile-directive`` counts every directive by kind: an inert kind added to a
   document whose declared profiles do not allow it is a new finding. The profiles in
   force are only known when `validate` runs (``--profile`` overrides the frontmatter), so
@@ -51,12 +51,17 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..diagnostics import Diagnostic
-from ..ids import IdIndex, id_names_of, name_counts_of
+from ..ids import IdIndex, built_index, id_names_of, name_counts_of
 from ..nodes import Directive, Document, Node
+
+# Directive kinds a whole-document rule reads beyond their names (from the rules'
+# declarations; the module docstring says why, rule by rule): any other kind, carrying
+# only names, is inert.
+from .catalog import DOCUMENT_KINDS
 from .incremental_rules import (
     _NAMING,
-    ALL_ATTR_FACTS,
     ReferenceTargets,
+    RunFacts,
     _names,
     _only_names,
     reference_targets_of,
@@ -64,12 +69,9 @@ from .incremental_rules import (
 from .profiles import profile_allows
 from .reference_rules import MEMORY_PROFILES
 from .references import WIKILINK, _blank_code_spans, _report_wikilinks
-from .research import EVIDENCE, check_claims
+from .research import check_claims
 from .scan import Scan
 
-# Directive kinds a whole-document rule reads beyond their names (see the module
-# docstring, rule by rule): any other kind, carrying only names, is inert.
-DOCUMENT_KINDS = ALL_ATTR_FACTS | {*EVIDENCE, "section"}
 _CLAIM_CODE = "claim-without-evidence"
 
 
@@ -142,8 +144,8 @@ class DirectiveDelta:
 def _resolver(old: Document) -> Callable[[str], bool | None] | None:
     """Does a name resolve in ``old`` (True, False, None: cannot tell)? From its index when
     built, else from its id list and alias counts (never a walk)."""
-    idx = old._index
-    if isinstance(idx, IdIndex):
+    idx = built_index(old)
+    if idx is not None:
         return lambda name: name in idx.first or name in idx.alias_owner
     counts = name_counts_of(old)
     if counts is None:
@@ -183,14 +185,9 @@ def targets_after(old: Document, delta: DirectiveDelta | None) -> ReferenceTarge
     return _Widened((attrs, links | delta.links))
 
 
-# Positions in `run_facts`: ids, directives, site texts, site owners, untidy groups,
-# reference blocks, checked directives by name.
-_IDS, _DIRECTIVES, _TEXTS, _PROBLEMS, _REFS, _CHECKED = 0, 1, 2, 4, 5, 6
-
-
 def directive_changes(
-    old: tuple[Any, ...],
-    new: tuple[Any, ...],
+    old: RunFacts,
+    new: RunFacts,
     old_ids: list[Node],
     new_ids: list[Node],
     doc: Document,
@@ -200,15 +197,15 @@ def directive_changes(
     ``old_ids`` and ``new_ids``) is inert directives (and headings carrying only changed
     names, as `heading_changes` sets them aside); None otherwise, or when no directive
     differs at all (nothing for this path). ``doc``: the new version."""
-    if old[_PROBLEMS] != new[_PROBLEMS] or old[_REFS] != new[_REFS]:
+    if old.problems != new.problems or old.ref_blocks != new.ref_blocks:
         return None
-    sites = old[_TEXTS] != new[_TEXTS]
+    sites = old.site_texts != new.site_texts
     old_inert = _inert_flags(old)
     new_inert = _inert_flags(new)
     if old_inert is None or new_inert is None:
         return None
-    old_names = _names(old[_IDS])
-    new_names = _names(new[_IDS])
+    old_names = _names(old.ids)
+    new_names = _names(new.ids)
     changed = {x for x in old_names.keys() | new_names.keys() if old_names[x] != new_names[x]}
     # Set aside on each side: inert directives whose every name changed count (a name
     # kept by an inert directive might now be carried by another kind), headings whose
@@ -217,14 +214,14 @@ def directive_changes(
     kept_new, aside_new = _split(new, new_inert, changed)
     if (not aside_old and not aside_new and not sites) or kept_old != kept_new:
         return None
-    kinds = frozenset(old[_IDS][k][2] for k in aside_old) | frozenset(
-        new[_IDS][k][2] for k in aside_new
+    kinds = frozenset(old.ids[k][2] for k in aside_old) | frozenset(
+        new.ids[k][2] for k in aside_new
     )
     kinds -= {None}
     if not kinds and not sites:
         return None  # only headings differ: `heading_changes`' case, not this one
-    checked_old = {k: v for k, v in old[_CHECKED].items() if k not in kinds}
-    checked_new = {k: v for k, v in new[_CHECKED].items() if k not in kinds}
+    checked_old = {k: v for k, v in old.checked.items() if k not in kinds}
+    checked_new = {k: v for k, v in new.checked.items() if k not in kinds}
     if checked_old != checked_new:
         return None
     lost = _claims([old_ids[k] for k in aside_old])
@@ -253,11 +250,11 @@ def _claim_findings(doc: Document, claims: list[Directive]) -> list[Diagnostic]:
     return out
 
 
-def _inert_flags(facts: tuple[Any, ...]) -> list[bool] | None:
+def _inert_flags(facts: RunFacts) -> list[bool] | None:
     """For each directive of the run (in order), whether no whole-document rule reads it
     beyond its names; None when the id list and the directive list do not line up."""
-    entries = [e for e in facts[_IDS] if e[2] is not None]
-    directives = facts[_DIRECTIVES]
+    entries = [e for e in facts.ids if e[2] is not None]
+    directives = facts.directives
     if len(entries) != len(directives):
         return None
     flags: list[bool] = []
@@ -274,15 +271,15 @@ def _inert_flags(facts: tuple[Any, ...]) -> list[bool] | None:
 
 
 def _split(
-    facts: tuple[Any, ...], inert: list[bool], changed: set[str]
+    facts: RunFacts, inert: list[bool], changed: set[str]
 ) -> tuple[tuple[list[Any], list[Any]], list[int]]:
     """((id entries kept, directive entries kept), positions of the id entries set aside)."""
     kept_ids: list[Any] = []
     kept_directives: list[Any] = []
     aside: list[int] = []
     k = 0
-    directives = facts[_DIRECTIVES]
-    for at, entry in enumerate(facts[_IDS]):
+    directives = facts.directives
+    for at, entry in enumerate(facts.ids):
         if entry[2] is None:  # a heading
             if _named(entry) and _only_names(entry, changed):
                 aside.append(at)

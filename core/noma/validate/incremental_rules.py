@@ -47,31 +47,20 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..diagnostics import Diagnostic
-from ..ids import IdIndex, id_names_of, name_counts_of
+from ..ids import built_index, id_names_of, name_counts_of
+from ..memo import Memo
 from ..nodes import Directive, Document, Node, Section
-from .computed import COMPUTED_BLOCKS, DEPENDENCY_TARGETS
-from .profiles import declared_profiles
-from .reference_rules import MEMORY_PROFILES
+
+# What the whole-document rules read, derived from their declarations: the kinds whose
+# body / any attribute they read, the attributes they read on every other block.
+from .catalog import ALL_ATTR_FACTS, BODY_FACTS, GENERIC_ATTR_FACTS
 from .references import WIKILINK, _blank_code_spans, _report_wikilinks
 from .research import EVIDENCE
-from .scan import REFERENCE_KEYS, TARGET_DIRECTIVES, TARGET_KEYS, Scan
+from .scan import REFERENCE_KEYS, TARGET_DIRECTIVES, TARGET_KEYS, Scan, kept_scan
 
-# Directive kinds whose body (or the one code block in it) a whole-document rule reads:
-# formulas and domains (computed blocks, controls), data (datasets: columns for plots,
-# the body for src checks), plot markup. Other bodies are only read by per-block rules.
-BODY_FACTS = frozenset({"dataset", "plot", "plotly", *COMPUTED_BLOCKS, *DEPENDENCY_TARGETS})
-# Directive kinds a whole-document rule reads any attribute of (controls, formulas,
-# citations, plots and their datasets, decisions for the adr profile, memories).
-ALL_ATTR_FACTS = BODY_FACTS | {"citation", "decision", "adr", "memory"}
-# The attributes whole-document rules read on every other block: its id and aliases,
-# ``noverify``, and the reference attributes (``broken-reference``; ``for=`` also backs a
-# claim).
-GENERIC_ATTR_FACTS = frozenset({"id", "aliases", "noverify", *TARGET_KEYS})
-# Codes whose message names a line of another block: they cannot be moved by a delta.
-LINE_IN_MESSAGE = frozenset({"duplicate-id", "computed-chain-too-deep"})
 # The attributes of a heading that only name it: a heading carrying no other attribute a
 # whole-document rule reads contributes nothing but its names.
 _NAMING = frozenset({"id", "aliases"})
@@ -81,12 +70,27 @@ _NAMING = frozenset({"id", "aliases"})
 # "linked-directives" (the same for directives no rule reads beyond their names,
 # `incremental_directives`). Read by the tests.
 KEPT: Counter[str] = Counter()
-_OWNERS = 3  # where `run_facts` puts the owners of the text sites
 
 
-def run_facts(
-    found: Scan, id_nodes: list[Node], problems: list[tuple[int, str]]
-) -> tuple[Any, ...]:
+class RunFacts(NamedTuple):
+    """Everything a whole-document rule can read from the blocks of one run, without
+    lines (`run_facts`): equal facts, equal findings. ``ids``: (id, aliases, directive
+    name or None for a heading, a heading's read attributes) per block; ``directives``:
+    (name, id, attributes, raw attributes, body, child count) per directive, attributes
+    and body only as far as the rules read them; the text sites' texts and owners; the
+    untidy attribute groups; how many blocks carry a reference attribute; how many
+    checked directives of each kind."""
+
+    ids: list[tuple[Any, ...]]
+    directives: list[tuple[Any, ...]]
+    site_texts: list[str]
+    site_owners: list[str | None]
+    problems: list[str]
+    ref_blocks: int
+    checked: dict[str, int]
+
+
+def run_facts(found: Scan, id_nodes: list[Node], problems: list[tuple[int, str]]) -> RunFacts:
     """Everything a whole-document rule can read from the blocks of one run, without
     lines (see the module docstring): equal facts, equal findings."""
     ids = [
@@ -109,7 +113,7 @@ def run_facts(
         )
         for d in found.directives
     ]
-    return (
+    return RunFacts(
         ids,
         directives,
         found.site_texts,
@@ -125,51 +129,6 @@ def _read_attrs(attrs: dict[str, Any]) -> list[tuple[str, Any]]:
     if not attrs:
         return []
     return [(k, v) for k, v in attrs.items() if k in GENERIC_ATTR_FACTS]
-
-
-def splice_document_findings(doc: Document, key: Any) -> list[Diagnostic] | None:
-    """The whole-document findings of a spliced ``doc`` taken from its base version's, or
-    None when they must be computed afresh."""
-    recipe = doc._document_recipe
-    if recipe is None:
-        return None
-    base_key, base, reads_files, r0, r1, delta, relink, directives = recipe
-    if base_key != key or reads_files:
-        return None
-    profiles = (
-        declared_profiles(doc.meta, key[0])
-        if relink is not None or directives is not None
-        else set()
-    )
-    if directives is not None and not directives.allowed(profiles):
-        return None  # a kind added out of profile, a memory profile's links
-    out: list[Diagnostic] = []
-    for d in base:
-        line = d.line
-        if line is None or line <= r0:
-            out.append(d)
-        elif line <= r1:
-            if directives is None or not directives.drops(d):
-                return None  # (a claim lost from the run takes its finding with it)
-        elif delta and d.code in LINE_IN_MESSAGE:
-            return None
-        elif not delta:
-            out.append(d)
-        else:
-            out.append(
-                Diagnostic(
-                    d.severity, d.code, d.message, line + delta, d.column, d.node_id, d.phase
-                )
-            )
-    if directives is not None:
-        # The claims the run gained, its changed sites' links (`validate` sorts); before
-        # the relink, which makes a site's findings again when it links to a changed name.
-        out.extend(directives.findings)
-    if relink is not None:
-        if profiles & MEMORY_PROFILES:
-            return None  # memory documents check where each wikilink points, too
-        relink.apply(out)
-    return out
 
 
 @dataclass(slots=True, frozen=True)
@@ -224,19 +183,32 @@ class Relink:
 _BROKEN_LINK = re.compile(r"Wikilink \[\[([^\[\]]*)\]\] points at ")
 
 
-def sites_of(doc: Document) -> tuple[list[str], list[int], list[str | None]] | None:
+# Text sites: (texts, first lines, owners), as `Scan` keeps them.
+Sites = tuple[list[str], list[int], list[str | None]]
+# What a splice passes on to the version it made, for the next splice's reuse checks.
+_REF_TARGETS: Memo[ReferenceTargets] = Memo("validator reference targets")
+_SITES: Memo[Sites] = Memo("validator text sites")
+
+
+def pass_on(doc: Document, targets: ReferenceTargets | None, sites: Sites | None) -> None:
+    """Keep on a spliced ``doc`` the reference targets and text sites its splice knew
+    (`kept_findings.leave_recipes`), so the next splice need not walk it."""
+    if targets is not None:
+        _REF_TARGETS.put(doc, targets)
+    if sites is not None:
+        _SITES.put(doc, sites)
+
+
+def sites_of(doc: Document) -> Sites | None:
     """The text sites of ``doc`` (texts, first lines, owners): from its scan when it was
     walked, else as the splice that made it passed them on; None when unknown."""
-    scan = doc._scan
-    if isinstance(scan, Scan) and scan.doc is doc:
+    scan = kept_scan(doc)
+    if scan is not None:
         return scan.site_texts, scan.site_lines, scan.site_owners
-    sites: tuple[list[str], list[int], list[str | None]] | None = doc._sites
-    return sites
+    return _SITES.get(doc)
 
 
-def splice_sites(
-    old: tuple[list[str], list[int], list[str | None]], run: Scan, r0: int, r1: int, delta: int
-) -> tuple[list[str], list[int], list[str | None]]:
+def splice_sites(old: Sites, run: Scan, r0: int, r1: int, delta: int) -> Sites:
     """The text sites of a spliced version: the old ones before the run, the run's, the
     old ones after it moved by ``delta`` (sites outside the run keep texts and owners:
     no id outside the run changed)."""
@@ -251,7 +223,7 @@ def splice_sites(
     )
 
 
-def heading_changes(old: tuple[Any, ...], new: tuple[Any, ...]) -> set[str] | None:
+def heading_changes(old: RunFacts, new: RunFacts) -> set[str] | None:
     """The ids and aliases the run's headings gained or lost, when that is all that differs
     between the old run's facts and the new run's (`run_facts`); None otherwise.
 
@@ -263,15 +235,21 @@ def heading_changes(old: tuple[Any, ...], new: tuple[Any, ...]) -> set[str] | No
     same site texts and no changed name named anywhere, the run's sites give findings
     after the edit exactly when they gave some before.
     """
-    if old[1:_OWNERS] != new[1:_OWNERS] or old[_OWNERS + 1 :] != new[_OWNERS + 1 :]:
-        return None
-    old_names = _names(old[0])
-    new_names = _names(new[0])
+    if (
+        old.directives != new.directives
+        or old.site_texts != new.site_texts
+        or old.problems != new.problems
+        or old.ref_blocks != new.ref_blocks
+        or old.checked != new.checked
+    ):
+        return None  # every fact but the ids and the sites' owners must be equal
+    old_names = _names(old.ids)
+    new_names = _names(new.ids)
     changed = {x for x in old_names.keys() | new_names.keys() if old_names[x] != new_names[x]}
     if not changed:
         return None
-    kept_old = [e for e in old[0] if not _only_names(e, changed)]
-    kept_new = [e for e in new[0] if not _only_names(e, changed)]
+    kept_old = [e for e in old.ids if not _only_names(e, changed)]
+    kept_new = [e for e in new.ids if not _only_names(e, changed)]
     return changed if kept_old == kept_new else None
 
 
@@ -314,12 +292,12 @@ def name_claims(
         return None
     in_old = _names_of(old_ids)
     in_new = _names_of(new_ids)
-    idx = old._index  # how many blocks carry each id: the index when built, else the
-    ids = None if isinstance(idx, IdIndex) else id_names_of(old)  # id list (never a walk)
+    idx = built_index(old)  # how many blocks carry each id: the index when built, else the
+    id_names = id_names_of(old) if idx is None else []  # id list (never a walk)
     for x in changed:
         if in_old[x] > 1 or in_new[x] > 1:
             return None
-        carried = ids.count(x) if ids is not None else idx.count.get(x, 0)
+        carried = idx.count.get(x, 0) if idx is not None else id_names.count(x)
         if carried + counts.aliases[x] - in_old[x] > 0:
             return None  # another block carries it
     attrs, links = targets.names()
@@ -386,11 +364,10 @@ def _reference_targets(scan: Scan) -> tuple[frozenset[str], frozenset[str]]:
 def reference_targets_of(doc: Document) -> ReferenceTargets | None:
     """The document's `ReferenceTargets`: passed on by the splice that made it, or from
     its own scan when it was walked; None when only a walk could say."""
-    targets = doc._ref_targets
-    if isinstance(targets, ReferenceTargets):
+    targets = _REF_TARGETS.get(doc)
+    if targets is not None:
         return targets
-    scan = doc._scan
-    if isinstance(scan, Scan) and scan.doc is doc:
-        targets = doc._ref_targets = ReferenceTargets(scan)
-        return targets
+    scan = kept_scan(doc)
+    if scan is not None:
+        return _REF_TARGETS.put(doc, ReferenceTargets(scan))
     return None

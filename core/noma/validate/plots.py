@@ -14,6 +14,7 @@ from ..ids import IdIndex
 from ..nodes import Directive
 from .datasets import dataset_columns
 from .registry import diag
+from .rules import rule
 from .scan import Scan, has_value
 
 
@@ -29,6 +30,17 @@ def _delimiter(raw: str | None) -> str | None:
     return None
 
 
+@rule(
+    scope="cross-block",
+    codes=(
+        "plot-missing-data",
+        "plot-unknown-dataset",
+        "plot-unknown-column",
+        "plot-mixed-delimiters",
+    ),
+    reads=("names", "references"),
+    body_of=("plot", "dataset"),
+)
 def check_plots(scan: Scan, out: list[Diagnostic]) -> None:
     """Data present, dataset resolvable, columns declared, delimiters consistent."""
     plots = scan.checked("plot")

@@ -13,6 +13,7 @@ from typing import Any
 from ..diagnostics import Diagnostic
 from ..nodes import Document
 from .registry import diag
+from .rules import rule
 from .scan import Scan, is_noverify
 
 _COMMON = frozenset(
@@ -106,6 +107,11 @@ def declared_profiles(meta: dict[str, Any], profile: str | None) -> set[str]:
     return {name for key in ("profile", "profiles") for name in _names(meta.get(key))}
 
 
+@rule(
+    scope="document",
+    codes=("unknown-profile", "out-of-profile-directive"),
+    reads=("frontmatter", "kinds", "noverify"),
+)
 def check_profiles(scan: Scan, profile: str | None, out: list[Diagnostic]) -> None:
     """Warn on unknown names; with a known profile declared, warn on directives outside it.
 

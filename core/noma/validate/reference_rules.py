@@ -17,6 +17,7 @@ from ..diagnostics import Diagnostic
 from ..nodes import Directive
 from .references import WIKILINK, _blank_code_spans
 from .registry import diag
+from .rules import rule
 from .scan import Scan, has_value
 
 CHANGE_ACTIONS = ("insert", "delete", "replace")
@@ -34,6 +35,7 @@ def _has_body(d: Directive) -> bool:
     return d.body.strip() != ""
 
 
+@rule(scope="block", codes=("citation-missing-source",), kinds=("citation",))
 def check_citation_sources(scan: Scan, out: list[Diagnostic]) -> None:
     """A citation must say where it comes from: ``url=``, ``source=`` or ``doi=``."""
     for d in scan.checked("citation"):
@@ -47,6 +49,12 @@ def check_citation_sources(scan: Scan, out: list[Diagnostic]) -> None:
             )
 
 
+@rule(
+    scope="block",
+    codes=("claim-invalid-confidence", "claim-missing-confidence"),
+    reads=("profiles",),
+    kinds=("claim",),
+)
 def check_claim_confidence(scan: Scan, profiles: set[str], out: list[Diagnostic]) -> None:
     """``confidence`` is a probability; research memos and theses require one."""
     required = bool(profiles & CONFIDENCE_PROFILES)
@@ -71,6 +79,11 @@ def check_claim_confidence(scan: Scan, profiles: set[str], out: list[Diagnostic]
             )
 
 
+@rule(
+    scope="block",
+    codes=("change-request-invalid-action", "change-request-missing-revision-text"),
+    kinds=("change_request",),
+)
 def check_change_requests(scan: Scan, out: list[Diagnostic]) -> None:
     """A tracked revision needs a known action and the text that action works on."""
     for d in scan.checked("change_request"):
@@ -107,6 +120,12 @@ def check_change_requests(scan: Scan, out: list[Diagnostic]) -> None:
             )
 
 
+@rule(
+    scope="document",
+    codes=("adr-missing-decision", "adr-missing-owner", "adr-missing-date"),
+    reads=("profiles",),
+    attrs_of=("decision", "adr"),
+)
 def check_adr(scan: Scan, profiles: set[str], out: list[Diagnostic]) -> None:
     """Under the ``adr`` profile: the document records a decision, with owner and date."""
     if "adr" not in profiles:
@@ -145,6 +164,21 @@ def _iso_day_or_time(text: str) -> bool:
 LAST_SEEN_KEYS = ("last_seen", "last-seen", "lastSeen")
 
 
+@rule(
+    # Under a memory profile it also reads where each wikilink points (the kind of the
+    # block a link names): the engine then remakes the findings (`incremental_rules`).
+    scope="cross-block",
+    codes=(
+        "memory-missing-id",
+        "memory-missing-type",
+        "memory-invalid-type",
+        "memory-invalid-confidence",
+        "memory-invalid-last-seen",
+        "memory-wikilink-non-memory-target",
+    ),
+    reads=("profiles", "names", "sites"),
+    attrs_of=("memory",),
+)
 def check_memories(scan: Scan, profiles: set[str], out: list[Diagnostic]) -> None:
     """``::memory`` blocks are records an agent reloads: each needs an id and a known
     type; its confidence and last-seen date, when given, must read as such."""

@@ -13,6 +13,7 @@ from ..backtick_runs import lazy_spans
 from ..diagnostics import Diagnostic
 from ..wikilinks import WIKILINK
 from .registry import diag
+from .rules import rule
 from .scan import (
     REFERENCE_ATTRS,
     REFERENCE_KEYS,
@@ -48,6 +49,12 @@ def _blank_code_spans(text: str) -> str:
     return "".join(out)
 
 
+@rule(
+    scope="cross-block",
+    codes=("duplicate-id",),
+    reads=("names", "noverify"),
+    lines_in_message=("duplicate-id",),
+)
 def check_duplicate_ids(scan: Scan, out: list[Diagnostic]) -> None:
     """Every occurrence after the first of an id is an error (pointing back at the first)."""
     idx = scan.index
@@ -71,6 +78,11 @@ def check_duplicate_ids(scan: Scan, out: list[Diagnostic]) -> None:
         )
 
 
+@rule(
+    scope="cross-block",
+    codes=("broken-reference",),
+    reads=("names", "references", "noverify", "sites"),
+)
 def check_broken_references(scan: Scan, out: list[Diagnostic]) -> None:
     """Reference attributes and wikilinks must name an id or alias of this document."""
     idx = scan.index

@@ -10,11 +10,20 @@ from __future__ import annotations
 
 from ..diagnostics import Diagnostic
 from .registry import diag
+from .rules import rule
 from .scan import Scan, has_value
 
 EVIDENCE = ("evidence", "counterevidence")
 
 
+@rule(
+    # Claims are read by their names only (and ``noverify``): a claim that carries
+    # nothing else gets its own finding remade by the engine (`incremental_directives`).
+    scope="cross-block",
+    codes=("claim-without-evidence",),
+    reads=("names", "references", "noverify"),
+    kinds=EVIDENCE,
+)
 def check_claims(scan: Scan, out: list[Diagnostic]) -> None:
     """A claim is backed by any evidence whose ``for=`` resolves to it (aliases count).
 
@@ -44,6 +53,7 @@ def check_claims(scan: Scan, out: list[Diagnostic]) -> None:
             )
 
 
+@rule(scope="block", codes=("evidence-missing-for",), kinds=EVIDENCE)
 def check_evidence(scan: Scan, out: list[Diagnostic]) -> None:
     """Evidence must say which claim it backs. A ``for=`` that names no block at all is a
     ``broken-reference``, not this rule."""
@@ -58,6 +68,7 @@ def check_evidence(scan: Scan, out: list[Diagnostic]) -> None:
             )
 
 
+@rule(scope="block", codes=("risk-without-owner",), kinds=("risk",))
 def check_risks(scan: Scan, out: list[Diagnostic]) -> None:
     """A risk nobody owns is a risk nobody mitigates."""
     for d in scan.checked("risk"):
@@ -65,6 +76,7 @@ def check_risks(scan: Scan, out: list[Diagnostic]) -> None:
             out.append(diag("risk-without-owner", "::risk has no owner= attribute.", d))
 
 
+@rule(scope="block", codes=("decision-without-status",), kinds=("decision", "adr"))
 def check_decisions(scan: Scan, out: list[Diagnostic]) -> None:
     """A decision must say whether it is proposed, accepted, superseded..."""
     for d in scan.checked("decision", "adr"):

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from ..attrs import Attrs
 from ..ids import IdIndex, index
+from ..memo import Memo
 from ..nodes import (
     Code,
     Directive,
@@ -134,16 +135,23 @@ def _line(node: Node) -> int:
     return node.line
 
 
+_SCAN: Memo[Scan] = Memo("validator scan")
+
+
 def scan_document(doc: Document) -> Scan:
     """The document's scan, made once per tree and kept on it (trees are immutable, so it
     stays true; `core.noma.incremental` splices it into the next version)."""
-    cached = doc._scan
-    if isinstance(cached, Scan) and cached.doc is doc:
+    cached = _SCAN.get(doc)
+    if cached is not None:
         return cached
     result = Scan(doc=doc, index=index(doc))
     scan_nodes(result, doc.children, None, False, False)
-    doc._scan = result
-    return result
+    return _SCAN.put(doc, result)
+
+
+def kept_scan(doc: Document) -> Scan | None:
+    """The scan kept on ``doc`` when it was walked; None when it was not (never walks)."""
+    return _SCAN.get(doc)
 
 
 def scan_nodes(result: Scan, kids: list[Node], owner: str | None, quiet: bool, raw: bool) -> None:
