@@ -45,6 +45,7 @@ from core.noma.patch.pipeline import (
 )
 from core.noma.proof import build_proof
 from core.noma.transcript import transcript_path
+from core.noma.undo_select import record_kinds, redo_target, undo_target
 from core.noma.visible import visible
 from core.trust import TrustStore
 from core.workspace import STATE_DIR, Workspace, WorkspaceError
@@ -80,8 +81,8 @@ from .screens.proof import ProofScreen
 from .screens.trust import TrustScreen, is_restricted
 from .session import EditSession
 from .typeahead import KeyGate
-from .undo_journal import UndoJournal, own_kinds, step_between
-from .undo_targets import own_records, redo_target, selection_after, undo_target
+from .undo_journal import UndoJournal, step_between
+from .undo_targets import own_records, selection_after
 from .versions import Changes, diff_versions
 from .visible import plain
 
@@ -819,7 +820,7 @@ class WorkbenchApp(App[None]):
         """op_id -> edit / revert / redo, by data (the undo journal, this session's
         writes, the causation chain), never by the reason text."""
         journal = dict(self.transcript.kinds) if self.transcript is not None else {}
-        return own_kinds(own, {**journal, **self._kinds})
+        return record_kinds(own, {**journal, **self._kinds})
 
     def undo_target(self) -> dict[str, Any] | None:
         own = self.own_records()
