@@ -1,7 +1,9 @@
-"""Messages the app's workers post back to the UI thread.
+"""Messages up to the app: what its workers found, and what a screen asks for.
 
 Workers never touch widgets: they compute in a thread (parse, validate, proof, patch) and
-post one of these; the app's handlers update the panes.
+post one of these; the app's handlers (and its `EditPipeline`) update the panes. Screens
+never call the app either: each intent is one message (`ProposeEdit`, `UndoRequest`,
+`ReloadRequest`, `WriteDocument`); `KeepMine` is the one that goes down, to an editor.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 Screens and panes sit below the app class: they are handed what they need and post
 messages up, so they never import `noma_tui.app`, not even for a type. `WorkbenchHost` is
-the part of the app that screens read and call; `OpenEditor` and `ShownProof` are what
-the app (and the messages carrying an edit, `noma_tui.messages.Pending`) need from an
+the part of the app that screens read; `OpenEditor` and `ShownProof` are what the edit
+pipeline (and the messages carrying an edit, `noma_tui.messages.Pending`) need from an
 editor screen and from the proof screen. mypy checks that the real classes fit
 (`noma_tui.app` assigns itself and its screens to these types).
 """
