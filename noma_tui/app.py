@@ -1,12 +1,13 @@
-"""The workbench app: loads documents, watches the disk, and runs every edit through the
-engine.
+"""The workbench app: loads documents, watches the disk, and hands every edit to its
+`EditPipeline` (`noma_tui.edit_pipeline`).
 
-Data flow (architecture.md): a key opens an editor holding an `EditSession`; its ops go to
-`core.noma.proof.build_proof` (a dry run shown to the writer), then to
-`core.noma.patch.pipeline.patch_file` with ``actor.kind = "human"``, the file's sha256 at
-the time the edit opened and each op's block ``baseHash``. The apply worker then builds the
-new version from the engine's post-state (the one the proof built; the file is not read
-again), and the panes redraw what `noma_tui.versions.diff_versions` says changed. The
+Data flow (architecture.md): a key opens an editor holding an `EditSession`, or proposes a
+one-key edit; `ProposeEdit` reaches the app, which routes it to the pipeline: the proof
+(`core.noma.proof.build_proof`, a dry run shown to the writer), then
+`core.noma.patch.pipeline.patch_file`. The pipeline hands back here the new version built
+from the engine's post-state (the file is not read again) and the records the apply
+appended (the transcript is not read again); the panes redraw what
+`noma_tui.versions.diff_versions` says changed. The
 watcher does the same for changes made by anyone else: the new version is spliced from the
 one on screen (`core.noma.incremental`), never parsed whole when a splice can do.
 
@@ -16,7 +17,6 @@ notifications titled with their code, never as a traceback.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
@@ -26,24 +26,19 @@ from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import BindingType
 from textual.notifications import SeverityLevel
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.signal import Signal
-from textual.timer import Timer
 from textual.worker import Worker, WorkerState, get_current_worker
 from watchfiles import Change, DefaultFilter, awatch
 
 from core.noma.commit import touch
 from core.noma.files import DocumentIOError
-from core.noma.nodes import promote_fresh
-from core.noma.patch.errors import SHA_MISMATCH
 from core.noma.patch.pipeline import (
     Actor,
     DocumentCache,
     PatchOutcome,
-    PatchRequest,
-    patch_file,
 )
-from core.noma.proof import build_proof
 from core.noma.transcript import transcript_path
 from core.noma.visible import visible
 from core.trust import TrustStore
@@ -53,42 +48,39 @@ from themes import DEFAULT_THEME, STYLESHEET, THEME_CYCLE, THEMES, VARIABLE_DEFA
 from .config import WorkbenchConfig
 from .document import LoadedDocument, from_state
 from .document import load_document as read_loaded
+from .edit_pipeline import EditPipeline
 from .errors import error_code, error_text, guarded
 from .gc_policy import IdleCollector
-from .history import TranscriptSnapshot, load_transcript
+from .history import TranscriptSnapshot, extend, load_transcript
 from .keys import ALL_ACTIONS, APP_ACTIONS, FLOW_ACTIONS, display_key
-from .merge import ConflictTexts, block_texts, merge3
 from .messages import (
     DiskChanged,
     DocumentLoaded,
     EditClosed,
     EditOpened,
-    EditProposed,
     FilesListed,
     PatchDone,
-    Pending,
     ProofReady,
     ProposeEdit,
+    ReloadRequest,
     RevertReady,
     TranscriptLoaded,
+    UndoRequest,
+    WriteDocument,
 )
 from .pane_presence import panes_present
-from .roles import OpenEditor, WorkbenchHost
-from .screens.conflict import Choice, ConflictScreen
+from .panes.file_list import FileList
+from .roles import WorkbenchHost
 from .screens.help import HelpScreen
 from .screens.main import MainScreen
-from .screens.proof import ProofScreen
 from .screens.trust import TrustScreen, is_restricted
 from .session import EditSession
 from .typeahead import KeyGate
-from .undo_journal import UndoJournal, own_kinds, step_between
-from .undo_targets import own_records, redo_target, selection_after, undo_target
 from .versions import Changes, diff_versions
 from .visible import plain
 
 WATCHED_SUFFIXES = (".noma", ".noma.patches")
 PANE_IDS = "#files, #tree, #block, #diagnostics, #transcript, #status"
-PROOF_HINT_DELAY = 0.3  # seconds a proof may take before the status bar says it is coming
 WATCH_TICK_MS = 500  # the watcher reports "still watching" this often when idle
 
 
@@ -105,6 +97,9 @@ class WorkbenchApp(App[None]):
     TITLE = "Noma Workbench"
     CSS_PATH = str(STYLESHEET)
     BINDINGS: ClassVar[list[BindingType]] = [spec.binding() for spec in APP_ACTIONS]
+    # The status line's message: the app and its edit pipeline set this, one attribute;
+    # the watcher below is the one place that writes it to the status bar.
+    status_text: reactive[str] = reactive("", always_update=True, init=False)
 
     def __init__(
         self,
@@ -113,6 +108,7 @@ class WorkbenchApp(App[None]):
         document: Path | None = None,
         config: WorkbenchConfig | None = None,
         single_file: bool = False,
+        read_transcript: Callable[[Path], TranscriptSnapshot] = load_transcript,
     ) -> None:
         super().__init__()
         self.workspace = workspace
@@ -128,30 +124,28 @@ class WorkbenchApp(App[None]):
         self.loaded: LoadedDocument | None = None
         self.transcript: TranscriptSnapshot | None = None
         self.documents: list[Path] = []
-        self.sessions: list[EditSession] = []
         self.loads = 0  # documents shown so far (tests and the bench wait on it)
         self.applied_builds = 0  # versions shown from an edit's post-state (tests read it)
         self.collector = IdleCollector(self)  # full GC passes wait for an idle moment
         self.watching = False  # True once the file watcher is in place
         self._after_load: list[Callable[[LoadedDocument], None]] = []
         self._select_after_load: str | None = None
-        self._inflight: Pending | None = None
-        self._proof_hint: Timer | None = None
-        self._shown_proof: ProofScreen | None = None  # the proof up now (one at a time)
         # Every version of the open documents this session has seen, by sha256: the
         # pre-states undo needs (core.noma.revert). Bounded; the oldest go first.
         self.versions: dict[str, str] = {}
         # The sha256 of this app's last write of each document: the bytes an apply of
         # ours produced are never reported as drift (`EditSession.observe`).
         self.own_writes: dict[Path, str] = {}
-        self._journal_lock = threading.Lock()  # one journal read or write at a time
-        self._kinds: dict[str, str] = {}  # op_id -> edit/revert/redo of this session's writes
         self._main = MainScreen()
         # Published whenever the drift of the open edits may have changed; editor screens
         # subscribe (attributes down, signals across) instead of the app walking its stack.
         self.drift_signal: Signal[bool] = Signal(self, "drift")
         # Keys typed while a dialog opens or a proof is prepared wait here (type-ahead).
         self.gate = KeyGate(self._dispatch_key, self.call_later, self._still_waited_for)
+        # Every edit, from its proposal to its end (messages routed to it below).
+        self.pipeline = EditPipeline(self)
+        # How the transcript file is read (a test counts the reads by passing its own).
+        self.read_transcript = read_transcript
         for theme in THEMES:
             self.register_theme(theme)
         self.theme = self.config.theme if self.get_theme(self.config.theme) else DEFAULT_THEME
@@ -165,6 +159,26 @@ class WorkbenchApp(App[None]):
     @property
     def main(self) -> MainScreen:
         return self._main
+
+    @property
+    def root(self) -> Path:
+        return self.workspace.root
+
+    @property
+    def cursor_blink(self) -> bool:
+        return self.config.cursor_blink
+
+    def watch_status_text(self, text: str) -> None:
+        if self.panes_ready:
+            self.main.status.message = text
+
+    def show_edit_state(self, editing: str, drift: bool) -> None:
+        """What the open edits are and whether one drifted: the status bar, and a signal
+        for the editor screens (attributes down, signals across)."""
+        status = self.main.status
+        status.editing = editing
+        status.drift = drift
+        self.drift_signal.publish(drift)
 
     def get_default_screen(self) -> Screen[Any]:
         return self._main
@@ -230,7 +244,7 @@ class WorkbenchApp(App[None]):
             self.set_keymap(self.config.keymap)
         for problem in self.config.problems:
             self.notify(problem, title="noma-workbench.toml", severity="warning", timeout=10)
-        self.main.status.message = f"workspace {self.workspace.root.name}"
+        self.status_text = f"workspace {self.workspace.root.name}"
         self.show_trust()
         if self.main.status.restricted:
             self.notify(
@@ -259,7 +273,7 @@ class WorkbenchApp(App[None]):
         self.doc_path = path
         self.main.files.set_files(self.documents, self.workspace.root, path)
         self.main.tell_flow_pane(path)
-        self.main.status.message = f"opening {path.name}…"
+        self.status_text = f"opening {path.name}…"
         self.start_load(path, "open")
         self.start_transcript(path)
 
@@ -293,7 +307,7 @@ class WorkbenchApp(App[None]):
         shown = self.loaded
         return shown if shown is not None and shown.path == path else None
 
-    def _applied_version(
+    def applied_version(
         self, path: Path, outcome: PatchOutcome
     ) -> tuple[LoadedDocument | None, Changes | None]:
         """The version an edit of ours wrote, built in the apply worker: the engine's
@@ -321,13 +335,19 @@ class WorkbenchApp(App[None]):
             return
         if message.loaded.path != self.doc_path:
             return
-        self._take(message.loaded, message.changes)
+        self.take(message.loaded, message.changes)
 
-    def _take(self, loaded: LoadedDocument, changes: Changes | None) -> None:
+    def after_load(self, callback: Callable[[LoadedDocument], None]) -> None:
+        """Run ``callback`` with the next version shown (a conflict's screen, a grid)."""
+        self._after_load.append(callback)
+
+    def select_after_load(self, block_id: str | None) -> None:
+        self._select_after_load = block_id
+
+    def take(self, loaded: LoadedDocument, changes: Changes | None) -> None:
         """Make ``loaded`` the shown version: panes, open edits' drift, waiting callbacks."""
         previous = self.loaded
-        select = self._select_after_load
-        self._select_after_load = None
+        select, self._select_after_load = self._select_after_load, None
         unchanged = (
             previous is not None
             and previous.path == loaded.path
@@ -348,23 +368,26 @@ class WorkbenchApp(App[None]):
         ):
             # After the frame that shows the version: the splice is not worth a late frame.
             self.call_after_refresh(
-                self.journal_step, loaded.path, previous.source.text, loaded.source.text, "", ""
+                self.pipeline.journal_step,
+                loaded.path,
+                previous.source.text,
+                loaded.source.text,
+                "",
+                "",
             )
         if not unchanged or select is not None:
-            self.main.status.message = ""
+            self.status_text = ""
             self.main.show_document(loaded, select_id=select, changes=changes)
             self.loads += 1
             self.collector.touched()
-        for session in self.sessions:
-            session.observe(loaded, self.own_writes.get(loaded.path))
-        self._refresh_edit_state()
+        self.pipeline.observe(loaded)
         callbacks, self._after_load = self._after_load, []
         for callback in callbacks:
             callback(loaded)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="transcript")
     def start_transcript(self, path: Path) -> None:
-        snapshot = load_transcript(path)
+        snapshot = self.read_transcript(path)
         if not get_current_worker().is_cancelled:
             self.post_message(TranscriptLoaded(path, snapshot))
 
@@ -376,6 +399,19 @@ class WorkbenchApp(App[None]):
             return
         self.transcript = message.snapshot
         self.main.transcript.show(message.snapshot)
+
+    def transcript_grew(self, path: Path, records: list[dict[str, Any]]) -> None:
+        """The records an apply of ours appended: added to the shown transcript without
+        reading the file again; read whole only if they do not follow on from it."""
+        shown = self.transcript
+        grown = None
+        if path == self.doc_path and shown is not None and shown.path == transcript_path(path):
+            grown = extend(shown, records)
+        if grown is None:
+            self.start_transcript(path)
+            return
+        self.transcript = grown
+        self.main.transcript.show(grown)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="files")
     def refresh_files(self) -> None:
@@ -396,7 +432,7 @@ class WorkbenchApp(App[None]):
             if message.paths:
                 self.open_document(message.paths[0])
             else:
-                self.main.status.message = f"No .noma documents in {self.workspace.root.name}"
+                self.status_text = f"No .noma documents in {self.workspace.root.name}"
 
     # -- watching the disk -------------------------------------------------------------------
 
@@ -432,19 +468,7 @@ class WorkbenchApp(App[None]):
         if message.listing_changed:
             self.refresh_files()
 
-    # -- edit sessions -----------------------------------------------------------------------
-
-    def begin_session(self, session: EditSession) -> None:
-        if session not in self.sessions:
-            self.sessions.append(session)
-        if self.loaded is not None:
-            session.observe(self.loaded, self.own_writes.get(self.loaded.path))
-        self._refresh_edit_state()
-
-    def end_session(self, session: EditSession) -> None:
-        if session in self.sessions:
-            self.sessions.remove(session)
-        self._refresh_edit_state()
+    # -- the edit pipeline: messages routed to it ---------------------------------------------
 
     @property
     def panes_ready(self) -> bool:
@@ -454,317 +478,34 @@ class WorkbenchApp(App[None]):
         ready = self._main.panes_mounted and not self._exit
         return ready and panes_present(self._main, PANE_IDS)  # cheap: asked per action
 
-    def _refresh_edit_state(self) -> None:
-        if not self.panes_ready:
-            return
-        status = self.main.status
-        status.editing = (
-            f"{self.sessions[-1].action} {self.sessions[-1].target}" if self.sessions else ""
-        )
-        status.drift = any(s.drift for s in self.sessions)
-        self.drift_signal.publish(status.drift)
-
-    @guarded
-    def on_edit_opened(self, message: EditOpened) -> None:
-        self.begin_session(message.session)
-
-    @guarded
-    def on_edit_closed(self, message: EditClosed) -> None:
-        self.end_session(message.session)
-
-    @guarded
-    def on_propose_edit(self, message: ProposeEdit) -> None:
-        self.propose(message.session, message.ops, **message.options)
-
-    @guarded
-    def on_edit_proposed(self, message: EditProposed) -> None:
-        self.propose(message.session, message.ops, editor=message.editor)
+    @property
+    def sessions(self) -> list[EditSession]:
+        return self.pipeline.sessions
 
     @property
     def drift(self) -> bool:
-        """True while an open edit was prepared against an older version of the file."""
-        return any(s.drift for s in self.sessions)
-
-    # -- proposing and applying edits ----------------------------------------------------------
-
-    def propose(
-        self,
-        session: EditSession,
-        ops: list[dict[str, Any]],
-        *,
-        editor: OpenEditor | None = None,
-        title: str | None = None,
-        danger: bool = False,
-        select_id: str | None = None,
-        parent_op_id: str | None = None,
-        reason_prefix: str | None = None,
-        kind: str = "edit",
-    ) -> None:
-        """Show the proof for ``ops``; apply them if the writer confirms. One proof at a
-        time: a request while another is being built or shown is a no-op."""
-        if self.doc_path is None or self.proof_busy:
-            if editor is not None:
-                editor.resume()
-            self.gate.release()
-            return
-        if editor is None:
-            self.begin_session(session)
-        names = ", ".join(str(op.get("op")) for op in ops)
-        pending = Pending(
-            session,
-            ops,
-            self.doc_path,
-            title or (editor.title_text if editor is not None else names),
-            editor,
-            danger,
-            select_id=select_id or selection_after(ops),
-            parent_op_id=parent_op_id,
-            reason_prefix=reason_prefix,
-            kind=kind,
-        )
-        self._inflight = pending
-        self._hint_proof(pending)
-        self.start_proof(pending)
-
-    @property
-    def proof_busy(self) -> bool:
-        """True while a proof is being built, shown, or its edit written."""
-        shown = self._shown_proof
-        if shown is not None and shown.is_attached and not shown.dismissed:
-            return True
-        return any(w.group in ("proof", "apply") and w.is_running for w in self.workers)
-
-    def _hint_proof(self, pending: Pending | None) -> None:
-        """Say "preparing the proof…" only if the proof is slow to come (``None`` ends it).
-
-        A status change under a modal editor repaints the screens beneath it, and on a
-        5,000-section document that repaint took the GIL from the proof's worker for ~40
-        ms: most proofs are drawn before a person could read the word.
-        """
-        if self._proof_hint is not None:
-            self._proof_hint.stop()
-            self._proof_hint = None
-        if pending is None:
-            return
-
-        def slow() -> None:
-            self._proof_hint = None
-            if self._inflight is pending and self.panes_ready:
-                self.main.status.message = "preparing the proof…"
-
-        self._proof_hint = self.set_timer(PROOF_HINT_DELAY, slow)
-
-    def _request(self, pending: Pending) -> PatchRequest:
-        session = pending.session
-        reason = pending.reason
-        if pending.reason_prefix:
-            reason = f"{pending.reason_prefix}: {reason}" if reason else pending.reason_prefix
-        return PatchRequest(
-            ops=[session.stamp(op) for op in pending.ops],
-            actor=self.actor,
-            reason=reason,
-            base_sha256=session.base_sha256,
-            parent_op_id=pending.parent_op_id,
-        )
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="proof")
-    def start_proof(self, pending: Pending) -> None:
-        proof = build_proof(pending.path, self._request(pending), cache=self.cache)
-        promote_fresh()  # the post-state just built: young GC passes while drawing are waste
-        self.post_message(ProofReady(pending, proof))
+        return self.pipeline.drift
 
     @guarded
+    def on_edit_opened(self, message: EditOpened) -> None:
+        self.pipeline.begin_session(message.session)
+
+    @guarded
+    def on_edit_closed(self, message: EditClosed) -> None:
+        self.pipeline.end_session(message.session)
+
+    @guarded
+    def on_propose_edit(self, message: ProposeEdit) -> None:
+        self.pipeline.request(message)
+
     def on_proof_ready(self, message: ProofReady) -> None:
-        if not self.panes_ready:
-            self.gate.release()
-            return
-        pending, proof = message.pending, message.proof
-        self._hint_proof(None)
-        self.main.status.message = ""
-        if not proof.ok:
-            self.gate.release()  # no proof to hand the keys to: they go where they go
-            code = proof.outcome.code or "rejected"
-            if code == SHA_MISMATCH:
-                self._conflict(pending, proof.outcome.error or "")
-            else:
-                self.notify(proof.outcome.error or code, title=code, severity="error", timeout=10)
-                self._drop(pending)
-            return
+        self.pipeline.proof_ready(message)
 
-        def decided(reason: str | None) -> None:
-            if reason is None:  # back out (applying goes through `confirmed`)
-                self._drop(pending)
-
-        def confirmed(reason: str) -> None:
-            pending.reason = reason or None
-            pending.proof_screen = screen
-            if pending.editor is not None:
-                pending.editor.advance("applying")
-            self.start_apply(pending)
-
-        self.collector.touched()  # the proof left garbage behind; the writer now reads
-        screen = ProofScreen(
-            proof,
-            pending.session,
-            f"Proof · {pending.title}",
-            danger=pending.danger,
-            cursor_blink=self.config.cursor_blink,
-            on_confirm=confirmed,
-        )
-        self._shown_proof = screen
-        if pending.editor is not None:
-            pending.editor.advance("shown")
-        self.push_screen(screen, decided)
-
-    def _close_proof(self, pending: Pending, then: Callable[[], None]) -> None:
-        """Close the proof that stayed up while ``pending`` was written, then ``then()``."""
-        screen = pending.proof_screen
-        pending.proof_screen = None
-        if screen is None:
-            then()
-        else:
-            screen.finish(then)
-
-    def _drop(self, pending: Pending) -> None:
-        """An edit without its own editor screen ends when its proof is abandoned; an
-        editor gets its fields back."""
-        if pending.editor is None:
-            self.end_session(pending.session)
-        else:
-            pending.editor.resume()
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="apply")
-    def start_apply(self, pending: Pending) -> None:
-        outcome = patch_file(
-            pending.path, self._request(pending), cache=self.cache, root=self.workspace.root
-        )
-        loaded, changes = (None, None)
-        if outcome.ok:
-            # Built here, not in another worker after the editor closed: the main screen
-            # then comes back already showing the new version (one repaint, not two).
-            loaded, changes = self._applied_version(pending.path, outcome)
-        self.post_message(PatchDone(pending, outcome, loaded, changes))
-
-    @guarded
     def on_patch_done(self, message: PatchDone) -> None:
-        if not self.panes_ready:
-            return
-        self.start_transcript(message.pending.path)  # a rejected op is recorded too
-        self._close_proof(message.pending, partial(self._patch_done, message))
+        self.pipeline.patch_done(message)
 
-    @guarded
-    def _patch_done(self, message: PatchDone) -> None:
-        """The outcome of an apply, shown once its proof is closed (the editor is on top)."""
-        if not self.panes_ready:
-            return
-        pending, outcome = message.pending, message.outcome
-        if outcome.ok:
-            self.own_writes[pending.path] = outcome.post_sha256
-            before = self.versions.get(outcome.pre_sha256)
-            op_id = str(outcome.records[0].get("op_id") or "") if outcome.records else ""
-            if op_id:
-                self._kinds[op_id] = pending.kind
-            if before is not None and message.loaded is not None:
-                after = message.loaded.source.text
-                self.call_after_refresh(
-                    self.journal_step, pending.path, before, after, op_id, pending.kind
-                )
-            results = ", ".join(f"{r['op'].get('op')} {r['patch_result']}" for r in outcome.records)
-            text = f"{results} · {outcome.pre_sha256[:8]} → {outcome.post_sha256[:8]}"
-            if outcome.drift:
-                text += " · base_sha_drift recorded"
-            self.notify(text, title="Applied", timeout=4)
-            if outcome.transcript_error:
-                self.notify(outcome.transcript_error, title="transcript", severity="warning")
-            editor = pending.editor
-            if editor is not None and editor.STAYS_OPEN:
-                self._after_load.append(editor.applied)
-            else:
-                # Done now: the status line stops saying "editing" before the panes
-                # redraw, not when the editor's screen is finally unmounted.
-                self.end_session(pending.session)
-                if editor is not None:
-                    editor.close()
-            self._select_after_load = pending.select_id
-            if message.loaded is not None and message.loaded.path == self.doc_path:
-                self._take(message.loaded, message.changes)
-            else:
-                self.start_load(pending.path, "applied")
-        elif outcome.code == SHA_MISMATCH:
-            self._conflict(pending, outcome.error or "")
-        else:
-            code = outcome.code or "rejected"
-            self.notify(outcome.error or code, title=code, severity="error", timeout=10)
-            self._drop(pending)
-
-    def _conflict(self, pending: Pending, message: str) -> None:
-        session, editor = pending.session, pending.editor
-        if editor is None:
-            self.end_session(session)
-            self.notify(
-                f"{message} Nothing was written; look at the block again and retry.",
-                title=SHA_MISMATCH,
-                severity="error",
-                timeout=10,
-            )
-            self.reload()
-            return
-
-        editor.advance("conflict")
-
-        def show(loaded: LoadedDocument) -> None:
-            texts = editor.conflict_texts(loaded) or self._block_texts(pending, loaded)
-            screen = ConflictScreen(SHA_MISMATCH, message, session.target, texts)
-
-            def chosen(choice: Choice | None) -> None:
-                self._resolve(pending, loaded, texts, choice or "back")
-
-            self.push_screen(screen, chosen)
-
-        self._after_load.append(show)
-        if self.doc_path is not None:
-            self.start_load(self.doc_path, "conflict")
-
-    def _block_texts(self, pending: Pending, loaded: LoadedDocument) -> ConflictTexts:
-        session = pending.session
-        block = session.current_block(loaded)
-        theirs = loaded.block_text(block).replace("\r", "") if block is not None else ""
-        base_doc = self.versions.get(session.base_sha256)
-        return block_texts(base_doc, pending.ops, session.target, theirs or "(removed)")
-
-    def _resolve(
-        self, pending: Pending, loaded: LoadedDocument, texts: ConflictTexts, choice: Choice
-    ) -> None:
-        session, editor = pending.session, pending.editor
-        assert editor is not None
-        editor.resume()
-        if choice == "back":
-            return  # the editor, its text untouched; the next apply meets the conflict again
-        if not session.rebase(loaded, keep_file_base=choice != "theirs"):
-            self.notify(
-                f"'{session.target}' is no longer in the document.",
-                title="target_missing",
-                severity="error",
-            )
-            editor.close()
-            return
-        self._refresh_edit_state()
-        if choice == "theirs":
-            editor.reload_block(loaded)
-            self.notify("Took theirs: the editor shows the block as it is on disk.", timeout=4)
-        elif choice == "mine":
-            editor.keep_editing(loaded)
-            editor.action_submit()  # the proof, against theirs' block hash
-        else:
-            merged, conflicts = merge3(texts.base, texts.mine, texts.theirs)
-            editor.take_merge(merged, texts.theirs)
-            note = (
-                f"{conflicts} overlapping change(s) are marked <<<<<<< mine / >>>>>>> theirs: "
-                "settle them, then ctrl+s."
-                if conflicts
-                else "Merged both changes: check the text, then ctrl+s."
-            )
-            self.notify(note, title="merge", timeout=8)
+    def on_revert_ready(self, message: RevertReady) -> None:
+        self.pipeline.revert_ready(message)
 
     @guarded
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -772,11 +513,7 @@ class WorkbenchApp(App[None]):
             return
         error = event.worker.error
         self.notify(error_text(error), title=error_code(error), severity="error", timeout=10)
-        if event.worker.group in ("proof", "apply", "revert"):
-            self.gate.release()
-        if event.worker.group in ("proof", "apply") and self._inflight is not None:
-            self._hint_proof(None)
-            self._close_proof(self._inflight, partial(self._drop, self._inflight))
+        self.pipeline.worker_failed(event.worker.group)
 
     # -- empty and new documents -----------------------------------------------------------------
 
@@ -809,112 +546,46 @@ class WorkbenchApp(App[None]):
         while len(self.versions) > self.MAX_VERSIONS:
             self.versions.pop(next(iter(self.versions)))
 
-    def own_records(self) -> list[dict[str, Any]]:
-        """This actor's applied records in the open document, oldest first."""
-        snapshot = self.transcript
-        if snapshot is None or snapshot.path != transcript_path(self.doc_path or Path()):
-            return []
-        return own_records(snapshot, {"kind": self.actor.kind, "name": self.actor.name})
-
-    def record_kinds(self, own: list[dict[str, Any]]) -> dict[str, str]:
-        """op_id -> edit / revert / redo, by data (the undo journal, this session's
-        writes, the causation chain), never by the reason text."""
-        journal = dict(self.transcript.kinds) if self.transcript is not None else {}
-        return own_kinds(own, {**journal, **self._kinds})
-
     def undo_target(self) -> dict[str, Any] | None:
-        own = self.own_records()
-        return undo_target(own, self.record_kinds(own))
+        return self.pipeline.undo_target()
 
     def redo_target(self) -> dict[str, Any] | None:
-        own = self.own_records()
-        return redo_target(own, self.record_kinds(own))
-
-    @work(thread=True, exit_on_error=False, group="journal")
-    def journal_step(self, path: Path, before: str, after: str, op_id: str, kind: str) -> None:
-        """Keep the way back from ``after`` to ``before`` (undo after a restart)."""
-        with self._journal_lock:
-            UndoJournal(path).add(step_between(before, after, op_id=op_id, kind=kind))
+        return self.pipeline.redo_target()
 
     def revert(self, record: dict[str, Any], kind: str = "revert") -> None:
-        """Show the proof of reverting ``record`` (a redo reverts a revert)."""
-        loaded = self.loaded
-        if loaded is None or self.doc_path is None:
-            return
-        pre = self.versions.get(str(record.get("pre_sha256")))
-        self.main.status.message = f"preparing the {kind}…"
-        self.gate.hold(record)  # keys typed after u wait for its proof
-        self.start_revert(record, kind, pre, loaded.source.text, self.doc_path)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="revert")
-    def start_revert(
-        self, record: dict[str, Any], kind: str, pre: str | None, current: str, path: Path
-    ) -> None:
-        from core.noma.revert import PRE_STATE_UNKNOWN, RevertError, inverse
-
-        result: Any
-        if pre is None:  # not seen by this session: walk the undo journal back to it
-            with self._journal_lock:
-                pre = UndoJournal(path).version(str(record.get("pre_sha256")), current)
-        try:
-            if pre is None:
-                raise RevertError(
-                    PRE_STATE_UNKNOWN,
-                    f"The version before this edit ({str(record.get('pre_sha256'))[:8]}) is "
-                    "neither in this session nor reachable through the undo journal (the "
-                    "file was changed outside the app while it was closed, or the journal "
-                    "was cleared), so its inverse cannot be computed.",
-                )
-            result = inverse(record, pre, current)
-        except RevertError as exc:
-            result = exc
-        self.post_message(RevertReady(record, kind, result))
+        self.pipeline.revert(record, kind)
 
     @guarded
-    def on_revert_ready(self, message: RevertReady) -> None:
-        if not self.panes_ready:
-            return
-        from core.noma.revert import RevertError
+    def on_undo_request(self, message: UndoRequest) -> None:
+        if message.record is not None:
+            self.pipeline.revert(message.record, message.kind)
+        elif message.kind == "redo":
+            self.pipeline.redo()
+        else:
+            self.pipeline.undo()
 
-        self.main.status.message = ""
-        result, record = message.result, message.record
-        what = f"{message.kind} of {_op_line(record)}"
-        if isinstance(result, RevertError):
-            self.gate.release()
-            hint = ""
-            if result.code == SHA_MISMATCH:
-                hint = " Nothing was written."
-            self.notify(result.message + hint, title=result.code, severity="error", timeout=10)
-            return
-        loaded = self.loaded
-        if loaded is None:
-            self.gate.release()
-            return
-        session = EditSession(message.kind, result.target, loaded.sha256, None)
-        self.propose(
-            session,
-            result.ops,
-            title=f"{what.capitalize()} → {result.summary}",
-            parent_op_id=result.op_id or None,
-            reason_prefix=f"{message.kind} {result.op_id}",
-            kind=message.kind,
-        )
+    @guarded
+    def on_reload_request(self, message: ReloadRequest) -> None:
+        self.reload()
+
+    @guarded
+    def on_file_list_open(self, message: FileList.Open) -> None:
+        self.open_document(message.path)
+
+    @guarded
+    def on_write_document(self, message: WriteDocument) -> None:
+        if message.loaded is not None:
+            self.write_first_content(message.loaded, message.text)
+        else:
+            self.create_document(message.name, message.text)
 
     @guarded
     def action_undo(self) -> None:
-        record = self.undo_target()
-        if record is None:
-            self.notify("No edit of yours in this document to undo.", title="undo")
-            return
-        self.revert(record, "revert")
+        self.pipeline.undo()
 
     @guarded
     def action_redo(self) -> None:
-        record = self.redo_target()
-        if record is None:
-            self.notify("Nothing to redo (or a new edit came after the undo).", title="redo")
-            return
-        self.revert(record, "redo")
+        self.pipeline.redo()
 
     # -- app actions ---------------------------------------------------------------------------
 
@@ -984,12 +655,6 @@ class WorkbenchApp(App[None]):
             self.notify(main.why_not(action), title="not available", severity="warning")
             return
         self.call_later(main.run_action, action)
-
-
-def _op_line(record: dict[str, Any]) -> str:
-    from .history import op_summary
-
-    return op_summary(record.get("op"))
 
 
 if TYPE_CHECKING:

@@ -7,12 +7,23 @@ shown yet, so a transcript that grows by one record costs one row.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from core.noma.patch.catalog import TARGET_FIELD
-from core.noma.transcript import AuditReport, TranscriptLine, audit, read_lines, transcript_path
+from core.noma.transcript import (
+    AuditReport,
+    TranscriptLine,
+    audit,
+    encode_record,
+    line_sha256,
+    read_lines,
+    record_problem,
+    record_warnings,
+    state_after,
+    transcript_path,
+)
 
 DRIFT_CODE = "base_sha_drift"
 
@@ -116,3 +127,34 @@ def load_transcript(doc_path: Path) -> TranscriptSnapshot:
     lines = read_lines(path)
     kinds = UndoJournal(doc_path).kinds()
     return TranscriptSnapshot(path, [to_row(line) for line in lines], audit(path), True, kinds)
+
+
+def extend(
+    snapshot: TranscriptSnapshot, records: list[dict[str, Any]]
+) -> TranscriptSnapshot | None:
+    """``snapshot`` with ``records`` added: the records an apply of this app just appended
+    (chained by the engine), so the pane grows without reading the file again. None when
+    they do not follow on from the last line shown (someone else appended meanwhile, the
+    last line was torn) or one has a problem: then the file is read and audited whole."""
+    rows = list(snapshot.rows)
+    base = snapshot.report or AuditReport()
+    report = replace(base, problems=list(base.problems), warnings=list(base.warnings))
+    last = rows[-1].raw if rows else None
+    for record in records:
+        want = record.get("prev_entry_sha256")
+        if last is None:
+            if want is not None:
+                return None
+        elif not last.endswith(b"\n") or want != line_sha256(last):
+            return None
+        if record_problem(record) is not None:
+            return None
+        raw = encode_record(record)
+        number = len(rows) + 1
+        line = TranscriptLine(number, raw, record, None, record_warnings(record))
+        rows.append(to_row(line))
+        report.lines += 1
+        report.warnings += [(number, w) for w in line.warnings]
+        report.chain_tip = state_after(record)
+        last = raw
+    return TranscriptSnapshot(snapshot.path, rows, report, bool(rows), dict(snapshot.kinds))

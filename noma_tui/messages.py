@@ -1,7 +1,9 @@
-"""Messages the app's workers post back to the UI thread.
+"""Messages up to the app: what its workers found, and what a screen asks for.
 
 Workers never touch widgets: they compute in a thread (parse, validate, proof, patch) and
-post one of these; the app's handlers update the panes.
+post one of these; the app's handlers (and its `EditPipeline`) update the panes. Screens
+never call the app either: each intent is one message (`ProposeEdit`, `UndoRequest`,
+`ReloadRequest`, `WriteDocument`); `KeepMine` is the one that goes down, to an editor.
 """
 
 from __future__ import annotations
@@ -114,16 +116,6 @@ class EditClosed(Message):
         self.session = session
 
 
-class EditProposed(Message):
-    """An editor built its ops: the app shows the proof and applies on confirmation."""
-
-    def __init__(self, session: EditSession, ops: list[dict[str, Any]], editor: OpenEditor) -> None:
-        super().__init__()
-        self.session = session
-        self.ops = ops
-        self.editor = editor
-
-
 class RevertReady(Message):
     """The inverse of a record was computed (or refused with a code)."""
 
@@ -135,11 +127,55 @@ class RevertReady(Message):
 
 
 class ProposeEdit(Message):
-    """A screen asks for the proof of ``ops`` (applied if the writer confirms); the app's
-    `propose` does the rest. Screens post this instead of calling the app."""
+    """The one intent of every edit surface: show the proof of ``ops`` (applied if the
+    writer confirms). An editor screen sends itself as ``editor`` (it gets its fields
+    back if the proof is abandoned, and its phases follow the edit); a one-key edit
+    sends none. Screens post this instead of calling the app; `EditPipeline` does the rest."""
 
-    def __init__(self, session: EditSession, ops: list[dict[str, Any]], **options: Any) -> None:
+    def __init__(
+        self,
+        session: EditSession,
+        ops: list[dict[str, Any]],
+        *,
+        editor: OpenEditor | None = None,
+        **options: Any,
+    ) -> None:
         super().__init__()
         self.session = session
         self.ops = ops
+        self.editor = editor
         self.options = options  # title, danger, select_id
+
+
+class KeepMine(Message):
+    """Sent down to an editor after a conflict resolved as "keep mine": it takes the block
+    as it is now as its base and asks for the proof again itself."""
+
+    def __init__(self, loaded: LoadedDocument) -> None:
+        super().__init__()
+        self.loaded = loaded
+
+
+class UndoRequest(Message):
+    """The writer asked to undo (``kind`` "revert") or redo ("redo") their last edit, or to
+    revert one ``record`` of the transcript; the edit pipeline picks and proposes it."""
+
+    def __init__(self, kind: str, record: dict[str, Any] | None = None) -> None:
+        super().__init__()
+        self.kind = kind
+        self.record = record
+
+
+class ReloadRequest(Message):
+    """Read the open document, its transcript and the file list again."""
+
+
+class WriteDocument(Message):
+    """Write a template: a new document ``name`` (``loaded`` None) or the first content of
+    the empty document ``loaded``."""
+
+    def __init__(self, text: str, *, name: str = "", loaded: LoadedDocument | None = None) -> None:
+        super().__init__()
+        self.text = text
+        self.name = name
+        self.loaded = loaded

@@ -4,9 +4,10 @@ No patch op can put a block at the top level of a document (§3.1: ``add_block``
 parent block), so an empty document, and a new file, start from a template written whole:
 
 - `create_document` makes a new ``.noma`` file inside the workspace: the name is checked
-  (relative, inside the root, no hidden or ``..`` parts, ends in ``.noma``), the bytes go to
-  a temp file that is fsynced and then hard-linked into place, which fails if the name is
-  taken; a crash leaves either no document or the whole one, never half a file;
+  (relative, inside the root, no hidden or ``..`` parts, ends in ``.noma``), then the
+  engine's atomic create writes it (`core.noma.storage.atomic_create`: a fsynced temp file
+  hard-linked into place, which fails if the name is taken; a crash leaves either no
+  document or the whole one, never half a file);
 - `write_first_content` fills a document that is empty (only blank lines): under the
   engine's document lock it checks the bytes are still the (empty) version the user saw,
   then writes atomically. Anything else is refused with ``sha_mismatch`` and loses nothing.
@@ -16,17 +17,13 @@ Everything after the first content is a patch op with a transcript record, as us
 
 from __future__ import annotations
 
-import contextlib
-import os
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.noma.boundary import Folder
 from core.noma.files import read_source
 from core.noma.patch.errors import SHA_MISMATCH
 from core.noma.source import encode
-from core.noma.storage import atomic_write, document_lock
+from core.noma.storage import atomic_create, atomic_write, document_lock
 
 INVALID_NAME = "invalid_name"
 EXISTS = "file_exists"
@@ -105,25 +102,14 @@ def check_name(root: Path, name: str) -> Path:
 
 
 def create_document(root: Path, name: str, text: str) -> Path:
-    """Create ``name`` with ``text``; never replaces an existing file. The folder is
-    reached from the root through the boundary (`core.noma.boundary`: no symlink followed),
-    the temp file and the link are made relative to it."""
+    """Create ``name`` with ``text``; never replaces an existing file. The engine's atomic
+    create (`core.noma.storage.atomic_create`) reaches the folder from the root through the
+    boundary (no symlink followed) and hard-links a fsynced temp file into place."""
     target = check_name(root, name)
-    base = root.resolve()
-    parts = target.relative_to(base).parts
-    with Folder.under(base, parts[:-1]) as folder:
-        tmp = f".{target.name}.{secrets.token_hex(6)}.tmp"
-        folder.write_new(tmp, encode(text))
-        try:
-            # atomic, and refuses an existing name (a planted symlink included)
-            os.link(tmp, target.name, src_dir_fd=folder.fd, dst_dir_fd=folder.fd)
-        except FileExistsError as exc:
-            raise NewDocumentError(EXISTS, f"{target.name} already exists.") from exc
-        finally:
-            with contextlib.suppress(OSError):
-                folder.unlink(tmp)
-        with contextlib.suppress(OSError):
-            folder.fsync()
+    try:
+        atomic_create(target, encode(text), root=root.resolve())
+    except FileExistsError as exc:
+        raise NewDocumentError(EXISTS, f"{target.name} already exists.") from exc
     return target
 
 

@@ -2,8 +2,8 @@
 
 Screens and panes sit below the app class: they are handed what they need and post
 messages up, so they never import `noma_tui.app`, not even for a type. `WorkbenchHost` is
-the part of the app that screens read and call; `OpenEditor` and `ShownProof` are what
-the app (and the messages carrying an edit, `noma_tui.messages.Pending`) need from an
+the part of the app that screens read; `OpenEditor` and `ShownProof` are what the edit
+pipeline (and the messages carrying an edit, `noma_tui.messages.Pending`) need from an
 editor screen and from the proof screen. mypy checks that the real classes fit
 (`noma_tui.app` assigns itself and its screens to these types).
 """
@@ -11,9 +11,9 @@ editor screen and from the proof screen. mypy checks that the real classes fit
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Protocol, cast
 
+from textual.message import Message
 from textual.signal import Signal
 
 from core.noma.patch.pipeline import Actor
@@ -26,8 +26,9 @@ from .typeahead import KeyGate
 
 
 class WorkbenchHost(Protocol):
-    """The workbench as its screens see it: the open workspace and document, and the few
-    actions that are the app's to run (open, reload, undo/redo, revert, create)."""
+    """The workbench as its screens see it (attributes down): the open workspace and
+    document, the actor, the key gate and the drift signal. What screens ask of the app
+    (an edit, undo, reload, a new document) goes up as messages (`noma_tui.messages`)."""
 
     @property
     def workspace(self) -> Workspace: ...
@@ -52,21 +53,6 @@ class WorkbenchHost(Protocol):
 
     def start(self) -> None: ...
 
-    def open_document(self, path: Path) -> None: ...
-
-    def reload(self) -> None: ...
-
-    def revert(self, record: dict[str, Any], kind: str = "revert") -> None: ...
-
-    def action_undo(self) -> None: ...
-
-    def action_redo(self) -> None: ...
-
-    # Both run as workers: what they return (the worker) is not the caller's business.
-    def write_first_content(self, loaded: LoadedDocument, text: str) -> object: ...
-
-    def create_document(self, name: str, text: str) -> object: ...
-
 
 def workbench_of(app: object) -> WorkbenchHost:
     """The running app as a `WorkbenchHost`: screens and panes are only ever mounted in the
@@ -89,7 +75,7 @@ class OpenEditor(Protocol):
 
     def close(self) -> None: ...
 
-    def action_submit(self) -> None: ...
+    def post_message(self, message: Message) -> bool: ...
 
     def applied(self, loaded: LoadedDocument | None) -> None: ...
 

@@ -28,7 +28,6 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from core.user_dirs import state_home
 
@@ -214,18 +213,3 @@ class UndoJournal:
             text, digest = earlier, found.frm
             seen.add(digest)
         return text if digest == sha else None
-
-
-def own_kinds(records: list[dict[str, Any]], journal: dict[str, str]) -> dict[str, str]:
-    """Each record's kind by data: the journal's word for records this app wrote; for the
-    rest, the causation chain (a record whose ``parent_op_id`` is one of these records is a
-    revert of an edit or a redo, and a redo of a revert). Never the free-text reason."""
-    kinds: dict[str, str] = {}
-    for record in records:
-        op_id = str(record.get("op_id") or "")
-        kind = journal.get(op_id)
-        if kind is None:
-            parent = kinds.get(str(record.get("parent_op_id") or ""))
-            kind = "edit" if parent is None else "redo" if parent == "revert" else "revert"
-        kinds[op_id] = kind
-    return kinds

@@ -269,6 +269,20 @@ class Folder:
             raise
         self.fsync()
 
+    def create_new(self, name: str, data: bytes, temp: str) -> None:
+        """Create ``name`` holding ``data``, never replacing what is there: ``temp`` is
+        written and fsynced, then hard-linked to ``name`` (atomic, and `FileExistsError`
+        if the name is taken, by a planted symlink too), then the folder is fsynced. A
+        crash leaves no file or the whole one, never half of it."""
+        _check_name(name)
+        self.write_new(temp, data)
+        try:
+            os.link(temp, name, src_dir_fd=self.fd, dst_dir_fd=self.fd)
+        finally:
+            with contextlib.suppress(OSError):
+                self.unlink(temp)
+        self.fsync()
+
 
 def _check_name(name: str) -> None:
     if not name or name in (".", "..") or "/" in name or "\0" in name:
@@ -388,6 +402,17 @@ def write_file(path: str | Path, data: bytes, root: str | Path | None = None) ->
     with place(path, root) as where:
         temp = f".{where.name}.{secrets.token_hex(6)}.tmp"
         where.folder.atomic_write(where.name, data, temp)
+
+
+def create_file(path: str | Path, data: bytes, root: str | Path | None = None) -> None:
+    """Create the file at ``path`` through the boundary, atomically and only if the name
+    is free (`Folder.create_new`); the folder is reached from ``root`` without following
+    a symlink, and a symlink at ``path`` is refused."""
+    import secrets
+
+    with place(path, root) as where:
+        temp = f".{where.name}.{secrets.token_hex(6)}.tmp"
+        where.folder.create_new(where.name, data, temp)
 
 
 # -- state directories -------------------------------------------------------------------

@@ -17,7 +17,7 @@ import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from .boundary import Folder, write_file
+from .boundary import Folder, create_file, write_file
 
 
 @contextlib.contextmanager
@@ -31,3 +31,10 @@ def atomic_write(path: str | Path, data: bytes, root: str | Path | None = None) 
     """Replace or create ``path`` with ``data`` (temp file, fsync, rename, fsync dir); a
     symlink or non-file at ``path`` is refused (`core.noma.boundary.BoundaryError`)."""
     write_file(path, data, root)
+
+
+def atomic_create(path: str | Path, data: bytes, root: str | Path | None = None) -> None:
+    """Create ``path`` with ``data``, never replacing a file (temp file, fsync, hard link,
+    fsync dir): `FileExistsError` if the name is taken, a symlink there is refused
+    (`core.noma.boundary.BoundaryError`)."""
+    create_file(path, data, root)

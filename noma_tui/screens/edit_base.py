@@ -2,11 +2,12 @@
 
 While it is on screen the session counts as "an edit is open": the app marks its drift
 live (banner here, flag in the status bar) as the file changes on disk. ``ctrl+s`` builds
-the ops and posts them to the app (`EditProposed`; the screen never calls the app), which
-shows the proof, applies, and calls back here: `applied` after a successful write,
-`reload_block` / `keep_editing` after a conflict. Drift reaches it through the app's
-``drift_signal``. Apply and cancel read the fields only after every key typed before them
-has landed (`noma_tui.keyorder`); Esc with unsaved text asks first.
+the ops and posts them up (`ProposeEdit`; the screen never calls the app); the app's
+`EditPipeline` shows the proof, applies, and calls back here: `applied` after a successful
+write, `reload_block` / `take_merge` or the `KeepMine` message after a conflict. Drift
+reaches it through the app's ``drift_signal``. Apply and cancel read the fields only after
+every key typed before them has landed (`noma_tui.keyorder`); Esc with unsaved text asks
+first.
 
 The screen owns its edit's phase (`Phase`), and a key is handled by the phase it arrives
 in: once the proof is asked for (or the discard question), the fields lose focus at once,
@@ -31,7 +32,7 @@ from ..document import LoadedDocument
 from ..keyorder import after_typed
 from ..keys import bindings
 from ..merge import ConflictTexts
-from ..messages import EditClosed, EditOpened, EditProposed
+from ..messages import EditClosed, EditOpened, KeepMine, ProposeEdit
 from ..roles import WorkbenchHost, workbench_of
 from ..session import EditSession
 from ..visible import line_text
@@ -187,7 +188,7 @@ class EditScreen(DismissOnce[None]):
             return
         ops = self.build_ops()
         if ops:
-            self.post_message(EditProposed(self.session, ops, self))
+            self.post_message(ProposeEdit(self.session, ops, editor=self))
         else:
             self.resume()
 
@@ -229,6 +230,12 @@ class EditScreen(DismissOnce[None]):
 
     def keep_editing(self, loaded: LoadedDocument) -> None:
         """Conflict resolved by keeping the user's text against the new block hash."""
+
+    def on_keep_mine(self, message: KeepMine) -> None:
+        """ "Keep mine" after a conflict: the text stays, the proof is asked for again."""
+        message.stop()
+        self.keep_editing(message.loaded)
+        self.action_submit()
 
     def conflict_texts(self, loaded: LoadedDocument) -> ConflictTexts | None:
         """Base / mine / theirs in the editor's own terms (None: the app shows the block)."""

@@ -2,9 +2,10 @@
 above the diagnostics and transcript on the right; the status bar and footer below.
 
 It owns the editing actions (their bindings come from `noma_tui.keys`), decides with
-`check_action` which apply to the selected block (the footer hides the ones that cannot
-and greys out the ones that are blocked), and opens the right editor for each. Applying
-is the app's job.
+`check_action` which apply to the selected block (`noma_tui.applicability`: the footer
+hides the ones that cannot and greys out the ones that are blocked), and opens the right
+editor for each. What it asks of the app goes up as messages: an edit as `ProposeEdit`
+to the app's edit pipeline (`noma_tui.edit_pipeline`), undo, reload, a new document.
 """
 
 from __future__ import annotations
@@ -21,17 +22,26 @@ from textual.widgets import Footer, Header, Input, Tree
 
 from core.noma.ids import index
 from core.noma.nodes import Directive, Section
-from core.noma.patch.applicable import ops_for_kind
 from core.noma.patch.errors import PatchError
 from core.noma.visible import is_visible
 
 from .. import ops
+from ..applicability import (
+    NotAvailable,
+    add_parent,
+    applies,
+    block_title,
+    editable,
+    editable_block,
+    why_not,
+    writable,
+)
 from ..document import ROOT, LoadedDocument
 from ..errors import guarded
 from ..external import external_op, run_external_editor
 from ..keyorder import OrderedInput
 from ..keys import BY_ACTION, EDIT_ACTIONS, HISTORY_ACTIONS, SCREEN_ACTIONS
-from ..messages import ProposeEdit
+from ..messages import ProposeEdit, ReloadRequest, UndoRequest, WriteDocument
 from ..newdoc import DOCUMENT_BY_NAME, DOCUMENT_TEMPLATES, NewDocumentError, check_name
 from ..ops import parse_attr_value, show_attr_value
 from ..panes.block_view import BlockView
@@ -58,27 +68,6 @@ from .table_grid import TableGridScreen
 if TYPE_CHECKING:
     from core.workspace import Workspace
 
-
-class NotAvailable(Exception):
-    """An action that cannot run here; the message says what to do instead."""
-
-    code = "not_available"
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
-CONTROLS_IN_BLOCK = (
-    "This block holds characters a terminal acts on (ESC, C1 or bidi controls, shown as "
-    "⟨U+001B⟩-style markers in the block view): the in-app editor cannot show them. Edit it "
-    "with $EDITOR (ctrl+e) or in another editor."
-)
-
-GENERAL_OPS = frozenset(
-    {"replace_body", "update_attribute", "rename_id", "add_block", "delete_block", "add_comment"}
-)
-"""Shown greyed in the footer while no block is selected; the rest only when they fit."""
 
 PANES = {
     "files": "#files",
@@ -283,21 +272,17 @@ class MainScreen(Screen[None]):
 
         def chosen(action: str | None) -> None:
             if action == "revert" and record is not None:
-                self.workbench.revert(record, "revert")
+                self.post_message(UndoRequest("revert", record))
 
         self.app.push_screen(RecordScreen(event.row), chosen)
 
     @guarded
     def action_undo(self) -> None:
-        self.workbench.action_undo()
+        self.post_message(UndoRequest("revert"))
 
     @guarded
     def action_redo(self) -> None:
-        self.workbench.action_redo()
-
-    @guarded
-    def on_file_list_open(self, event: FileList.Open) -> None:
-        self.workbench.open_document(event.path)
+        self.post_message(UndoRequest("redo"))
 
     # -- which actions apply -----------------------------------------------------------------
 
@@ -306,30 +291,8 @@ class MainScreen(Screen[None]):
         return None if block is None or block == ROOT else block
 
     def applies(self, op: str) -> bool | None:
-        """True: can run now; None: applies to this block but is blocked; False: does not
-        apply to this kind of block (hidden from the footer)."""
-        loaded = self.workbench.loaded
-        block = self.selected()
-        if loaded is not None and block is None and op in GENERAL_OPS:
-            # Runs, and says what to do: select a block, or (empty document) press n.
-            return True
-        if loaded is None or block is None:
-            return None if op in GENERAL_OPS else False
-        if loaded.read_only or loaded.source.invalid_utf8_at is not None:
-            return None if op in GENERAL_OPS else False
-        node = loaded.blocks[block]
-        if op == "add_block":  # the app adds beside the selected block, in its parent
-            fits = self._add_parent(loaded, block) is not None or isinstance(node, Section)
-        elif op == "add_comment":
-            fits = True
-        else:  # which ops fit which block is core's rule (`applicable_ops`)
-            fits = op in ops_for_kind(node)
-        if not fits:
-            return False
-        if op == "add_block":
-            parent = self._add_parent(loaded, block)
-            return True if parent is not None and loaded.patchable(parent[0]) else None
-        return True if loaded.patchable(block) and loaded.span_ok(block) else None
+        """True: can run now; None: blocked here; False: does not fit (`applicability`)."""
+        return applies(self.workbench.loaded, self.selected(), op)
 
     def flow_focused(self) -> bool:
         focused = self.focused
@@ -352,10 +315,7 @@ class MainScreen(Screen[None]):
         if action in ("filter", "clear_filter") and self.flow_focused():
             return False
         if action in ("undo", "redo"):
-            loaded = self.workbench.loaded
-            if loaded is None or loaded.read_only or loaded.source.invalid_utf8_at is not None:
-                return None
-            return True
+            return True if writable(self.workbench.loaded) else None
         if spec is None or spec.op is None:
             if action in ("copy_ref",):
                 return True if self.selected() is not None else None
@@ -363,75 +323,17 @@ class MainScreen(Screen[None]):
         return self.applies(spec.op)
 
     def why_not(self, action: str) -> str:
-        spec = BY_ACTION[action]
-        loaded = self.workbench.loaded
         if self.flow_focused() and action in DOCUMENT_ONLY:
             return "The flow pane has focus: press 1 or 2 to act on the document."
-        if loaded is None:
-            return "No document is open."
-        if loaded.read_only:
-            return f"{loaded.name} is read-only (no write permission): nothing can be applied."
-        if loaded.source.invalid_utf8_at is not None:
-            line, column = loaded.source.invalid_utf8_at
-            return (
-                f"{loaded.name} has invalid UTF-8 at line {line}, column {column} (shown as "
-                "⟨XX⟩); fix the bytes in another editor first."
-            )
-        if self.selected() is None:
-            return "Select a block in the document tree first."
-        block = self.selected()
-        assert block is not None
-        node = loaded.blocks[block]
-        if node.id is None:
-            return "This block has no id, so no patch can address it (§2.1)."
-        if node.id in loaded.duplicate_ids:
-            return f"'{node.id}' is a duplicate id; fix that first (§2.1)."
-        return f"{spec.op} does not apply to this block."
+        return why_not(self.workbench.loaded, self.selected(), BY_ACTION[action].op)
 
     # -- helpers -------------------------------------------------------------------------
 
     def _loaded_block(self) -> tuple[LoadedDocument, int]:
-        loaded = self.workbench.loaded
-        block = self.selected()
-        if loaded is None:
-            raise NotAvailable("No document is open.")
-        if block is None:
-            if not loaded.blocks:
-                raise NotAvailable(f"{loaded.name} is empty: press n to start it from a template.")
-            raise NotAvailable("Select a block in the document tree first (1, then j/k).")
-        if loaded.read_only or loaded.source.invalid_utf8_at is not None:
-            raise NotAvailable(self.why_not("edit_body"))
-        return loaded, block
-
-    @staticmethod
-    def _add_parent(loaded: LoadedDocument, block: int) -> tuple[int, int | None] | None:
-        """Where ``add_block`` puts a new block: inside a selected section (at its end),
-        else right after the selected block in its parent. (parent, position)"""
-        node = loaded.blocks[block]
-        if isinstance(node, Section) and not node.in_directive:
-            return block, None
-        parent = loaded.parents[block]
-        if parent == ROOT:
-            return None
-        siblings = loaded.blocks[parent].children_nodes
-        position = next((i for i, n in enumerate(siblings) if n is node), None)
-        return parent, (position + 1 if position is not None else None)
+        return editable_block(self.workbench.loaded, self.selected())
 
     def _blink(self) -> bool:
         return self.workbench.config.cursor_blink
-
-    def _title(self, op: str, loaded: LoadedDocument, block: int) -> str:
-        node = loaded.blocks[block]
-        what = f"::{node.name}" if isinstance(node, Directive) else "section"
-        return f"{op} · {what} {node.id}"
-
-    @staticmethod
-    def _editable(text: str) -> str:
-        """The in-app editor shows text as it is; text a terminal would act on is refused
-        here (never drawn raw, never silently rewritten as marker letters)."""
-        if not is_visible(text):
-            raise NotAvailable(CONTROLS_IN_BLOCK)
-        return text
 
     # -- editing actions -----------------------------------------------------------------
 
@@ -443,9 +345,9 @@ class MainScreen(Screen[None]):
         self.app.push_screen(
             SourceEditorScreen(
                 session,
-                self._title("replace_body", loaded, block),
+                block_title("replace_body", loaded, block),
                 mode="replace_body",
-                text=self._editable(loaded.body_text(block)),
+                text=editable(loaded.body_text(block)),
                 block_id=ident,
                 cursor_blink=self._blink(),
             )
@@ -459,9 +361,9 @@ class MainScreen(Screen[None]):
         self.app.push_screen(
             SourceEditorScreen(
                 session,
-                self._title("replace_block", loaded, block),
+                block_title("replace_block", loaded, block),
                 mode="replace_block",
-                text=self._editable(loaded.block_text(block).replace("\r", "")),
+                text=editable(loaded.block_text(block).replace("\r", "")),
                 block_id=ident,
                 cursor_blink=self._blink(),
             )
@@ -486,7 +388,7 @@ class MainScreen(Screen[None]):
         self.app.push_screen(
             FormScreen(
                 session,
-                self._title("update_attribute", loaded, block),
+                block_title("update_attribute", loaded, block),
                 [
                     Field(
                         "key",
@@ -545,7 +447,7 @@ class MainScreen(Screen[None]):
         self.app.push_screen(
             FormScreen(
                 session,
-                self._title("rename_id", loaded, block)
+                block_title("rename_id", loaded, block)
                 + " (for=, parent=, dataset= and [[links]] follow; aliases do not)",
                 [Field("to", "New id", ident)],
                 build,
@@ -570,7 +472,7 @@ class MainScreen(Screen[None]):
         self.app.push_screen(
             FormScreen(
                 session,
-                self._title("update_heading", loaded, block) + " (the id stays)",
+                block_title("update_heading", loaded, block) + " (the id stays)",
                 [Field("title", "Heading", node.title)],
                 build,
                 cursor_blink=self._blink(),
@@ -584,7 +486,7 @@ class MainScreen(Screen[None]):
             self._first_content(loaded)
             return
         loaded, block = self._loaded_block()
-        where = self._add_parent(loaded, block)
+        where = add_parent(loaded, block)
         assert where is not None
         parent, position = where
         parent_id = loaded.blocks[parent].id or ""
@@ -662,7 +564,7 @@ class MainScreen(Screen[None]):
         self.app.push_screen(
             FormScreen(
                 session,
-                self._title("move_block", loaded, block),
+                block_title("move_block", loaded, block),
                 [
                     Field(
                         "parent",
@@ -696,7 +598,7 @@ class MainScreen(Screen[None]):
         self.app.push_screen(
             FormScreen(
                 session,
-                self._title("add_comment", loaded, block) + f" (as {author})",
+                block_title("add_comment", loaded, block) + f" (as {author})",
                 [
                     Field("content", "Comment", "", "what should change, or a question"),
                     Field("id", "Comment id", comment_id),
@@ -731,7 +633,7 @@ class MainScreen(Screen[None]):
         self.app.push_screen(
             TableGridScreen(
                 session,
-                self._title("update_table_cell", loaded, block),
+                block_title("update_table_cell", loaded, block),
                 cells,
                 cursor_blink=self._blink(),
             )
@@ -779,7 +681,7 @@ class MainScreen(Screen[None]):
 
             def answered(write: bool | None) -> None:
                 if write:
-                    self.workbench.write_first_content(loaded, text)
+                    self.post_message(WriteDocument(text, loaded=loaded))
 
             self.app.push_screen(
                 ConfirmScreen(
@@ -812,7 +714,7 @@ class MainScreen(Screen[None]):
             def chosen(template: str | None) -> None:
                 if template:
                     text = DOCUMENT_BY_NAME[template].render(values["title"])
-                    self.workbench.create_document(values["name"], text)
+                    self.post_message(WriteDocument(text, name=values["name"]))
 
             self._template_picker("New document from which template?", chosen)
 
@@ -990,7 +892,7 @@ class MainScreen(Screen[None]):
 
     @guarded
     def action_reload(self) -> None:
-        self.workbench.reload()
+        self.post_message(ReloadRequest())
 
     @guarded
     def action_export_document(self) -> None:

@@ -341,11 +341,11 @@ def grid_label(app: WorkbenchApp) -> object:
 
 
 def _held(monkeypatch: Any, name: str, delay: float = 30.0) -> Any:
-    """Make the app's ``name`` (build_proof, patch_file) wait on the returned event
+    """Make the edit pipeline's ``name`` (build_proof, patch_file) wait on the returned event
     (at most ``delay`` s) before it runs: what happens on screen meanwhile is testable."""
     import threading
 
-    import noma_tui.app as app_module
+    import noma_tui.edit_pipeline as app_module
 
     real = getattr(app_module, name)
     gate = threading.Event()
@@ -404,7 +404,7 @@ async def _watch_status_during_proof(demo: Path, monkeypatch: Any, delay: float)
 
 
 async def test_a_slow_proof_says_it_is_coming(demo: Path, monkeypatch: Any) -> None:
-    from noma_tui.app import PROOF_HINT_DELAY
+    from noma_tui.edit_pipeline import PROOF_HINT_DELAY
 
     seen = await _watch_status_during_proof(demo, monkeypatch, PROOF_HINT_DELAY * 3)
     assert "preparing the proof…" in seen
@@ -415,7 +415,7 @@ async def test_a_quick_proof_repaints_no_status_on_the_way(demo: Path, monkeypat
     # The status bar under the modal form is not touched: repainting it took the GIL
     # from the proof's worker (issue 14, "proof shown"). The hint's delay is stretched so
     # a slow test machine cannot reach it.
-    monkeypatch.setattr("noma_tui.app.PROOF_HINT_DELAY", 60.0)
+    monkeypatch.setattr("noma_tui.edit_pipeline.PROOF_HINT_DELAY", 60.0)
     seen = await _watch_status_during_proof(demo, monkeypatch, 0.0)
     assert "preparing the proof…" not in seen
 
@@ -448,7 +448,7 @@ async def test_a_failed_write_closes_the_proof(demo: Path, monkeypatch: Any) -> 
     def broken(*_args: Any, **_kwargs: Any) -> Any:
         raise DocumentIOError("disk on fire")
 
-    monkeypatch.setattr("noma_tui.app.patch_file", broken)
+    monkeypatch.setattr("noma_tui.edit_pipeline.patch_file", broken)
     path = demo / MEMO
     before = path.read_bytes()
     async with make_app(demo).run_test(size=TERMINAL) as pilot:

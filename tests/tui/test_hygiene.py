@@ -18,9 +18,9 @@ from textual.widgets import Input, OptionList
 from tui_helpers import make_app, select, until
 
 from noma_tui.app import WorkbenchApp
+from noma_tui.applicability import CONTROLS_IN_BLOCK
 from noma_tui.panes.flow import FlowFrontierPane
 from noma_tui.screens.form import MARKER_TYPED, FormScreen, InputFormScreen
-from noma_tui.screens.main import CONTROLS_IN_BLOCK
 from noma_tui.screens.message import MessageScreen
 from noma_tui.screens.picker import PickerScreen
 from noma_tui.screens.proof import ProofScreen

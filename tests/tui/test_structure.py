@@ -124,6 +124,19 @@ def test_edit_screens_post_messages_instead_of_calling_the_app() -> None:
     assert "screen_stack" not in inspect.getsource(__import__("noma_tui.app").app)
 
 
+def test_the_edit_pipeline_talks_to_editors_by_messages_and_roles() -> None:
+    """Nobody but the editor presses its submit; the status message has one writer."""
+    import noma_tui.app
+    import noma_tui.edit_pipeline
+
+    for module in (noma_tui.app, noma_tui.edit_pipeline):
+        source = inspect.getsource(module)
+        assert ".action_submit(" not in source, module.__name__
+        assert "status.message =" not in source.replace("self.main.status.message = text", "")
+    app_source = inspect.getsource(noma_tui.app)
+    assert app_source.count("status.message =") == 1  # watch_status_text, the one place
+
+
 def _bound_classes() -> list[type]:
     """Every screen and widget class of the app that declares bindings of its own."""
     import importlib
