@@ -9,6 +9,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from notify_record import record_notes
 from test_bursts import settled
 from tui_helpers import MEMO, TERMINAL, burst, copy_demo, make_app, ready, records, select, until
 
@@ -53,12 +54,12 @@ async def test_delete_then_y_goes_to_the_proof(demo: Path) -> None:
     async with make_app(demo).run_test(size=TERMINAL) as pilot:
         app = await ready(pilot)
         await select(pilot, "small-tenant-noise")
-        notes = len(app._notifications)
+        notes = record_notes(app)
         burst(app, ["d", *"dup entry"])
         await until(pilot, lambda: isinstance(app.screen, ProofScreen), "the proof")
         await until(pilot, lambda: "dup entry" in app.screen.reason_text(), "the reason")
         assert len(records(path)) == count  # the space did not delete
-        assert all(n.title != "Copied id and block hash" for n in list(app._notifications)[notes:])
+        assert "Copied id and block hash" not in notes.titles()
 
 
 async def test_delete_dialog_focus_and_tab_order(demo: Path) -> None:
