@@ -29,7 +29,7 @@ from typing import Any
 from textual import events
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Input, TextArea
+from textual.widgets import Input, OptionList, TextArea
 
 
 def after_typed(screen: Screen[Any], callback: Callable[[], object]) -> None:
@@ -78,6 +78,15 @@ async def _own_binding_first(widget: Widget, event: events.Key) -> bool:
 
 class OrderedInput(Input):
     """An `Input` whose editing keys apply in the order they were typed."""
+
+    async def _on_key(self, event: events.Key) -> None:
+        if not await _own_binding_first(self, event):
+            await super()._on_key(event)
+
+
+class OrderedOptionList(OptionList):
+    """An `OptionList` whose moving keys (arrows, Home, End, pages) apply in the order they
+    were typed, before a choice queued behind them reads the highlight."""
 
     async def _on_key(self, event: events.Key) -> None:
         if not await _own_binding_first(self, event):

@@ -216,11 +216,14 @@ DIALOG_ACTIONS: tuple[ActionSpec, ...] = (
                "merge of both", CONFLICT),
     ActionSpec("conflict.back", "choose('back')", "escape", "Back", "Back to your edit, "
                "its text untouched", CONFLICT),
+    ActionSpec("picker.choose", "choose", "enter", "Choose", "Choose the highlighted item "
+               "(keys typed after it go to what it opens)", LISTS, footer=False, priority=True),
     ActionSpec("picker.cancel", "cancel", "escape", "Cancel", "Close the list without a "
                "choice", LISTS),
     ActionSpec("picker.down", "move('down')", "j", "Down", "Down in the list", LISTS,
-               footer=False),
-    ActionSpec("picker.up", "move('up')", "k", "Up", "Up in the list", LISTS, footer=False),
+               footer=False, priority=True),
+    ActionSpec("picker.up", "move('up')", "k", "Up", "Up in the list", LISTS, footer=False,
+               priority=True),
     ActionSpec("prompt.cancel", "cancel", "escape", "Cancel", "Close the prompt", LISTS),
     ActionSpec("record.close", "close", "escape,q", "Close", "Close the transcript record",
                LISTS),

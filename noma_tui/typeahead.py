@@ -18,14 +18,25 @@ where ``n``, ``e`` or ``r`` open other edits. The gate closes that window:
 
 Holding is keyed by a token (the screen, the edit session, the undone record), so a late
 release for something already superseded does nothing.
+
+A dialog answered by a key (a picker's Enter) opens what comes next only in its result
+callback, which Textual runs on a later turn of the pump that asked for the dialog; keys
+that follow the answer in the same burst would land on the dialog being closed. `answer`
+holds them from the answer until that callback has run: a dialog the callback pushes
+takes the hold over, and a callback that opens nothing lets them go where they go.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from textual import events
+from textual.message_pump import MessagePump
+from textual.screen import Screen
+
+Result = TypeVar("Result")
 
 Dispatch = Callable[[events.Key], Awaitable[None]]
 Schedule = Callable[..., object]
@@ -60,9 +71,14 @@ class KeyGate:
 
     def intercepts(self) -> bool:
         """True when a key arriving now must wait its turn."""
-        if self._token is not None and not self._alive(self._token):
+        if self._token is not None and not self._still_alive(self._token):
             self.release(self._token)
         return self._token is not None or self._draining or bool(self._kept)
+
+    def _still_alive(self, token: object) -> bool:
+        if isinstance(token, Handoff):
+            return token.alive()
+        return self._alive(token)
 
     def keep(self, event: events.Key) -> None:
         self._kept.append(event)
@@ -90,3 +106,38 @@ class KeyGate:
         if self._kept and self._token is None:  # arrived while the last key ran
             self._draining = True
             self._schedule(self._drain)
+
+
+class Handoff:
+    """A hold for a dialog's answer: alive while the pump that will run the answer's
+    callback still runs (one that closed first can never release it)."""
+
+    __slots__ = ("requester",)
+
+    def __init__(self, requester: MessagePump) -> None:
+        self.requester = requester
+
+    def alive(self) -> bool:
+        return self.requester.is_running
+
+
+def hold_for_answer(screen: Screen[Any], gate: KeyGate) -> Handoff | None:
+    """Keys typed from now on wait: ``screen`` is about to be answered (`answer`). None
+    when nothing will run the answer's callback (the keys are not held then)."""
+    # Textual queues a result callback on the requester with `call_next`.
+    callbacks = screen._result_callbacks
+    requester = callbacks[-1].requester if callbacks else None
+    if requester is None or not requester.is_running:
+        return None
+    token = Handoff(requester)
+    gate.hold(token)
+    return token
+
+
+def answer(screen: Screen[Result], result: Result, gate: KeyGate, token: Handoff | None) -> None:
+    """Dismiss ``screen`` with ``result``; the keys held by ``token`` wait until its result
+    callback has run (and then for the dialog it opens, which holds them in turn)."""
+    screen.dismiss(result)
+    if token is not None:
+        # Queued on the pump that runs the callback, right after it: never before it.
+        token.requester.call_next(gate.release, token)

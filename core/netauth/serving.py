@@ -10,7 +10,8 @@ descriptors and the token holder's requests time out, all before any token is re
   of opening (and of its previous response), else it is closed, unanswered and unlogged;
 - a request body that stalls for ``BODY_TIMEOUT`` seconds between two reads ends the
   request as a disconnect (the route stops reading; nothing is half-applied);
-- more than ``MAX_CONNECTIONS`` open connections: the next ones are closed at once;
+- more than ``MAX_CONNECTIONS`` open connections: the next ones are closed at once (only
+  admitted connections count: a burst of refused ones is not a full server);
 - more than ``MAX_PER_CLIENT`` open connections from one peer (an IPv4 address, an IPv6
   /64, all Unix-socket peers together): that peer's next ones are closed at once, so one
   address cannot take the whole global cap from everyone else. It applies to loopback
@@ -78,8 +79,34 @@ def peer_key(client: tuple[str, int] | None) -> str:
     return str(address)
 
 
-# Open connections per peer, one counter per running server.
-_PER_PEER: WeakKeyDictionary[ServerState, Counter[str]] = WeakKeyDictionary()
+class _Admitted:
+    """The connections a running server has let in: a total and one count per peer. A
+    refused connection is never counted: it stays in uvicorn's own connection set until
+    its ``connection_lost`` runs a loop turn later, and a burst of refusals counted there
+    would fill the global cap and turn away another peer's first connection."""
+
+    __slots__ = ("per_peer", "total")
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.per_peer: Counter[str] = Counter()
+
+    def admit(self, peer: str) -> bool:
+        if self.per_peer[peer] >= MAX_PER_CLIENT or self.total >= MAX_CONNECTIONS:
+            return False
+        self.per_peer[peer] += 1
+        self.total += 1
+        return True
+
+    def release(self, peer: str) -> None:
+        self.total -= 1
+        self.per_peer[peer] -= 1
+        if self.per_peer[peer] <= 0:
+            del self.per_peer[peer]
+
+
+# What each running server has admitted.
+_ADMITTED: WeakKeyDictionary[ServerState, _Admitted] = WeakKeyDictionary()
 
 
 class GuardedH11(H11Protocol):
@@ -91,15 +118,12 @@ class GuardedH11(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        if len(self.connections) > MAX_CONNECTIONS:
-            transport.abort()  # closed before a byte is read: nothing to answer, nothing logged
-            return
-        counts = _PER_PEER.setdefault(self.server_state, Counter())
         peer = peer_key(self.client)
-        if counts[peer] >= MAX_PER_CLIENT:
-            transport.abort()  # this peer holds its share already: the others keep theirs
+        if not _ADMITTED.setdefault(self.server_state, _Admitted()).admit(peer):
+            # Over the global cap, or this peer holds its share already (the others keep
+            # theirs): closed before a byte is read, nothing to answer, nothing logged.
+            transport.abort()
             return
-        counts[peer] += 1
         self._peer = peer
         self._arm()
 
@@ -131,11 +155,9 @@ class GuardedH11(H11Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
         if self._peer is not None:
-            counts = _PER_PEER.get(self.server_state)
-            if counts is not None:
-                counts[self._peer] -= 1
-                if counts[self._peer] <= 0:
-                    del counts[self._peer]
+            admitted = _ADMITTED.get(self.server_state)
+            if admitted is not None:
+                admitted.release(self._peer)
             self._peer = None
         super().connection_lost(exc)
 

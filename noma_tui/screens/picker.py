@@ -4,6 +4,7 @@ to start, a skip reason. An optional detail line explains the choice (e.g. a ste
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -12,13 +13,19 @@ from textual.containers import Vertical
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ..keyorder import OrderedOptionList, after_typed
 from ..keys import bindings
+from ..typeahead import KeyGate, answer, hold_for_answer
 from ..visible import block_text, line_text
 from .once import DismissOnce
 
 
 class PickerScreen(DismissOnce[str | None]):
-    BINDINGS: ClassVar[list[BindingType]] = [*bindings("picker.cancel", "picker.down", "picker.up")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *bindings("picker.choose", "picker.cancel", "picker.down", "picker.up")
+    ]
+
+    _choosing = False
 
     def __init__(self, title: str, choices: list[tuple[str, str]], detail: str = "") -> None:
         """``choices`` are (value, label) pairs."""
@@ -32,7 +39,7 @@ class PickerScreen(DismissOnce[str | None]):
             yield Static(line_text(self.title_text), classes="dialog-title")
             if self.detail:
                 yield Static(block_text(self.detail), id="picker-detail", classes="picker-detail")
-            yield OptionList(
+            yield OrderedOptionList(
                 *[Option(line_text(label), id=value) for value, label in self.choices],
                 id="choices",
             )
@@ -45,15 +52,40 @@ class PickerScreen(DismissOnce[str | None]):
         options.highlighted = 0
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        self.dismiss(event.option.id)
+        event.stop()  # a click (Enter is the screen's own binding, `action_choose`)
+        self._choose(lambda: event.option.id)
+
+    def action_choose(self) -> None:
+        """Enter, run when it is dispatched (a priority binding): the keys typed after it
+        wait for what the choice opens, and the highlight is read once the moves typed
+        before it have been applied."""
+        options = self.query_one("#choices", OptionList)
+        self._choose(lambda: o.id if (o := options.highlighted_option) else None)
+
+    def _choose(self, value: Callable[[], str | None]) -> None:
+        if not self.can_dismiss() or self._choosing:
+            return
+        self._choosing = True
+        gate = getattr(self.app, "gate", None)
+        token = hold_for_answer(self, gate) if isinstance(gate, KeyGate) else None
+
+        def chosen() -> None:
+            choice = value()
+            if isinstance(gate, KeyGate):
+                answer(self, choice, gate, token)
+            else:
+                self.dismiss(choice)
+
+        after_typed(self, chosen)
 
     def action_move(self, direction: str) -> None:
+        """j / k, queued behind the keys already sent to the list (a priority binding runs
+        at once, an arrow key waits its turn there)."""
         options = self.query_one("#choices", OptionList)
         if direction == "down":
-            options.action_cursor_down()
+            after_typed(self, options.action_cursor_down)
         else:
-            options.action_cursor_up()
+            after_typed(self, options.action_cursor_up)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

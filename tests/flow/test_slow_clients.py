@@ -10,6 +10,7 @@ address's token holder is answered (distinct loopback addresses stand in for pee
 
 from __future__ import annotations
 
+import asyncio
 import os
 import resource
 import socket
@@ -22,7 +23,10 @@ from pathlib import Path
 
 import httpx
 import pytest
+import uvicorn
+from uvicorn.server import ServerState
 
+from core.netauth import serving
 from core.netauth.serving import peer_key
 
 from .conftest import make_workspace, owner_headers
@@ -216,7 +220,7 @@ def test_one_address_cannot_take_the_whole_connection_cap(tmp_path: Path) -> Non
                 s.close()
             with httpx.Client(base_url=url, headers=owner_headers(), timeout=10) as h:
                 assert h.get("/api/v1/flow-runs").status_code == 200  # 127.0.0.1: own share
-            deadline = time.monotonic() + 10
+            deadline = time.monotonic() + 60  # bounds a wait on the server seeing the closes
             while True:
                 again = socket.create_connection(
                     ("127.0.0.1", port), timeout=10, source_address=("127.0.0.2", 0)
@@ -239,3 +243,65 @@ def test_peer_key_groups_ipv6_by_64_and_unwraps_mapped_ipv4() -> None:
     assert peer_key(("2001:db8:1:2:aaaa::1", 1)) == peer_key(("2001:db8:1:2:ffff::9", 2))
     assert peer_key(("2001:db8:1:2::1", 1)) != peer_key(("2001:db8:1:3::1", 1))
     assert peer_key(None) == "unix"
+
+
+class _Transport(asyncio.Transport):
+    """Just enough of a socket transport for `GuardedH11.connection_made`."""
+
+    def __init__(self, peer: str, port: int) -> None:
+        super().__init__()
+        self.peer = (peer, port)
+        self.aborted = False
+
+    def get_extra_info(self, name: str, default: object = None) -> object:
+        return self.peer if name == "peername" else default
+
+    def abort(self) -> None:
+        self.aborted = True
+
+    def close(self) -> None:
+        self.aborted = True
+
+    def is_closing(self) -> bool:
+        return self.aborted
+
+
+def test_refused_connections_do_not_count_toward_the_global_cap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The order the event loop produces in a burst: asyncio accepts up to a backlog of
+    connections in one turn and each ``connection_made`` runs before the
+    ``connection_lost`` of any connection refused in that turn. The 160 refused
+    connections of one address must not fill the 120-connection cap against another
+    address's first connection (the flake of the end-to-end test above)."""
+    monkeypatch.setattr(serving, "MAX_CONNECTIONS", 120)
+    monkeypatch.setattr(serving, "MAX_PER_CLIENT", 40)
+
+    async def app(scope: object, receive: object, send: object) -> None:
+        return None
+
+    config = uvicorn.Config(app=app, http=serving.GuardedH11)
+    config.load()
+    state = ServerState()
+    loop = asyncio.new_event_loop()
+    try:
+        protocols = []
+        for n in range(200):
+            protocol = serving.GuardedH11(config, state, {}, _loop=loop)
+            protocol.connection_made(_Transport("127.0.0.2", 10_000 + n))
+            protocols.append(protocol)
+        assert sum(not p.transport.aborted for p in protocols) == 40  # type: ignore[attr-defined]
+        assert len(state.connections) == 200  # uvicorn still holds the refused ones
+        holder = serving.GuardedH11(config, state, {}, _loop=loop)
+        holder.connection_made(_Transport("127.0.0.3", 9_000))
+        assert not holder.transport.aborted  # type: ignore[attr-defined]
+        # A closed connection frees its share (and its place under the global cap).
+        protocols[0].connection_lost(None)
+        again = serving.GuardedH11(config, state, {}, _loop=loop)
+        again.connection_made(_Transport("127.0.0.2", 20_000))
+        assert not again.transport.aborted  # type: ignore[attr-defined]
+        for protocol in [*protocols[1:], holder, again]:
+            protocol.connection_lost(None)
+        assert not state.connections
+    finally:
+        loop.close()

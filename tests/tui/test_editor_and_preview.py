@@ -8,6 +8,7 @@ import stat
 from pathlib import Path
 
 import pytest
+from notify_record import record_notes
 from tui_helpers import MEMO, TERMINAL, make_app, ready, records, select, until
 
 from noma_tui.external import external_op
@@ -77,10 +78,9 @@ async def test_a_failing_editor_applies_nothing(
     async with make_app(demo).run_test(size=TERMINAL) as pilot:
         app = await ready(pilot)
         await select(pilot, "note-method")
-        notes = len(app._notifications)
+        notes = record_notes(app)
         await pilot.press("ctrl+e")
-        await until(pilot, lambda: len(app._notifications) > notes, "the message")
-        assert "exited with 3" in list(app._notifications)[-1].message
+        assert "exited with 3" in (await notes.next_after(pilot, 0, "the message")).message
         assert app.screen is app.main
     assert path.read_bytes() == before
 

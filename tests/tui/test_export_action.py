@@ -5,8 +5,8 @@ request, and a symbolic link in its place is never followed."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from notify_record import record_notes
 from tui_helpers import MEMO, TERMINAL, make_app, ready, until
 
 from core.noma.export import export
@@ -25,16 +25,7 @@ async def test_export_each_format_beside_the_document(demo: Path) -> None:
     assert BY_ID["doc.export"].key == "ctrl+o"
     async with make_app(demo).run_test(size=TERMINAL) as pilot:
         app = await ready(pilot)
-        # Every notification the app posts, kept: a toast expires after its timeout, which
-        # a loaded machine can outlast between two polls.
-        posted: list[tuple[str, str]] = []
-        notify = app.notify
-
-        def record(message: str, **kwargs: Any) -> None:
-            posted.append((str(kwargs.get("title", "")), message))
-            notify(message, **kwargs)
-
-        app.notify = record  # type: ignore[method-assign]
+        notes = record_notes(app)
         for count, (steps, name, fmt) in enumerate(
             (
                 ((), "research-memo.md", "markdown"),
@@ -51,7 +42,7 @@ async def test_export_each_format_beside_the_document(demo: Path) -> None:
             await until(
                 pilot,
                 lambda n=count: (
-                    [m for t, m in posted if t == "Exported"]
+                    [n.message for n in notes if n.title == "Exported"]
                     == [
                         f"Wrote {x}"
                         for x in ("research-memo.md", "research-memo.html", "research-memo.llm.txt")
@@ -96,15 +87,12 @@ async def test_a_symlink_in_the_way_is_not_followed(demo: Path, tmp_path: Path) 
     (demo / "research-memo.html").symlink_to(outside)
     async with make_app(demo).run_test(size=TERMINAL) as pilot:
         app = await ready(pilot)
+        notes = record_notes(app)
         await pilot.press("ctrl+o")
         await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the format picker")
         await pilot.press("down", "enter")  # html
         await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the replace question")
         await pilot.press("down", "enter")  # replace
-        await until(
-            pilot,
-            lambda: any(n.title == "export failed" for n in app._notifications),
-            "the refusal",
-        )
+        await notes.wait(pilot, lambda ns: "export failed" in ns.titles(), "the refusal")
         assert outside.read_text() == "keep me\n"
         assert (demo / "research-memo.html").is_symlink()

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from notify_record import record_notes
 from tui_helpers import TERMINAL, make_app, ready, until
 
 from core.noma.files import read_source
@@ -30,10 +31,9 @@ async def test_n_on_an_empty_document_writes_the_first_content(tmp_path: Path) -
     async with make_app(tmp_path, document=path, single_file=True).run_test(size=TERMINAL) as pilot:
         app = await ready(pilot, "empty.noma")
         assert app.loaded is not None and not app.loaded.blocks
-        notes = len(app._notifications)
+        notes = record_notes(app)
         await pilot.press("e")  # says what to do
-        await until(pilot, lambda: len(app._notifications) > notes, "a message")
-        assert "press n" in list(app._notifications)[-1].message
+        assert "press n" in (await notes.next_after(pilot, 0, "a message")).message
         await pilot.press("n")
         await until(pilot, lambda: isinstance(app.screen, PickerScreen), "templates")
         await pilot.press("enter")  # notes

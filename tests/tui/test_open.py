@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from notify_record import record_notes
 from tui_helpers import MEMO, TERMINAL, make_app, ready, select, until
 
 from core.noma.transcript import audit
@@ -77,12 +78,9 @@ async def test_a_document_with_parse_errors_opens_and_shows_them(tmp_path: Path)
 async def test_a_missing_document_is_a_notification_not_a_crash(demo: Path) -> None:
     async with make_app(demo).run_test(size=TERMINAL) as pilot:
         app = await ready(pilot)
+        notes = record_notes(app)
         app.open_document(demo / "gone.noma")
-        await until(
-            pilot,
-            lambda: any(n.title == "DocumentIOError" for n in app._notifications),
-            "the error notification",
-        )
+        await notes.wait(pilot, lambda ns: "DocumentIOError" in ns.titles(), "the error")
         assert app.is_running
 
 
@@ -113,9 +111,9 @@ async def test_palette_command_runs_the_action_or_says_why_not(demo: Path) -> No
     async with make_app(demo).run_test(size=TERMINAL) as pilot:
         app = await ready(pilot)
         await select(pilot, "note-method")
+        notes = record_notes(app)
         app._run_command("edit_table")
-        await pilot.pause()
-        assert any(n.title == "not available" for n in app._notifications)
+        await notes.wait(pilot, lambda ns: "not available" in ns.titles(), "why not")
         app._run_command("edit_body")
         await until(pilot, lambda: isinstance(app.screen, SourceEditorScreen), "the editor")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from notify_record import record_notes
 from tui_helpers import MEMO, TERMINAL, make_app, ready, select, until
 
 from noma_tui.screens.record import RecordScreen
@@ -73,12 +74,11 @@ async def test_copy_shows_the_id_and_block_hash(demo: Path) -> None:
     async with make_app(demo).run_test(size=TERMINAL) as pilot:
         app = await ready(pilot)
         block = await select(pilot, "note-method")
+        notes = record_notes(app)
         await pilot.press("y")
         assert app.loaded is not None
         expected = f"note-method {app.loaded.block_hash(block)}"
-        await until(
-            pilot, lambda: any(n.message == expected for n in app._notifications), "the copy"
-        )
+        await notes.wait(pilot, lambda ns: any(n.message == expected for n in ns), "the copy")
 
 
 async def test_footer_offers_only_the_actions_that_fit(demo: Path) -> None:

@@ -9,12 +9,15 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from notify_record import record_notes
 from test_bursts import settled
 from tui_helpers import MEMO, TERMINAL, burst, copy_demo, make_app, ready, records, select, until
 
 from core.noma.files import read_source
 from noma_tui.screens.form import FormScreen
+from noma_tui.screens.picker import PickerScreen
 from noma_tui.screens.proof import ProofScreen
+from noma_tui.screens.source_editor import SourceEditorScreen
 
 
 async def test_attribute_dialog_keeps_the_keys_typed_with_its_key(demo: Path) -> None:
@@ -47,18 +50,45 @@ async def test_slash_then_c1_filters_instead_of_commenting(demo: Path) -> None:
         assert app.main.focused is app.main.filter_bar
 
 
+async def test_keys_after_a_pickers_enter_go_to_the_editor_it_opens(demo: Path) -> None:
+    async with make_app(demo).run_test(size=TERMINAL) as pilot:
+        app = await ready(pilot)
+        await select(pilot, "small-tenant-noise")
+        burst(app, ["n", "enter", *"zq9", "end", *"xw"])  # the first template, then typing
+        await until(pilot, lambda: isinstance(app.screen, SourceEditorScreen), "the editor")
+        await settled(pilot)
+        editor = app.screen
+        assert isinstance(editor, SourceEditorScreen)
+        assert "zq9" in editor.text and "xw" in editor.text
+        assert not any(isinstance(s, PickerScreen) for s in app.screen_stack)
+
+
+async def test_keys_after_a_pickers_enter_answer_the_next_picker(demo: Path) -> None:
+    target = demo / "research-memo.md"
+    target.write_text("hand-written notes\n")
+    async with make_app(demo).run_test(size=TERMINAL) as pilot:
+        app = await ready(pilot)
+        # markdown; then "down enter" answers "exists. Replace it?" with Replace, not the
+        # format list (where they would choose html and leave the question unanswered).
+        burst(app, ["ctrl+o", "enter", "down", "enter"])
+        await until(pilot, lambda: target.read_text() != "hand-written notes\n", "replaced")
+        await settled(pilot)
+        assert app.screen is app.main
+        assert not (demo / "research-memo.html").exists()
+
+
 async def test_delete_then_y_goes_to_the_proof(demo: Path) -> None:
     path = demo / MEMO
     count = len(records(path))
     async with make_app(demo).run_test(size=TERMINAL) as pilot:
         app = await ready(pilot)
         await select(pilot, "small-tenant-noise")
-        notes = len(app._notifications)
+        notes = record_notes(app)
         burst(app, ["d", *"dup entry"])
         await until(pilot, lambda: isinstance(app.screen, ProofScreen), "the proof")
         await until(pilot, lambda: "dup entry" in app.screen.reason_text(), "the reason")
         assert len(records(path)) == count  # the space did not delete
-        assert all(n.title != "Copied id and block hash" for n in list(app._notifications)[notes:])
+        assert "Copied id and block hash" not in notes.titles()
 
 
 async def test_delete_dialog_focus_and_tab_order(demo: Path) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from notify_record import record_notes
 from textual.pilot import Pilot
 from textual.widgets import TextArea
 from tui_helpers import MEMO, TERMINAL, make_app, ready, records, select, until
@@ -92,11 +93,10 @@ async def test_undo_of_a_block_changed_since_is_refused(demo: Path) -> None:
         await app.workers.wait_for_complete()
         before = path.read_bytes()
         count = len(records(path))
-        notes = len(app._notifications)
+        notes = record_notes(app)
         await pilot.press("u")
-        await until(pilot, lambda: len(app._notifications) > notes, "the refusal")
+        note = await notes.next_after(pilot, 0, "the refusal")
         await app.workers.wait_for_complete()
-        note = list(app._notifications)[-1]
         assert note.title == "sha_mismatch" and "changed after this edit" in note.message
         assert not isinstance(app.screen, ProofScreen)
     assert path.read_bytes() == before and len(records(path)) == count
@@ -126,7 +126,7 @@ async def test_undo_of_an_edit_before_this_session_says_why(demo: Path) -> None:
             for r in app.transcript.rows
             if r.record and r.record["patch_result"] == "applied"
         )
-        notes = len(app._notifications)
+        notes = record_notes(app)
         app.revert(record)
-        await until(pilot, lambda: len(app._notifications) > notes, "the message")
-        assert list(app._notifications)[-1].title == "revert_pre_state_unknown"
+        note = await notes.next_after(pilot, 0, "the message")
+        assert note.title == "revert_pre_state_unknown"

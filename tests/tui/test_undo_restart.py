@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from notify_record import record_notes
 from test_undo import apply_proof, edit_note
 from tui_helpers import MEMO, TERMINAL, make_app, ready, records, until
 
@@ -66,11 +67,11 @@ async def test_undo_after_a_restart_of_a_block_changed_since_is_refused(demo: Pa
         )
         await app.workers.wait_for_complete()
         before, count = path.read_bytes(), len(records(path))
-        notes = len(app._notifications)
+        notes = record_notes(app)
         await pilot.press("u")
-        await until(pilot, lambda: len(app._notifications) > notes, "the refusal")
+        note = await notes.next_after(pilot, 0, "the refusal")
         await app.workers.wait_for_complete()
-        assert list(app._notifications)[-1].title == "sha_mismatch"
+        assert note.title == "sha_mismatch"
         assert not isinstance(app.screen, ProofScreen)
     assert path.read_bytes() == before and len(records(path)) == count
 
