@@ -204,13 +204,16 @@ class WorkbenchApp(App[None]):
     # -- keys ---------------------------------------------------------------------------------
 
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key) and not event.is_forwarded and self.gate.intercepts():
-            self.gate.keep(event)
-            return
+        if isinstance(event, events.Key):
+            if not self.screen_stack:  # closing: its screens are gone, a late key has no target
+                return
+            if not event.is_forwarded and self.gate.intercepts():
+                self.gate.keep(event)
+                return
         await super().on_event(event)
 
     async def _dispatch_key(self, event: events.Key) -> None:
-        if not self._exit:  # shutting down: a kept key has nowhere to go
+        if not self._exit and self.screen_stack:  # shutting down: a kept key has nowhere to go
             await super().on_event(event)
 
     def _still_waited_for(self, token: object) -> bool:

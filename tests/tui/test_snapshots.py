@@ -15,6 +15,7 @@ run in five), so a shot that differs from its snapshot is a real change, never r
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import threading
 from datetime import UTC, datetime
@@ -208,6 +209,10 @@ def test_drift_warning(snap_compare: Any, demo: Path) -> None:
         # What the watcher posts when it sees the write (the watcher is off in snapshots).
         pilot.app.post_message(DiskChanged({path.resolve()}, False))
         await until(pilot, lambda: editor.has_class("-drift"), "the drift flag")
+        status = pilot.app.main.status
+        sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        # The status bar shows the new version and its drift (the shot is of both).
+        await until(pilot, lambda: status.drift and status.sha == sha, "the status bar's drift")
         await settle(pilot)
 
     app = make_app(demo)
