@@ -32,20 +32,20 @@ from textual.timer import Timer
 from textual.worker import Worker, WorkerState, get_current_worker
 from watchfiles import Change, DefaultFilter, awatch
 
-from core.noma.commit import touch
-from core.noma.files import DocumentIOError
-from core.noma.nodes import promote_fresh
-from core.noma.patch.errors import SHA_MISMATCH
-from core.noma.patch.pipeline import (
+from core.noma.api import (
+    SHA_MISMATCH,
     Actor,
     DocumentCache,
+    DocumentIOError,
     PatchOutcome,
     PatchRequest,
+    build_proof,
     patch_file,
+    promote_fresh,
+    touch,
+    transcript_path,
+    visible,
 )
-from core.noma.proof import build_proof
-from core.noma.transcript import transcript_path
-from core.noma.visible import visible
 from core.trust import TrustStore
 from core.workspace import STATE_DIR, Workspace, WorkspaceError
 from themes import DEFAULT_THEME, STYLESHEET, THEME_CYCLE, THEMES, VARIABLE_DEFAULTS
@@ -849,7 +849,7 @@ class WorkbenchApp(App[None]):
     def start_revert(
         self, record: dict[str, Any], kind: str, pre: str | None, current: str, path: Path
     ) -> None:
-        from core.noma.revert import PRE_STATE_UNKNOWN, RevertError, inverse
+        from core.noma.api import PRE_STATE_UNKNOWN, RevertError, inverse
 
         result: Any
         if pre is None:  # not seen by this session: walk the undo journal back to it
@@ -873,7 +873,7 @@ class WorkbenchApp(App[None]):
     def on_revert_ready(self, message: RevertReady) -> None:
         if not self.panes_ready:
             return
-        from core.noma.revert import RevertError
+        from core.noma.api import RevertError
 
         self.main.status.message = ""
         result, record = message.result, message.record

@@ -29,7 +29,7 @@ from itertools import compress
 from operator import attrgetter, itemgetter, sub
 from typing import NamedTuple, TypeVar, overload
 
-from core.noma.nodes import Directive, Document, Node, Section
+from core.noma.api import Directive, Document, Node, Section
 
 _T = TypeVar("_T")
 

@@ -15,7 +15,6 @@ import os
 
 from core.flow.backend import FlowBackend, LocalFlowBackend
 from core.flow.context import FlowContext
-from core.hub.client import TOKEN_ENV, HubClient, token_for
 from core.workspace import Workspace
 
 
@@ -30,4 +29,7 @@ def open_flow_backend(workspace: Workspace) -> FlowBackend:
     url = hub_url(workspace)
     if url is None:
         return LocalFlowBackend(FlowContext.open(workspace, lazy=True))
+    # Only a workspace with a hub pays for the route table and the client (app open time).
+    from core.hub.client import TOKEN_ENV, HubClient, token_for
+
     return HubClient.connect(url, token_for(url, os.environ.get(TOKEN_ENV, "")))

@@ -11,8 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.noma.patch.catalog import TARGET_FIELD
-from core.noma.transcript import AuditReport, TranscriptLine, audit, read_lines, transcript_path
+from core.noma.api import (
+    TARGET_FIELD,
+    AuditReport,
+    TranscriptLine,
+    audit,
+    read_lines,
+    transcript_path,
+)
 
 DRIFT_CODE = "base_sha_drift"
 

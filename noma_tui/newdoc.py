@@ -22,11 +22,7 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.noma.boundary import Folder
-from core.noma.files import read_source
-from core.noma.patch.errors import SHA_MISMATCH
-from core.noma.source import encode
-from core.noma.storage import atomic_write, document_lock
+from core.noma.api import SHA_MISMATCH, Folder, atomic_write, document_lock, encode, read_source
 
 INVALID_NAME = "invalid_name"
 EXISTS = "file_exists"
