@@ -99,22 +99,20 @@ def _fault(where: str, message: str) -> FlowRefusal:
 class HubClient:
     """A remote hub as a `FlowBackend`: where it is, how to call it, its posture."""
 
-    def __init__(self, url: str, token: str, *, transport: httpx.BaseTransport | None = None):
+    def __init__(self, url: str, token: str) -> None:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         self.url = url
-        self.client = httpx.Client(
-            base_url=url, headers=headers, timeout=TIMEOUT_SECONDS, transport=transport
-        )
+        # Bound to the hub's base URL; httpx follows no redirect unless asked, so the bearer
+        # header goes to this origin only.
+        self.client = httpx.Client(base_url=url, headers=headers, timeout=TIMEOUT_SECONDS)
         self._posture = Posture.from_config({}, None)  # closed until the hub says otherwise
         self.flows: dict[str, str] = {}  # run_id -> flow_id, learnt from the hub's records
 
     @classmethod
-    def connect(
-        cls, url: str, token: str, *, transport: httpx.BaseTransport | None = None
-    ) -> HubClient:
+    def connect(cls, url: str, token: str) -> HubClient:
         """A client for the hub at ``url``, its posture read from the hub's flow listing
         (a hub that cannot be read keeps every gate closed)."""
-        client = cls(url, token, transport=transport)
+        client = cls(url, token)
         listing = client.call("flows")
         if isinstance(listing, dict):
             p = listing["posture"]

@@ -139,3 +139,15 @@ def test_a_path_value_stays_one_segment_of_its_route(hostile: str) -> None:
     segment, _, rest = path.removeprefix("/api/v1/flows/flow_a/runs/").partition("/")
     assert rest == "advance"
     assert not any(c in segment for c in "/?# ") and segment not in (".", "..")
+
+
+def test_the_token_rides_only_to_the_configured_origin() -> None:
+    client = HubClient("http://127.0.0.1:9", "nhub_secret")
+    try:
+        assert client.client.follow_redirects is False  # a 30x cannot carry it elsewhere
+        assert str(client.client.base_url) == "http://127.0.0.1:9"
+        for spec in ROUTES:  # every request is a path on that origin, never a full URL
+            _, path, _, _ = build_request(spec, {n: "x" for n in path_names(spec)})
+            assert path.startswith("/") and not path.startswith("//")
+    finally:
+        client.close()
