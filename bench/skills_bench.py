@@ -125,7 +125,7 @@ def measure(runs: int) -> dict[str, float | str]:
             [
                 sys.executable,
                 "-m",
-                "core.skills_runtime",
+                "core.cli",
                 "skills",
                 "serve",
                 "--port",

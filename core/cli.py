@@ -43,102 +43,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_Version, help="show the version and the parser in use")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    from .commands import docs
+    # One row per group of commands, in the order `noma --help` lists them; each module
+    # under `core.commands` builds its own subparsers and holds its handlers.
+    from .commands import docs, flow, formats, hub, mcp, patching, skills, trust
 
-    p = sub.add_parser("parse", help="print the AST as JSON")
-    p.add_argument("file")
-    p.set_defaults(func=docs.cmd_parse)
-
-    p = sub.add_parser("ids", help="canonical ids and the alias map, as JSON")
-    p.add_argument("file", help="a .noma file, or a book manifest (.noma.yml)")
-    p.add_argument("--chapter", action="store_true", help="parse as a book chapter (scoped ids)")
-    p.set_defaults(func=docs.cmd_ids)
-
-    p = sub.add_parser("check", help="validate; exit 1 on any error")
-    p.add_argument("file")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument(
-        "--ignore-rule", action="append", metavar="RULE", help="drop a rule (repeatable)"
-    )
-    p.add_argument("--profile", help="validate against this profile instead of the frontmatter's")
-    p.set_defaults(func=docs.cmd_check)
-
-    from .commands import formats
-
+    docs.register(sub)
     formats.add_render_parser(sub, "render")
     formats.add_render_parser(sub, "export")
-
-    p = sub.add_parser("verify", help="run a conformance corpus (Annex C)")
-    p.add_argument("dir", nargs="?")
-    p.set_defaults(func=docs.cmd_verify)
-
+    docs.register_verify(sub)
     formats.register(sub)
-
-    from .commands import patching
-
-    p = sub.add_parser("patch", help="apply patch ops (atomic list) with a transcript record")
-    p.add_argument("file")
-    patching.add_request_arguments(p)
-    where = p.add_mutually_exclusive_group()
-    where.add_argument("--inplace", action="store_true", help="rewrite FILE (atomically)")
-    where.add_argument("--out", metavar="PATH", help="write the result to PATH")
-    p.add_argument("--json", action="store_true", help="print the patch_block result shape")
-    p.set_defaults(func=patching.cmd_patch)
-
-    p = sub.add_parser("proof", help="preview ops: diff and diagnostics delta, nothing written")
-    p.add_argument("file")
-    patching.add_request_arguments(p)
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=patching.cmd_proof)
-
-    p = sub.add_parser("replay", help="rebuild a document from its base and transcript")
-    p.add_argument("transcript", metavar="DOC.patches")
-    p.add_argument("--base", required=True, metavar="BASE.noma")
-    p.add_argument("--out", metavar="PATH", help="write the replayed document here")
-    p.set_defaults(func=patching.cmd_replay)
-
-    p = sub.add_parser("transcript", help="transcript tools")
-    tsub = p.add_subparsers(dest="transcript_command", metavar="ACTION", required=True)
-    t = tsub.add_parser("verify", help="check records and the prev_entry_sha256 chain")
-    t.add_argument("transcript", metavar="DOC.patches")
-    t.add_argument("--json", action="store_true")
-    t.set_defaults(func=patching.cmd_transcript_verify)
-
-    p = sub.add_parser("capabilities", help="validate a document's capability sidecar")
-    p.add_argument("file")
-    p.set_defaults(func=patching.cmd_capabilities)
-
-    p = sub.add_parser("ops", help="which patch ops apply to a block (or to every block)")
-    p.add_argument("file")
-    p.add_argument("id", nargs="?", help="a canonical id; omit for every block with an id")
-    p.set_defaults(func=patching.cmd_ops)
-
-    from .commands import flow, trust
-    from .hub import cli as hub_cli
-    from .skills_runtime import cli as skills_cli
-
+    patching.register(sub)
     flow.register(sub)
     trust.register(sub)
-    skills_cli.register(sub)
-    hub_cli.register(sub)
-
-    p = sub.add_parser("mcp", help="serve the Annex B MCP tools over stdio")
-    p.add_argument(
-        "--root",
-        default=".",
-        help="files must lie under this directory (default: the current one; '/' for any)",
-    )
-    p.set_defaults(func=_cmd_mcp)
+    skills.register(sub)
+    hub.register(sub)
+    mcp.register(sub)
 
     return parser
-
-
-def _cmd_mcp(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from .mcp.server import serve
-
-    return serve(Path(args.root))
 
 
 # Commands that keep running (servers): they keep Python's cyclic GC.

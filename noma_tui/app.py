@@ -32,15 +32,15 @@ from textual.signal import Signal
 from textual.worker import Worker, WorkerState, get_current_worker
 from watchfiles import Change, DefaultFilter, awatch
 
-from core.noma.commit import touch
-from core.noma.files import DocumentIOError
-from core.noma.patch.pipeline import (
+from core.noma.api import (
     Actor,
     DocumentCache,
+    DocumentIOError,
     PatchOutcome,
+    touch,
+    transcript_path,
+    visible,
 )
-from core.noma.transcript import transcript_path
-from core.noma.visible import visible
 from core.trust import TrustStore
 from core.workspace import STATE_DIR, Workspace, WorkspaceError
 from themes import DEFAULT_THEME, STYLESHEET, THEME_CYCLE, THEMES, VARIABLE_DEFAULTS

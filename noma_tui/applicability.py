@@ -10,9 +10,7 @@ in-app editor refuses text a terminal would act on.
 
 from __future__ import annotations
 
-from core.noma.nodes import Directive, Section
-from core.noma.patch.applicable import ops_for_kind
-from core.noma.visible import is_visible
+from core.noma.api import Directive, Section, is_visible, ops_for_kind
 
 from .document import ROOT, LoadedDocument
 

@@ -31,8 +31,7 @@ from itertools import compress
 from operator import attrgetter, itemgetter, sub
 from typing import Any, NamedTuple, TypeVar, overload
 
-from core.noma.change import Change, ChangeKind
-from core.noma.nodes import Directive, Document, Node, Section, moved_from, moves
+from core.noma.api import Change, ChangeKind, Directive, Document, Node, Section, moved_from, moves
 
 _T = TypeVar("_T")
 

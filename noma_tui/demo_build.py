@@ -26,10 +26,16 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from core.noma.files import read_document
-from core.noma.patch.pipeline import Actor, DocumentCache, PatchRequest, patch_file
-from core.noma.patch.text import SourceLines
-from core.noma.transcript import audit, transcript_path
+from core.noma.api import (
+    Actor,
+    DocumentCache,
+    PatchRequest,
+    SourceLines,
+    audit,
+    patch_file,
+    read_document,
+    transcript_path,
+)
 
 DEMO_DIR = Path(__file__).with_name("demo_workspace")
 BUILD_DIR = Path(tempfile.gettempdir()) / "noma-workbench-demo"
@@ -210,7 +216,7 @@ Load test on the staging fleet, 12 runs per arm: p95 fell from 412 ms to 271 ms.
 def _block_hash(path: Path, ident: str) -> str:
     """The block hash an editor would hold for ``ident`` right now."""
     source, doc = read_document(path)
-    from core.noma.ids import index
+    from core.noma.api import index
 
     node = index(doc).first[ident]
     return SourceLines(source.text).block_hash(node.line, node.end_line)

@@ -22,14 +22,23 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.noma.diagnostics import SEVERITY_RANK, Diagnostic
-from core.noma.files import read_source
-from core.noma.ids import index
-from core.noma.incremental import reparse
-from core.noma.nodes import Directive, Document, Section, gc_paused
-from core.noma.patch.pipeline import DocumentCache, DocumentState, analyse
-from core.noma.patch.text import SourceLines
-from core.noma.source import Source, from_text
+from core.noma.api import (
+    SEVERITY_RANK,
+    Diagnostic,
+    Directive,
+    Document,
+    DocumentCache,
+    DocumentState,
+    Section,
+    Source,
+    SourceLines,
+    analyse,
+    from_text,
+    gc_paused,
+    index,
+    read_source,
+    reparse,
+)
 
 from .arrangement import ROOT, Arrangement, Blocks, Region, arrange, splice
 from .relines import Relined, reline

@@ -32,18 +32,22 @@ from textual.signal import Signal
 from textual.timer import Timer
 from textual.worker import Worker
 
-from core.noma.nodes import promote_fresh
-from core.noma.patch.errors import SHA_MISMATCH
-from core.noma.patch.pipeline import (
+from core.noma.api import (
+    REDO,
+    REVERT,
+    SHA_MISMATCH,
     Actor,
     DocumentCache,
     PatchOutcome,
     PatchRequest,
+    build_proof,
     patch_file,
+    promote_fresh,
+    record_kinds,
+    redo_target,
+    transcript_path,
+    undo_target,
 )
-from core.noma.proof import build_proof
-from core.noma.transcript import transcript_path
-from core.noma.undo_select import REDO, REVERT, record_kinds, redo_target, undo_target
 
 from .document import LoadedDocument
 from .errors import guarded
@@ -612,7 +616,7 @@ class EditPipeline:
     def _inverse(  # in a worker thread
         self, record: dict[str, Any], kind: str, pre: str | None, current: str, path: Path
     ) -> None:
-        from core.noma.revert import PRE_STATE_UNKNOWN, RevertError, inverse
+        from core.noma.api import PRE_STATE_UNKNOWN, RevertError, inverse
 
         result: Any
         if pre is None:  # not seen by this session: walk the undo journal back to it
@@ -637,7 +641,7 @@ class EditPipeline:
         host = self.host
         if not host.panes_ready:
             return
-        from core.noma.revert import RevertError
+        from core.noma.api import RevertError
 
         host.status_text = ""
         result, record = message.result, message.record

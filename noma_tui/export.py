@@ -11,8 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.noma.export import SUFFIXES, export
-from core.noma.storage import atomic_write
+from core.noma.api import SUFFIXES, atomic_write, export
 
 from .document import LoadedDocument
 from .roles import workbench_of

@@ -1,6 +1,6 @@
 """Reviewing proposals and listing/revoking consents from the flow pane.
 
-The logic is here, over the one handler family (`run_action` "proposals", "proposal",
+The logic is here, over the pane's flow backend (actions "proposals", "proposal",
 "review", "consents", "revoke_consent"), so the pane only binds a key and calls in. A
 proposal is decided on `ProposalReviewScreen`, which shows what approving it would write
 (for a bundle: the base version, the change summary and the diff), never on a bare
@@ -17,16 +17,16 @@ from typing import Any, Protocol
 
 from textual.screen import ModalScreen
 
-from core.flow import FlowContext, FlowRefusal, FlowResult
+from core.flow import FlowRefusal, FlowResult
+from core.flow.backend import FlowBackend
 from core.flow.records import FlowRun
-from noma_tui.flow_hub import HubContext, run_action
 from noma_tui.screens.proposal import ProposalReviewScreen
 
 ChoiceFactory = Callable[[str, list[tuple[str, str]]], ModalScreen[str | None]]
 
 
 class FlowPaneLike(Protocol):
-    ctx: FlowContext | HubContext | None
+    backend: FlowBackend | None
     run: FlowRun | None
     app: Any
 
@@ -34,7 +34,7 @@ class FlowPaneLike(Protocol):
 
     def background(
         self,
-        fn: Callable[[FlowContext | HubContext], Any],
+        fn: Callable[[FlowBackend], Any],
         then: Callable[[Any], None],
         *,
         write: bool = False,
@@ -52,10 +52,10 @@ def _printable(text: str, limit: int = 48) -> str:
 
 def review_proposals(pane: FlowPaneLike, choice: ChoiceFactory) -> None:
     """Pick a pending proposal (run outcome or import), then approve or reject it."""
-    if pane.ctx is None:
+    if pane.backend is None:
         return
     pane.background(
-        lambda ctx: run_action(ctx, "proposals", {"status": "pending"}),
+        lambda backend: backend.call("proposals", {"status": "pending"}),
         lambda result: _listed_proposals(pane, choice, result),
     )
 
@@ -78,9 +78,9 @@ def _listed_proposals(pane: FlowPaneLike, choice: ChoiceFactory, result: FlowRes
     ]
 
     def chosen(key: str | None) -> None:
-        if key is not None and pane.ctx is not None:
+        if key is not None and pane.backend is not None:
             pane.background(
-                lambda ctx: run_action(ctx, "proposal", {"proposal_id": key}),
+                lambda backend: backend.call("proposal", {"proposal_id": key}),
                 lambda shown: show_proposal(pane, key, shown),
             )
 
@@ -94,7 +94,7 @@ def show_proposal(pane: FlowPaneLike, proposal_id: str, shown: FlowResult) -> No
         return
 
     def decided(approve: bool | None) -> None:
-        if approve is None or pane.ctx is None:
+        if approve is None or pane.backend is None:
             return
         request = {"proposal_id": proposal_id, "approve": approve}
 
@@ -104,19 +104,19 @@ def show_proposal(pane: FlowPaneLike, proposal_id: str, shown: FlowResult) -> No
             else:
                 pane.say(f"Proposal {proposal_id} {result['proposal']['status']}", ok=True)
 
-        pane.background(lambda ctx: run_action(ctx, "review", request), reviewed, write=True)
+        pane.background(lambda backend: backend.call("review", request), reviewed, write=True)
 
     pane.app.push_screen(ProposalReviewScreen(shown), decided)
 
 
 def manage_consents(pane: FlowPaneLike, choice: ChoiceFactory) -> None:
     """List the selected run's consents (yours only); pick an active one to revoke it."""
-    if pane.ctx is None or pane.run is None:
+    if pane.backend is None or pane.run is None:
         pane.say("No run selected: press n to start one.")
         return
     run_id = pane.run.run_id
     pane.background(
-        lambda ctx: run_action(ctx, "consents", {"run_id": run_id}),
+        lambda backend: backend.call("consents", {"run_id": run_id}),
         lambda result: _listed_consents(pane, choice, run_id, result),
     )
 
@@ -141,7 +141,7 @@ def _listed_consents(
     ]
 
     def chosen(ref: str | None) -> None:
-        if ref is None or pane.ctx is None:
+        if ref is None or pane.backend is None:
             return
 
         def revoked(out: FlowResult) -> None:
@@ -151,7 +151,7 @@ def _listed_consents(
                 pane.say(f"Consent revoked (was {out['consent']['cost_cap_units']} units)", ok=True)
 
         pane.background(
-            lambda ctx: run_action(ctx, "revoke_consent", {"consent": ref}), revoked, write=True
+            lambda backend: backend.call("revoke_consent", {"consent": ref}), revoked, write=True
         )
 
     pane.app.push_screen(choice(f"Consents for {run_id} (Enter revokes)", options), chosen)

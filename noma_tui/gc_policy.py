@@ -25,7 +25,7 @@ from typing import Any
 from textual.app import App
 from textual.timer import Timer
 
-from core.noma.nodes import own_freezing
+from core.noma.api import own_freezing
 
 IDLE_SECONDS = 1.5
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from core.noma.patch.catalog import TARGET_FIELD
-from core.noma.transcript import (
+from core.noma.api import (
+    TARGET_FIELD,
     AuditReport,
     TranscriptLine,
     audit,

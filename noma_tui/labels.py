@@ -11,7 +11,7 @@ from __future__ import annotations
 from rich.style import Style
 from rich.text import Span, Text
 
-from core.noma.nodes import Directive, Node, Section
+from core.noma.api import Directive, Node, Section
 
 from .document import Badge, LoadedDocument
 from .styles import SEVERITY_GLYPH, Styles

@@ -15,11 +15,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any
 
-from core.noma.ids import index
-from core.noma.parser import parse
-from core.noma.patch.engine import apply_ops_to_text
-from core.noma.patch.errors import PatchError
-from core.noma.patch.text import SourceLines
+from core.noma.api import PatchError, SourceLines, apply_ops_to_text, index, parse
 
 MINE, SEP, THEIRS = "<<<<<<< mine", "=======", ">>>>>>> theirs"
 

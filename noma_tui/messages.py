@@ -14,8 +14,7 @@ from typing import Any
 
 from textual.message import Message
 
-from core.noma.patch.pipeline import PatchOutcome
-from core.noma.proof import Proof
+from core.noma.api import PatchOutcome, Proof
 
 from .document import LoadedDocument
 from .history import TranscriptSnapshot

@@ -20,10 +20,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.noma.files import read_source
-from core.noma.patch.errors import SHA_MISMATCH
-from core.noma.source import encode
-from core.noma.storage import atomic_create, atomic_write, document_lock
+from core.noma.api import (
+    SHA_MISMATCH,
+    atomic_create,
+    atomic_write,
+    document_lock,
+    encode,
+    read_source,
+)
 
 INVALID_NAME = "invalid_name"
 EXISTS = "file_exists"

@@ -12,8 +12,8 @@ import json
 import re
 from typing import Any
 
-from core.noma.ids import IdIndex
-from core.noma.patch import models as m
+from core.noma.api import IdIndex
+from core.noma.api import patch_models as m
 
 AttrValue = str | int | float | bool
 

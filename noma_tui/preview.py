@@ -16,8 +16,7 @@ from rich.markdown import Markdown
 from rich.table import Table
 from rich.text import Text
 
-from core.noma.nodes import Directive, Section
-from core.noma.visible import visible
+from core.noma.api import Directive, Section, visible
 
 from .document import ROOT, LoadedDocument
 from .styles import Styles
@@ -100,7 +99,7 @@ def render_block(
 
 def _table(loaded: LoadedDocument, block: int) -> Table | None:
     """A ``::table`` as a table, read the way the table ops read it."""
-    from core.noma.patch.errors import PatchError
+    from core.noma.api import PatchError
 
     from .tables import read_table, shown_cell
 

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.noma.patch.text import SourceLines
-from core.noma.source import BOM
-from core.noma.text_ends import common_prefix, common_suffix
+from core.noma.api import BOM, SourceLines, common_prefix, common_suffix
 
 __all__ = ["Relined", "reline"]
 

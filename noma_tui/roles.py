@@ -16,7 +16,7 @@ from typing import Protocol, cast
 from textual.message import Message
 from textual.signal import Signal
 
-from core.noma.patch.pipeline import Actor
+from core.noma.api import Actor
 from core.workspace import Workspace
 
 from .config import WorkbenchConfig

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.noma.parser import code_spans
-from core.noma.patch.state import OpState
-from core.noma.patch.tables import read_table as read_table_body
+from core.noma.api import OpState, code_spans
+from core.noma.api import read_table as read_table_body
 
 from .document import LoadedDocument
 

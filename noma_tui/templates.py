@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.noma.ids import IdIndex
+from core.noma.api import IdIndex
 
 from .ops import free_id
 

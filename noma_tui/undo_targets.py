@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.noma.patch.catalog import TARGET_FIELD
-from core.noma.undo_select import own_applied
+from core.noma.api import TARGET_FIELD, own_applied
 
 from .history import TranscriptSnapshot
 
@@ -29,7 +28,7 @@ def selection_after(ops: list[dict[str, Any]]) -> str | None:
     if name == "add_comment":
         return str(op.get("id"))
     if name == "add_block":
-        from core.noma.parser import parse
+        from core.noma.api import parse
 
         frag = parse(str(op.get("content", "")))
         first = frag.children[0] if frag.children else None

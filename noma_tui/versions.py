@@ -20,9 +20,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass
 
-from core.noma.change import ChangeKind
-from core.noma.nodes import Node
-from core.noma.text_ends import common_ends
+from core.noma.api import ChangeKind, Node, common_ends
 
 from .arrangement import Region
 from .document import ROOT, LoadedDocument

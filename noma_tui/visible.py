@@ -16,7 +16,7 @@ from __future__ import annotations
 from rich.style import Style
 from rich.text import Text
 
-from core.noma.visible import BYTE_MARKER, MARKERS, visible, visible_line
+from core.noma.api import BYTE_MARKER, MARKERS, visible, visible_line
 
 MARKER = BYTE_MARKER
 HINT = (

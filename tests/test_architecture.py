@@ -29,6 +29,16 @@ PAGE = REPO / "docs" / "architecture.md"
 
 
 @dataclass(frozen=True)
+class Facade:
+    """Modules on ``clients`` import ``package`` only as ``from <module> import <a name in
+    its __all__>``: the narrow face the package shows them."""
+
+    package: str  # dotted, e.g. "core.noma"
+    module: str  # dotted, the facade module, e.g. "core.noma.api"
+    clients: tuple[str, ...]  # path globs
+
+
+@dataclass(frozen=True)
 class Rules:
     """The machine-readable half of docs/architecture.md."""
 
@@ -37,6 +47,7 @@ class Rules:
     parts: dict[str, tuple[str, ...]]  # part -> path globs (relative to the repository)
     arrows: dict[str, tuple[str, ...]]  # part -> the parts it may import
     max_module_lines: int
+    facades: tuple[Facade, ...] = ()
 
 
 def read_rules(markdown: str) -> Rules:
@@ -54,6 +65,10 @@ def read_rules(markdown: str) -> Rules:
         parts=parts,
         arrows=arrows,
         max_module_lines=int(data["limits"]["max_module_lines"]),
+        facades=tuple(
+            Facade(package, str(row["module"]), tuple(row["clients"]))
+            for package, row in data.get("facades", {}).items()
+        ),
     )
 
 
@@ -247,6 +262,41 @@ def problems(root: Path, rules: Rules) -> list[str]:
             if part[target] not in reachable(rules, part[rel]):
                 out.append(f"{rel} ({part[rel]}) imports {target} ({part[target]}): no arrow")
     out += [f"import circle among {len(c)} modules: {', '.join(c)}" for c in cycles(graph)]
+    out += facade_problems(root, rules, sorted(graph))
+    return out
+
+
+def exported(root: Path, rules: Rules, module: str) -> set[str]:
+    """The names a module's literal ``__all__`` lists (none when it has no such list)."""
+    path = resolve([root / r for r in rules.roots], module)
+    if path is None:
+        return set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        ):
+            return {e.value for e in ast.walk(node.value) if isinstance(e, ast.Constant)}
+    return set()
+
+
+def facade_problems(root: Path, rules: Rules, rels: list[str]) -> list[str]:
+    """Every import by a facade's client that reaches behind the facade, one line each."""
+    out: list[str] = []
+    for facade in rules.facades:
+        names = exported(root, rules, facade.module)
+        inside = (facade.package, facade.package + ".")
+        for rel in rels:
+            if not any(glob_pattern(g).fullmatch(rel) for g in facade.clients):
+                continue
+            source = (root / rel).read_text(encoding="utf-8")
+            for level, dotted in imported_names(source, rel):
+                if level or not (dotted == facade.package or dotted.startswith(inside[1])):
+                    continue
+                module, _, name = dotted.rpartition(".")
+                if module != facade.module:
+                    out.append(f"{rel} imports {dotted}: use {facade.module}")
+                elif name not in names:
+                    out.append(f"{rel} imports {dotted}: not in {facade.module}.__all__")
     return out
 
 
@@ -377,6 +427,31 @@ def test_arrows_chain_but_never_run_back(tmp_path: Path) -> None:
     )
     root = write(tmp_path, {"a/x.py": "import c.z\n", "b/y.py": "", "c/z.py": "import b.y\n"})
     assert problems(root, rules) == ["c/z.py (c) imports b/y.py (b): no arrow"]
+
+
+def test_a_client_reaches_the_package_only_through_its_facade(tmp_path: Path) -> None:
+    rules = Rules(
+        checked=FAKE_RULES.checked,
+        roots=FAKE_RULES.roots,
+        parts=FAKE_RULES.parts,
+        arrows=FAKE_RULES.arrows,
+        max_module_lines=20,
+        facades=(Facade("lib", "lib.api", ("app/**",)),),
+    )
+    api = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .store import Store\n"
+    files = {**CLEAN, "lib/api.py": api + "__all__ = ['Store']\n"}
+    clean = {**files, "app/main.py": "from lib.api import Store\n", "app/view.py": ""}
+    assert problems(write(tmp_path / "clean", clean), rules) == []
+    bad = {
+        **files,
+        "app/main.py": "from lib.api import Other\nfrom lib import store\n",
+        "app/view.py": "def later():\n    import lib.store\n",
+    }
+    assert problems(write(tmp_path / "bad", bad), rules) == [
+        "app/main.py imports lib.api.Other: not in lib.api.__all__",
+        "app/main.py imports lib.store: use lib.api",
+        "app/view.py imports lib.store: use lib.api",
+    ]
 
 
 def test_a_module_over_the_limit_is_reported(tmp_path: Path) -> None:

@@ -190,7 +190,7 @@ def run_surfaces(ws: Path, doc: Path) -> None:
     """What a user runs on a folder they just cloned, and what the app does on opening it."""
     from core.noma.commit import touch
     from core.workspace import Workspace
-    from noma_tui.flow_hub import open_flow_context
+    from noma_tui.flow_hub import open_flow_backend
 
     commands = [
         ["check", str(doc)],
@@ -209,10 +209,7 @@ def run_surfaces(ws: Path, doc: Path) -> None:
     with quiet(), contextlib.suppress(Exception):
         touch(doc)
     with quiet(), contextlib.suppress(Exception):
-        ctx = open_flow_context(Workspace.open(ws))
-        close = getattr(ctx, "close", None)
-        if close is not None:
-            close()
+        open_flow_backend(Workspace.open(ws)).close()
 
 
 @settings(

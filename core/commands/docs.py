@@ -165,3 +165,31 @@ def cmd_verify(args: argparse.Namespace) -> int:
     text = "\n".join(r.line() for r in results)
     write((text + "\n\n" if text else "") + summary_line(results) + "\n")
     return code
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``parse``, ``ids`` and ``check``: their subparsers, each bound to its handler."""
+    p = sub.add_parser("parse", help="print the AST as JSON")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_parse)
+
+    p = sub.add_parser("ids", help="canonical ids and the alias map, as JSON")
+    p.add_argument("file", help="a .noma file, or a book manifest (.noma.yml)")
+    p.add_argument("--chapter", action="store_true", help="parse as a book chapter (scoped ids)")
+    p.set_defaults(func=cmd_ids)
+
+    p = sub.add_parser("check", help="validate; exit 1 on any error")
+    p.add_argument("file")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument(
+        "--ignore-rule", action="append", metavar="RULE", help="drop a rule (repeatable)"
+    )
+    p.add_argument("--profile", help="validate against this profile instead of the frontmatter's")
+    p.set_defaults(func=cmd_check)
+
+
+def register_verify(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``verify``: its own call so `noma --help` keeps it after ``render`` and ``export``."""
+    p = sub.add_parser("verify", help="run a conformance corpus (Annex C)")
+    p.add_argument("dir", nargs="?")
+    p.set_defaults(func=cmd_verify)

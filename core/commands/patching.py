@@ -338,3 +338,43 @@ def cmd_ops(args: argparse.Namespace) -> int:
         return 1
     write_json({"id": args.id, "ops": applicable_ops(doc, node)})
     return 0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``patch``, ``proof``, ``replay``, ``transcript verify``, ``capabilities``, ``ops``."""
+    p = sub.add_parser("patch", help="apply patch ops (atomic list) with a transcript record")
+    p.add_argument("file")
+    add_request_arguments(p)
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--inplace", action="store_true", help="rewrite FILE (atomically)")
+    where.add_argument("--out", metavar="PATH", help="write the result to PATH")
+    p.add_argument("--json", action="store_true", help="print the patch_block result shape")
+    p.set_defaults(func=cmd_patch)
+
+    p = sub.add_parser("proof", help="preview ops: diff and diagnostics delta, nothing written")
+    p.add_argument("file")
+    add_request_arguments(p)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_proof)
+
+    p = sub.add_parser("replay", help="rebuild a document from its base and transcript")
+    p.add_argument("transcript", metavar="DOC.patches")
+    p.add_argument("--base", required=True, metavar="BASE.noma")
+    p.add_argument("--out", metavar="PATH", help="write the replayed document here")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("transcript", help="transcript tools")
+    tsub = p.add_subparsers(dest="transcript_command", metavar="ACTION", required=True)
+    t = tsub.add_parser("verify", help="check records and the prev_entry_sha256 chain")
+    t.add_argument("transcript", metavar="DOC.patches")
+    t.add_argument("--json", action="store_true")
+    t.set_defaults(func=cmd_transcript_verify)
+
+    p = sub.add_parser("capabilities", help="validate a document's capability sidecar")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_capabilities)
+
+    p = sub.add_parser("ops", help="which patch ops apply to a block (or to every block)")
+    p.add_argument("file")
+    p.add_argument("id", nargs="?", help="a canonical id; omit for every block with an id")
+    p.set_defaults(func=cmd_ops)

@@ -17,7 +17,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from core.noma.nodes import Directive, Section
+from core.noma.api import Directive, Section
 
 from ..document import ROOT, LoadedDocument
 from ..highlight import highlight_lines

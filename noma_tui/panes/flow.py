@@ -16,7 +16,7 @@ canonical reasons (policy, not_applicable, blocked_dependency), with the step's
 revokes) the run's consents (`noma_tui.flow_review`). Starting a run asks for the flow's
 declared inputs. The header counts ``flows/`` problems; the first is said in the status line.
 
-With ``[hub] url`` configured the same calls go to a remote hub (`noma_tui.flow_hub`); a
+With ``[hub] url`` configured the same calls go to a remote hub (`core.flow.backend`); a
 refused listing (a hub down, a token refused) is a status line, not a crash.
 
 The app tells the pane which document is open (`set_open_document`), so "attach evidence"
@@ -43,8 +43,8 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from core.flow import FlowRefusal, FlowResult
+from core.flow.backend import FlowBackend, run_executions, start_fields
 from core.flow.consent import consent_key, consent_ref
-from core.flow.context import FlowContext
 from core.flow.definitions import problem_lines
 from core.flow.enums import FINISHED_STEP, SKIP_REASON_LABELS
 from core.flow.evidence import EvidenceOffer, pointer_kind_for, transcript_offers
@@ -54,25 +54,9 @@ from core.flow.run_inputs import input_problems, problems_text
 from core.trust import restrictions
 from core.workspace import Workspace
 
-# The handler names, local (a lazy store: `core.flow.lazy_store`) or on a remote hub
+# The flow backend, local (a lazy store: `core.flow.lazy_store`) or on a remote hub
 # (`[hub] url`): see noma_tui/flow_hub.py.
-from ..flow_hub import (
-    HubContext,
-    advance_step,
-    execute_automatable,
-    list_flows,
-    list_runs,
-    mint_consent,
-    open_flow_context,
-    pinned_bundle,
-    record_evidence,
-    run_action,
-    run_executions,
-    start_fields,
-    start_inputs,
-    start_run,
-    submit_review,
-)
+from ..flow_hub import open_flow_backend
 from ..flow_review import manage_consents, review_proposals
 from ..keys import BY_ID, FLOW_ACTIONS, display_key
 from ..screens.form import Field, InputFormScreen
@@ -91,15 +75,15 @@ MAX_INTENT = 2000  # records.Proposal.intent
 MAX_TTL_SECONDS = 7 * 24 * 3600
 
 
-def active_consents(ctx: FlowContext | HubContext, held: dict[str, str]) -> dict[str, str]:
+def active_consents(backend: FlowBackend, held: dict[str, str]) -> dict[str, str]:
     """Of ``held`` (run id -> the consent id this pane minted), the ones the store still
     lists as active. A hub does not list consents (they live on its machine): kept."""
     out: dict[str, str] = {}
     for run_id, consent_id in held.items():
-        if isinstance(ctx, HubContext):
+        if not backend.serves("consents"):
             out[run_id] = consent_id
             continue
-        result = run_action(ctx, "consents", {"run_id": run_id})
+        result = backend.call("consents", {"run_id": run_id})
         if not isinstance(result, dict):
             continue  # the run is gone or not visible: nothing is held
         ref = consent_ref(consent_key(consent_id))
@@ -284,7 +268,7 @@ class FlowFrontierPane(Vertical):
     def __init__(self, workspace: Workspace, *, id: str | None = "flow-pane") -> None:
         super().__init__(id=id)
         self.workspace = workspace
-        self.ctx: FlowContext | HubContext | None = None  # lazy: nothing on disk until a write
+        self.backend: FlowBackend | None = None  # lazy: nothing on disk until a write
         self.open_document: Path | None = None
         self.runs: list[FlowRun] = []
         self.run: FlowRun | None = None
@@ -321,29 +305,29 @@ class FlowFrontierPane(Vertical):
 
     def reopen(self, workspace: Workspace) -> None:
         """Open the workspace again (its trust changed): its settings as they apply now."""
-        old, self.ctx = self.ctx, None
+        old, self.backend = self.backend, None
         if old is not None:
             old.close()
         self.workspace = workspace
         self._open_context()
 
     def _open_context(self) -> None:
-        self.ctx = open_flow_context(self.workspace)
-        gates = self.ctx.posture.gates
-        policy = self.ctx.posture.policy
+        self.backend = open_flow_backend(self.workspace)
+        gates = self.backend.posture.gates
+        policy = self.backend.posture.policy
         header = (
             f"writes {'ON' if gates.run_writes_enabled else 'off'} · automatable "
             f"{'ON' if gates.automatable_execution_enabled else 'off'} · cap "
             f"{policy.cost_cap_units} · lanes {','.join(policy.allowed_lanes) or 'none'}"
         )
-        if self.ctx.posture.problems:
+        if self.backend.posture.problems:
             header += " · config problem: failing closed"
         if not self.workspace.trusted and restrictions(self.workspace.root, self.workspace.config):
             header += " · restricted: untrusted folder (T)"
         self.header_text = header
         self.query_one("#flow-header", Static).update(Text(plain(header)))
         for name, label in GATE_LABELS.items():
-            reason = self.ctx.posture.why.get(name)
+            reason = self.backend.posture.why.get(name)
             line = self.query_one(f"#flow-why-{label}", Static)
             line.update(Text(plain(f"{label} ON: {reason}" if reason else "")))
             line.set_class(reason is not None, "-shown")
@@ -353,7 +337,8 @@ class FlowFrontierPane(Vertical):
             self._listed_on_mount(listing)
             self.reload(first=True)
 
-        self.background(list_flows, listed)  # one call at a time: then the runs
+        # One call at a time: then the runs.
+        self.background(lambda backend: backend.call("flows"), listed)
 
     def _listed_on_mount(self, listing: FlowResult) -> None:
         """`flows/` problems in the header (the first one said), or a refused listing."""
@@ -370,9 +355,9 @@ class FlowFrontierPane(Vertical):
         self.say(f"flows/ problem: {problems[0]}", detail="\n".join(problems))
 
     def on_unmount(self) -> None:
-        if self.ctx is not None:
-            self.ctx.close()
-            self.ctx = None
+        if self.backend is not None:
+            self.backend.close()
+            self.backend = None
 
     def set_open_document(self, path: Path | None) -> None:
         """Called by the app when the focused document changes (for evidence offers)."""
@@ -394,36 +379,35 @@ class FlowFrontierPane(Vertical):
 
     def background(
         self,
-        fn: Callable[[FlowContext | HubContext], Any],
+        fn: Callable[[FlowBackend], Any],
         then: Callable[[Any], object],
         *,
         write: bool = False,
     ) -> None:
-        """Run ``fn(ctx)`` in a thread; ``then(result)`` back on the UI thread. ``write``
+        """Run ``fn(backend)`` in a thread; ``then(result)`` back on the UI thread. ``write``
         marks a run write: a lazy local store is made real first if the gates allow it."""
-        if self.ctx is None:
+        if self.backend is None:
             return
         self.busy += 1
-        self._worker(self.ctx, fn, then, write)
+        self._worker(self.backend, fn, then, write)
 
     @work(thread=True, group="flow-call", exit_on_error=False)
     def _worker(
         self,
-        ctx: FlowContext | HubContext,
-        fn: Callable[[FlowContext | HubContext], Any],
+        backend: FlowBackend,
+        fn: Callable[[FlowBackend], Any],
         then: Callable[[Any], object],
         write: bool,
     ) -> None:
         try:
-            if isinstance(ctx, FlowContext):
-                # One call at a time (`busy`), so swapping the context here races nothing.
-                ctx = self.ctx = ctx.settled(write=write)
-            result = fn(ctx)
+            # One call at a time (`busy`), so a lazy store turning real here races nothing.
+            backend = self.backend = backend.settled(write=write)
+            result = fn(backend)
         except Exception as exc:  # reported like a refusal; the pane stays usable
             result = exc
         finally:
             with contextlib.suppress(Exception):  # release is best effort
-                ctx.store.release()
+                backend.release()
         self.post_message(self.Done(then, result, write))
 
     def on_flow_frontier_pane_done(self, message: FlowFrontierPane.Done) -> None:
@@ -442,7 +426,7 @@ class FlowFrontierPane(Vertical):
         if self.busy:
             self.say("Still working on the last request…")
             return False
-        return self.ctx is not None
+        return self.backend is not None
 
     # ---------------------------------------------------------------------- render
 
@@ -458,14 +442,14 @@ class FlowFrontierPane(Vertical):
 
         held = dict(self.consents)
 
-        def load(ctx: FlowContext | HubContext) -> Loaded:
-            result = list_runs(ctx, {"limit": 200})
+        def load(backend: FlowBackend) -> Loaded:
+            result = backend.call("list", {"limit": 200})
             records = result["runs"] if isinstance(result, dict) else []
             runs = [r for r in (_typed_run(x) for x in records) if r is not None]
-            bundles = {r.run_id: pinned_bundle(ctx, r.run_id) for r in runs}
+            bundles = {r.run_id: backend.pinned_bundle(r.run_id) for r in runs}
             live = [r.run_id for r in runs if r.status in ("in_progress", "blocked")]
-            active = active_consents(ctx, held)
-            return runs, bundles, {rid: run_executions(ctx, rid) for rid in live}, active
+            active = active_consents(backend, held)
+            return runs, bundles, {rid: run_executions(backend, rid) for rid in live}, active
 
         def loaded(result: Loaded) -> None:
             self.runs, self.bundles, self.executions, active = result
@@ -483,9 +467,9 @@ class FlowFrontierPane(Vertical):
     def gates_off(self) -> list[str]:
         """What the header's "off" means: each gate that is off, the setting that turns it
         on and where it lives (empty when both are on)."""
-        if self.ctx is None:
+        if self.backend is None:
             return []
-        gates = self.ctx.posture.gates
+        gates = self.backend.posture.gates
         trust = _key("app.trust")
         out = []
         if not gates.run_writes_enabled:
@@ -511,14 +495,14 @@ class FlowFrontierPane(Vertical):
         """Read the held consents' state again (after every write: a revoke, a spent cap),
         so the run header never says "consent held" for one that is not."""
         held = dict(self.consents)
-        if not held or self.ctx is None:
+        if not held or self.backend is None:
             return
 
         def checked(active: dict[str, str]) -> None:
             self._keep_active(held, active)
             self._run_header(self.run)
 
-        self.background(lambda ctx: active_consents(ctx, held), checked)
+        self.background(lambda backend: active_consents(backend, held), checked)
 
     def _run_header(self, run: FlowRun | None) -> None:
         line = self.query_one("#flow-run", Static)
@@ -688,7 +672,7 @@ class FlowFrontierPane(Vertical):
         run, state, _step = target
         request = {"run_id": run.run_id, "step_id": state.step_id, "to_status": to_status}
         self.background(
-            lambda ctx: advance_step(ctx, {**request, **extra}),
+            lambda backend: backend.call("advance", {**request, **extra}),
             lambda result: self.apply(result, f"{state.step_id} → {to_status}"),
             write=True,
         )
@@ -736,7 +720,7 @@ class FlowFrontierPane(Vertical):
                 request: dict[str, Any] = {"flow_id": flow_id, "flow_version": version}
                 if values:
                     request["inputs"] = values
-                self.background(lambda ctx: start_run(ctx, request), started, write=True)
+                self.background(lambda b: b.call("start", request), started, write=True)
 
             def given(values: dict[str, str] | None) -> None:
                 if values is not None:
@@ -760,14 +744,14 @@ class FlowFrontierPane(Vertical):
                 self.app.push_screen(form, given)
 
             self.background(
-                lambda ctx: (
-                    start_fields(ctx, flow_id, version),
-                    start_inputs(ctx, flow_id, version),
+                lambda backend: (
+                    start_fields(backend, flow_id, version),
+                    backend.start_inputs(flow_id, version),
                 ),
                 asked,
             )
 
-        self.background(list_flows, listed)
+        self.background(lambda backend: backend.call("flows"), listed)
 
     def action_advance(self) -> None:
         target = self._target()
@@ -817,7 +801,7 @@ class FlowFrontierPane(Vertical):
                 "pointer_kind": kind,
             }
             self.background(
-                lambda ctx: record_evidence(ctx, request),
+                lambda backend: backend.call("evidence", request),
                 lambda result: self.apply(result, f"Evidence ({kind}) attached to {state.step_id}"),
                 write=True,
             )
@@ -847,16 +831,16 @@ class FlowFrontierPane(Vertical):
             self.app.push_screen(PickerScreen("Attach which evidence?", options), chosen)
 
         document = self.open_document
-        self.background(lambda _ctx: transcript_offers(document), offered)
+        self.background(lambda _backend: transcript_offers(document), offered)
 
     def action_consent(self) -> None:
         if not self.ready():
             return
-        if self.run is None or self.ctx is None:
+        if self.run is None or self.backend is None:
             self.say("No run selected: press n to start one.")
             return
         run_id = self.run.run_id
-        policy = self.ctx.posture.policy
+        policy = self.backend.posture.policy
         lanes = list(policy.allowed_lanes) or ["local_default"]
         form = InputFormScreen(
             f"Consent to automatable execution on {run_id} (lanes {', '.join(lanes)})",
@@ -889,7 +873,7 @@ class FlowFrontierPane(Vertical):
                 "cost_cap_units": int(values["cap"]),
                 "ttl_seconds": int(values["ttl"]),
             }
-            self.background(lambda ctx: mint_consent(ctx, request), minted, write=True)
+            self.background(lambda b: b.call("consent", request), minted, write=True)
 
         self.app.push_screen(form, filled)
 
@@ -929,7 +913,7 @@ class FlowFrontierPane(Vertical):
                     f"{execution['model_lane']}",
                 )
 
-        self.background(lambda ctx: execute_automatable(ctx, request), executed, write=True)
+        self.background(lambda b: b.call("execute_automatable", request), executed, write=True)
 
     def action_submit_review(self) -> None:
         if not self.ready():
@@ -949,7 +933,7 @@ class FlowFrontierPane(Vertical):
         def filled(values: dict[str, str] | None) -> None:
             if values is not None:
                 request = {"run_id": run_id, "intent": values["intent"].strip()}
-                self.background(lambda ctx: submit_review(ctx, request), submitted, write=True)
+                self.background(lambda b: b.call("submit_review", request), submitted, write=True)
 
         form = InputFormScreen(
             f"Submit {run_id}'s outcome to review",

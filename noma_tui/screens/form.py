@@ -32,7 +32,7 @@ from textual.suggester import SuggestFromList
 from textual.widget import Widget
 from textual.widgets import Footer, Input, Label, Static
 
-from core.noma.visible import has_markers
+from core.noma.api import has_markers
 
 from ..keyorder import OrderedInput, after_typed, move_focus
 from ..keys import bindings

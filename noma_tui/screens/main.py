@@ -20,10 +20,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Tree
 
-from core.noma.ids import index
-from core.noma.nodes import Directive, Section
-from core.noma.patch.errors import PatchError
-from core.noma.visible import is_visible
+from core.noma.api import Directive, PatchError, Section, index, is_visible
 
 from .. import ops
 from ..applicability import (

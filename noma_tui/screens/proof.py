@@ -30,8 +30,7 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Footer, Input, Static
 
-from core.noma.diagnostics import Diagnostic
-from core.noma.proof import Proof
+from core.noma.api import Diagnostic, Proof
 
 from ..keyorder import OrderedInput, after_typed
 from ..keys import bindings

@@ -18,7 +18,7 @@ from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Footer, Static
 
-from core.noma.visible import visible_line
+from core.noma.api import visible_line
 
 from ..keys import bindings
 from ..visible import line_text

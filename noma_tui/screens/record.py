@@ -12,7 +12,7 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Footer, Static, TextArea
 
-from core.noma.visible import visible
+from core.noma.api import visible
 
 from ..history import TranscriptRow
 from ..keys import bindings

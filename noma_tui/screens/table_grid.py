@@ -15,8 +15,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import DataTable, Input, Label
 
-from core.noma.patch.errors import PatchError
-from core.noma.visible import has_markers
+from core.noma.api import PatchError, has_markers
 
 from .. import ops
 from ..document import LoadedDocument

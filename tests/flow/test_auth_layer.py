@@ -343,18 +343,18 @@ def test_host_policy_names() -> None:
 
 
 def test_the_app_sends_the_owners_token_to_a_loopback_hub_only() -> None:
-    from noma_tui.flow_hub import _local_token_for
+    from core.hub.client import token_for
 
     token = load_or_create_local_token()
-    assert _local_token_for("http://127.0.0.1:8765") == token
-    assert _local_token_for("http://localhost:8765") == token
+    assert token_for("http://127.0.0.1:8765", "") == token
+    assert token_for("http://localhost:8765", "") == token
     for url in (
         "http://hub.example.org:8765",
         "http://127.0.0.1.evil.example:80",
         "http://127.0.0.1@evil.example/",
         "ftp://127.0.0.1/",
     ):
-        assert _local_token_for(url) == "", url
+        assert token_for(url, "") == "", url
 
 
 def test_noma_hub_token_local_prints_the_owners_token(capsys: pytest.CaptureFixture[str]) -> None:

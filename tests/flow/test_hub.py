@@ -16,10 +16,10 @@ import pytest
 from starlette.testclient import TestClient
 
 from core import cli
+from core.commands.hub import is_loopback
 from core.flow import ids
 from core.flow.errors import CODES
 from core.hub.app import Hub, create_hub_app
-from core.hub.cli import is_loopback
 from core.hub.routes import ROUTES
 from core.netauth.local_token import read_local_token
 from core.netauth.tokens import TokenStore, token_store_path

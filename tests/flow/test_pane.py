@@ -15,12 +15,20 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Footer
 
-from core.flow import get_run, list_runs
+from core.flow import FlowContext, get_run, list_runs
+from core.flow.backend import LocalFlowBackend
 from core.flow.lanes import ProviderLane
 from core.workspace import Workspace
 from noma_tui.panes.flow import FlowFrontierPane
 
 from .conftest import FakeLane, make_workspace
+
+
+def local_context(pane: FlowFrontierPane) -> FlowContext:
+    """The pane's local store (a workspace without ``[hub] url``), for reading it back."""
+    assert isinstance(pane.backend, LocalFlowBackend)
+    return pane.backend.ctx
+
 
 OP_ID = "7f3a9c1e-2b4d-4e8f-9a6b-1c2d3e4f5a6b"
 POST = "9" * 64
@@ -143,7 +151,7 @@ async def test_pane_drives_a_whole_manual_run_by_keyboard(tmp_path, clock, pinne
             "evidence_ref": POST,
             "verified": True,
         }
-        ctx = app.pane.ctx
+        ctx = local_context(app.pane)
         assert get_run(ctx, {"run_id": run.run_id})["run"] == run.to_json()
         proposals = ctx.store.connection().execute("SELECT kind, status FROM proposals").fetchall()
         assert [tuple(p) for p in proposals] == [("flow_run_outcome", "pending")]
@@ -209,7 +217,7 @@ async def test_pane_shows_the_disabled_gate_code(tmp_path, clock, pinned_ids):
             " → set [gates] run_writes_enabled = true in noma-workbench.toml (the folder "
             "must be trusted: T), then restart the workbench"
         )
-        assert list_runs(app.pane.ctx, {})["runs"] == []
+        assert list_runs(local_context(app.pane), {})["runs"] == []
         pane = app.pane
     refused = {id(m): m for m in messages if isinstance(m, FlowFrontierPane.Refused)}
     assert [m.refusal.code for m in refused.values()] == ["FLOW_RUN_WRITES_DISABLED"]
@@ -321,7 +329,7 @@ async def test_pane_reviews_the_outcome_and_revokes_a_consent(tmp_path, clock, p
         assert app.pane.last_status.startswith("Proposal prop_") and "approved" in (
             app.pane.last_status
         )
-        ctx = app.pane.ctx
+        ctx = local_context(app.pane)
         rows = ctx.store.connection().execute("SELECT kind, status FROM proposals").fetchall()
         assert [tuple(r) for r in rows] == [("flow_run_outcome", "approved")]
         await press(pilot, "P")

@@ -14,8 +14,9 @@ import pytest
 from core.flow import FlowContext, run_action
 from core.flow.lanes import ProviderLane
 from core.hub.app import Hub
+from core.hub.client import HubClient
 from core.workspace import Workspace
-from noma_tui.flow_hub import HubContext
+from noma_tui.screens.picker import PickerScreen
 from tests.workspace_trust import trust_folder
 
 from .conftest import ACTOR, FakeLane, make_workspace, share_actor_key
@@ -86,7 +87,7 @@ async def test_the_pane_on_a_hub_matches_the_local_pane(
             monkeypatch.setenv("NOMA_HUB_TOKEN", token)
             app = PaneApp(client_root, client_doc)
             async with app.run_test(size=SIZE) as pilot:
-                assert isinstance(app.pane.ctx, HubContext)
+                assert isinstance(app.pane.backend, HubClient)
                 await settle(pilot)
                 header = str(app.pane.query_one("#flow-header").render())
                 assert "writes ON" in header and "automatable ON" in header
@@ -94,7 +95,9 @@ async def test_the_pane_on_a_hub_matches_the_local_pane(
                 await finish_manual_run(pilot)
                 await drive_automatable_run(pilot)
                 remote = {r.flow_id: r.to_json() for r in app.pane.runs}
-                await press(pilot, "P")  # proposals are reviewed on the hub's machine
+                await press(pilot, "P")  # the hub's pending proposals, over its review routes
+                assert isinstance(app.screen, PickerScreen), app.pane.last_status
+                await press(pilot, "escape", "C")  # consents live on the hub's machine: no route
                 assert app.pane.last_status.startswith("✗ BAD_REQUEST (400)")
     finally:
         hub.close()
@@ -226,7 +229,7 @@ def test_the_app_finds_the_owners_token_for_a_hub_on_this_machine(
 ) -> None:
     """The quick start: `noma serve`, then the app on a folder pointing at it; nobody types
     a token (the app reads the owner's, for a loopback URL only)."""
-    from noma_tui.flow_hub import list_flows, open_flow_context
+    from noma_tui.flow_hub import open_flow_backend
 
     monkeypatch.delenv("NOMA_HUB_TOKEN", raising=False)
     hub = Hub.open(make_workspace(tmp_path / "hub"))
@@ -234,13 +237,13 @@ def test_the_app_finds_the_owners_token_for_a_hub_on_this_machine(
     try:
         with serving(hub) as (url, _):
             point_at_hub(client_root, url)
-            ctx = open_flow_context(Workspace.open(client_root))
-            assert isinstance(ctx, HubContext)
+            backend = open_flow_backend(Workspace.open(client_root))
+            assert isinstance(backend, HubClient)
             try:
-                listed = list_flows(ctx)
+                listed = backend.call("flows")
                 assert isinstance(listed, dict), listed
                 assert listed["schema"] == "noma.flow_list/v0"
             finally:
-                ctx.close()
+                backend.close()
     finally:
         hub.close()

@@ -161,15 +161,16 @@ def fresh_clone(tmp_path: Path, config: str) -> Path:
 def test_a_shipped_hub_url_never_receives_the_hub_token(
     tmp_path: Path, http_listener: Listener, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from noma_tui.flow_hub import HubContext, open_flow_context
+    from core.hub.client import HubClient
+    from noma_tui.flow_hub import open_flow_backend
 
     monkeypatch.setenv("NOMA_HUB_TOKEN", HUB_TOKEN)
     root = fresh_clone(tmp_path, f'[hub]\nurl = "http://127.0.0.1:{http_listener.port}"\n')
-    ctx = open_flow_context(Workspace.open(root))
+    backend = open_flow_backend(Workspace.open(root))
     try:
-        assert not isinstance(ctx, HubContext)  # the local (lazy) store instead
+        assert not isinstance(backend, HubClient)  # the local (lazy) store instead
     finally:
-        ctx.close()
+        backend.close()
     assert http_listener.connections == 0
     assert HUB_TOKEN.encode() not in http_listener.everything
 
@@ -178,17 +179,18 @@ def test_a_changed_hub_url_in_a_trusted_folder_is_not_contacted(
     tmp_path: Path, http_listener: Listener, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Trusted with no hub; a later pull adds one: the folder is `changed`, so it is off."""
-    from noma_tui.flow_hub import HubContext, open_flow_context
+    from core.hub.client import HubClient
+    from noma_tui.flow_hub import open_flow_backend
 
     monkeypatch.setenv("NOMA_HUB_TOKEN", HUB_TOKEN)
     root = clone(tmp_path, f'[hub]\nurl = "http://127.0.0.1:{http_listener.port}"\n')
     workspace = Workspace.open(root)
     assert workspace.trust.state == "changed" and "hub.url" in workspace.trust.changed
-    ctx = open_flow_context(workspace)
+    backend = open_flow_backend(workspace)
     try:
-        assert not isinstance(ctx, HubContext)
+        assert not isinstance(backend, HubClient)
     finally:
-        ctx.close()
+        backend.close()
     assert http_listener.connections == 0
 
 

@@ -263,7 +263,7 @@ def start_server(
         [
             sys.executable,
             "-m",
-            "core.skills_runtime",
+            "core.cli",
             "skills",
             "serve",
             "--port",

@@ -77,7 +77,7 @@ def test_openai_and_anthropic_envelopes() -> None:
 @pytest.mark.parametrize("fmt", ["openai", "anthropic"])
 def test_cli_prints_the_tools(fmt: str) -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "core.skills_runtime", "skills", "tools", "--format", fmt],
+        [sys.executable, "-m", "core.cli", "skills", "tools", "--format", fmt],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -88,7 +88,7 @@ def test_cli_prints_the_tools(fmt: str) -> None:
 
 def test_cli_module_imports_only_argparse() -> None:
     probe = (
-        "import sys\nimport core.skills_runtime.cli\n"
+        "import sys\nimport core.commands.skills\n"
         "print(sorted(m for m in ('starlette', 'uvicorn', 'pydantic', 'sandbox') "
         "if m in sys.modules))"
     )
@@ -101,7 +101,7 @@ def test_cli_module_imports_only_argparse() -> None:
 def test_cli_register_adds_skills_serve_and_tools() -> None:
     import argparse
 
-    from core.skills_runtime.cli import register
+    from core.commands.skills import register
 
     parser = argparse.ArgumentParser()
     register(parser.add_subparsers(dest="command"))
@@ -128,7 +128,7 @@ def test_system_prompt_is_appendix_a_word_for_word() -> None:
 
 def test_cli_prints_the_system_prompt_and_readme_carries_it() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "core.skills_runtime", "skills", "tools", "--system-prompt"],
+        [sys.executable, "-m", "core.cli", "skills", "tools", "--system-prompt"],
         cwd=REPO,
         capture_output=True,
         text=True,

@@ -57,7 +57,7 @@ async def test_demo_with_the_gates_on_writes_only_when_a_run_starts(demo: Path) 
     async with make_app(demo).run_test(size=TERMINAL) as pilot:
         app = await ready(pilot)
         pane = app.main.query_one(FlowFrontierPane)
-        await until(pilot, lambda: pane.ctx is not None, "the flow pane")
+        await until(pilot, lambda: pane.backend is not None, "the flow pane")
         await app.workers.wait_for_complete()
         assert not (demo / STATE_DIR).exists()  # browsing: nothing yet
         pane.focus_steps()

@@ -1,4 +1,4 @@
-"""``noma skills serve|tools|blobs``: argparse wiring for the skills runtime.
+"""``noma skills serve|tools|blobs``: the skills runtime's commands.
 
 Every ``noma`` invocation imports this module to register the subcommand, so it imports
 nothing but argparse at module level; the server stack loads inside the handlers.

@@ -1,4 +1,4 @@
-"""``noma serve`` and ``noma hub token create|list|revoke``: argparse wiring for the hub.
+"""``noma serve`` and ``noma hub token create|local|list|revoke``: the hub's commands.
 
 Every ``noma`` call imports this module to build its parser, so it imports only argparse
 at module level; the server stack loads inside the handlers.
