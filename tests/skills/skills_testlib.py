@@ -1,8 +1,8 @@
 """A real ``skills serve`` on a free loopback port, with a workspace of test skills.
 
 The server runs as a subprocess exactly as a user would start it (``python -m core.cli
-skills serve``, the ``noma skills serve`` command), so tests see its true memory, its real sandbox and
-its shutdown. Its environment carries a server secret that must never reach a run.
+skills serve``, the ``noma skills serve`` command), so tests see its true memory, its real
+sandbox and its shutdown. Its environment carries a server secret that must never reach a run.
 """
 
 from __future__ import annotations
