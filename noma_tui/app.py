@@ -51,7 +51,6 @@ from .document import load_document as read_loaded
 from .edit_pipeline import EditPipeline
 from .errors import error_code, error_text, guarded
 from .gc_policy import IdleCollector
-from .history import TranscriptSnapshot, extend, load_transcript
 from .keys import ALL_ACTIONS, APP_ACTIONS, FLOW_ACTIONS, display_key
 from .messages import (
     DiskChanged,
@@ -75,6 +74,7 @@ from .screens.help import HelpScreen
 from .screens.main import MainScreen
 from .screens.trust import TrustScreen, is_restricted
 from .session import EditSession
+from .transcript_view import TranscriptSnapshot, extend, load_transcript
 from .typeahead import KeyGate
 from .versions import Changes, diff_versions
 from .visible import plain

@@ -52,7 +52,6 @@ from core.noma.api import (
 from .document import LoadedDocument
 from .errors import guarded
 from .gc_policy import IdleCollector
-from .history import TranscriptSnapshot, op_summary
 from .merge import ConflictTexts, block_texts, merge3
 from .messages import (
     KeepMine,
@@ -66,6 +65,7 @@ from .roles import OpenEditor
 from .screens.conflict import Choice, ConflictScreen
 from .screens.proof import ProofScreen
 from .session import EditSession
+from .transcript_view import TranscriptSnapshot, op_summary
 from .typeahead import KeyGate
 from .undo_journal import UndoJournal, step_between
 from .undo_targets import own_records, selection_after

@@ -17,9 +17,9 @@ from textual.message import Message
 from core.noma.api import PatchOutcome, Proof
 
 from .document import LoadedDocument
-from .history import TranscriptSnapshot
 from .roles import OpenEditor, ShownProof
 from .session import EditSession
+from .transcript_view import TranscriptSnapshot
 from .versions import Changes
 
 

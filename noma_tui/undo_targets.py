@@ -8,7 +8,7 @@ from typing import Any
 
 from core.noma.api import TARGET_FIELD, own_applied
 
-from .history import TranscriptSnapshot
+from .transcript_view import TranscriptSnapshot
 
 
 def own_records(snapshot: TranscriptSnapshot, actor: dict[str, str]) -> list[dict[str, Any]]:

@@ -18,13 +18,13 @@ from mcp_types import CallToolResult, TextContent
 from .. import __version__
 from ..noma.patch.ops_catalog import ALL_OPS
 from . import (
+    document_tools,
     flow_candidate_tool,
     flow_defs_tool,
     flow_project_tool,
     flow_tool,
     stdio_guard,
     tools,
-    v11_tools,
 )
 from .tools import SystemFault, ToolContext
 
@@ -111,7 +111,7 @@ def build_server(root: Path | None = None) -> MCPServer:
             base_hash=base_hash,
         )
 
-    _register_v11(server, ctx)
+    _register_document_tools(server, ctx)
     flow_tool.register(server, root)
     flow_project_tool.register(server, root)
     flow_candidate_tool.register(server, root)
@@ -119,7 +119,7 @@ def build_server(root: Path | None = None) -> MCPServer:
     return server
 
 
-def _register_v11(server: MCPServer, ctx: ToolContext) -> None:
+def _register_document_tools(server: MCPServer, ctx: ToolContext) -> None:
     """The additive tools of Annex B.8's v1.1 directions (the v1.0 four are unchanged)."""
 
     @server.tool(
@@ -158,7 +158,7 @@ def _register_v11(server: MCPServer, ctx: ToolContext) -> None:
     def transcript_read(
         file: str,
         offset: int = 0,
-        limit: int = v11_tools.DEFAULT_PAGE,
+        limit: int = document_tools.DEFAULT_PAGE,
         actor: str | None = None,
         actor_kind: str | None = None,
         op: str | None = None,
@@ -167,7 +167,7 @@ def _register_v11(server: MCPServer, ctx: ToolContext) -> None:
         until: str | None = None,
     ) -> CallToolResult:
         return _run(
-            v11_tools.transcript_read,
+            document_tools.transcript_read,
             ctx,
             file,
             offset=offset,
@@ -190,7 +190,7 @@ def _register_v11(server: MCPServer, ctx: ToolContext) -> None:
     def describe_capabilities(
         file: str, op: dict[str, Any] | None = None, id: str | None = None
     ) -> CallToolResult:
-        return _run(v11_tools.describe_capabilities, ctx, file, op=op, id=id)
+        return _run(document_tools.describe_capabilities, ctx, file, op=op, id=id)
 
 
 def serve(root: Path | None = None) -> int:

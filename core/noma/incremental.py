@@ -23,7 +23,7 @@ suffixes are planned over the whole section list (cheap: strings only) and every
 block is copied now; a shared section whose id would change, or any case the checks
 below cannot prove safe, falls back to a full parse. A slower correct path beats a wrong
 fast one; the property test (`tests/noma/test_incremental_properties.py`) compares every
-result with a full parse. `SPLICES` counts which id path each splice took.
+result with a full parse. `paths_taken` tells the tests which id path each splice took.
 
 Why a run start is safe: the parser only looks forward (a paragraph or list item looks at
 the next line, a table start at the line after). A run starts where nothing before it can
@@ -43,6 +43,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from . import paths_taken
 from .change import Change, ChangeKind, Span, id_difference, same, whole
 from .diagnostics import Diagnostic
 from .ids import (
@@ -81,9 +82,6 @@ LOCAL_NOTES = frozenset(
     {"unmatched-directive-closer", "directive-depth-mismatch", "malformed-directive-opener"}
 )
 _MAX_EXTEND = 6  # how many following siblings a run may take in before widening
-# Which id path each splice took ("same-headings", "headings-local", "eager"): read by
-# the tests to prove the cheap paths are taken where they should be, and only there.
-SPLICES: Counter[str] = Counter()
 
 
 class Reparsed(NamedTuple):
@@ -161,7 +159,8 @@ def try_reparse(
             return old_doc  # no line was touched
         if not _run_clean(new_lines[head : len(new_lines) - tail]):
             return None
-        SPLICES["by-span"] += 1
+        if paths_taken.observer is not None:
+            paths_taken.observer["splice:by-span"] += 1
         with gc_paused(promote=True):
             return _Splice(old_doc, "", "", new_lines, (head, tail)).run()
     if old_text == new_text:
@@ -420,9 +419,14 @@ class _Splice:
         # block list is made from the tree when first asked. A base version whose list was
         # not made yet passes that on rather than making it now.
         lazy = (same_headings or local_ids) and (delta != 0 or old._id_nodes is None)
-        SPLICES[
-            "headings-local" if local_ids else "same-headings" if same_headings else "eager"
-        ] += 1
+        if paths_taken.observer is not None:
+            paths_taken.observer[
+                "splice:headings-local"
+                if local_ids
+                else "splice:same-headings"
+                if same_headings
+                else "splice:eager"
+            ] += 1
         new_doc._id_lines = [
             *old_lines[:j0],
             *(n.line for n in run_ids),

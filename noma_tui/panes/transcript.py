@@ -13,8 +13,8 @@ from textual.markup import escape
 from textual.message import Message
 from textual.widgets import DataTable
 
-from ..history import TranscriptRow, TranscriptSnapshot
 from ..styles import Themed
+from ..transcript_view import TranscriptRow, TranscriptSnapshot
 from ..visible import plain
 from .columns import Col, fit
 from .scrollbars import ThumbFollowsScroll

@@ -14,8 +14,8 @@ from textual.widgets import Button, Footer, Static, TextArea
 
 from core.noma.api import visible
 
-from ..history import TranscriptRow
 from ..keys import bindings
+from ..transcript_view import TranscriptRow
 from ..visible import line_text
 from .once import DismissOnce
 

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from trust_testlib import run_noma
 
+from core.mcp.document_tools import patch_block_list, transcript_read
 from core.mcp.tools import SystemFault, ToolContext, patch_block, read_doc, validate_doc
-from core.mcp.v11_tools import patch_block_list, transcript_read
 from core.noma.boundary import BoundaryError
 from core.noma.patch.pipeline import Actor, PatchRequest, patch_file
 
@@ -180,7 +180,7 @@ def test_cli_patch_out_refuses_a_planted_symlink(work: Path, outside: Path) -> N
 def test_a_capabilities_sidecar_symlink_is_not_read(work: Path, outside: Path) -> None:
     """The sidecar's problems echo its keys: a sidecar planted as a symlink to a YAML file
     elsewhere (a cluster config) would hand them to the agent."""
-    from core.mcp.v11_tools import describe_capabilities
+    from core.mcp.document_tools import describe_capabilities
 
     secret = outside / "config.yml"
     secret.write_text("apiVersion: v1\nclusters-token-abc123: {}\n")

@@ -5,7 +5,7 @@ findings when the run's facts differ only by directives no whole-document rule r
 beyond their names (a note, a tip, a risk, ...), whose names nothing else carries or
 names by reference (wikilinks may: their sites are checked again), in a document whose
 profiles allow their kinds. These tests pin both ways: taken where it should be (read
-from the `KEPT` counter and the version's unread moved blocks, never from timing), NOT
+from `core.noma.paths_taken` and the version's unread moved blocks, never from timing), NOT
 taken for a claim, evidence, a colliding or referenced id, a body that links, a
 ``noverify`` or reference attribute, an out-of-profile kind. Every case is also compared
 with a fresh full parse and a full validation (`check_step`), and a property test does
@@ -15,6 +15,7 @@ the same for random sequences of directive edits.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import given
@@ -31,6 +32,7 @@ from core.noma.parser import parse
 from core.noma.patch.engine import apply_list
 from core.noma.patch.guard import check_structure, outline
 from core.noma.patch.state import OpState
+from core.noma.paths_taken import observing
 from core.noma.slug import slugify
 from core.noma.validate import validate
 from core.noma.validate.catalog import DOCUMENT_KINDS
@@ -39,8 +41,9 @@ from core.noma.validate.profiles import PROFILES
 
 
 @pytest.fixture
-def counted() -> Taken:
-    return Taken()
+def counted() -> Iterator[Taken]:
+    with observing() as taken:
+        yield taken
 
 
 def _step(text: str, new_text: str) -> Document:

@@ -5,7 +5,7 @@ run's ids planned alone) only when the document's slug counts prove no id outsid
 can change; `validate.incremental_rules` keeps the base version's whole-document findings
 only when the heading names gained or lost are carried by no other block and named by no
 reference attribute (wikilinks may name them: their sites are checked again). These tests
-pin both ways: taken where they should be (read from the `SPLICES`/`KEPT` counters and
+pin both ways: taken where they should be (counted by `core.noma.paths_taken` and
 the version's unmade block list, never from timing), and NOT taken where a later id, a
 reference or a collision would change. Every case is also compared with a fresh full
 parse and a full validation (`check_step`).
@@ -14,40 +14,28 @@ parse and a full validation (`check_step`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import pytest
 from test_incremental_properties import TODAY, _diags, check_step
 
 from bench.generate import generate
-from core.noma.incremental import SPLICES, try_reparse
+from core.noma.incremental import try_reparse
 from core.noma.nodes import Document, Section
 from core.noma.parser import parse
+from core.noma.paths_taken import Observer, observing
 from core.noma.validate import validate
-from core.noma.validate.incremental_rules import KEPT
 from core.noma.validate.kept_findings import document_findings, has_recipes
 
-
-class Taken:
-    """The id paths and reuses taken since it was made (the counters are process-wide):
-    ``taken["splice:headings-local"]``, ``taken["kept:new-headings"]``, ..."""
-
-    def __init__(self) -> None:
-        self.before = self._now()
-
-    @staticmethod
-    def _now() -> dict[str, int]:
-        return {
-            **{f"splice:{k}": v for k, v in SPLICES.items()},
-            **{f"kept:{k}": v for k, v in KEPT.items()},
-        }
-
-    def __getitem__(self, key: str) -> int:
-        return self._now().get(key, 0) - self.before.get(key, 0)
+# The paths taken inside one test: ``counted["splice:headings-local"]``,
+# ``counted["kept:new-headings"]``, ... (a missing path counts 0).
+Taken = Observer
 
 
 @pytest.fixture
-def counted() -> Taken:
-    return Taken()
+def counted() -> Iterator[Taken]:
+    with observing() as taken:
+        yield taken
 
 
 def _validated(text: str) -> Document:

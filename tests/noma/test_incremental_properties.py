@@ -24,15 +24,15 @@ from test_trust_properties import SEEDS, TRIED, _ids, corpus, op_for, run
 from bench.generate import generate
 from core.noma.diagnostics import Diagnostic
 from core.noma.ids import built_index
-from core.noma.incremental import SPLICES, reparse, revise, try_reparse
+from core.noma.incremental import reparse, revise, try_reparse
 from core.noma.nodes import Document
 from core.noma.parser import parse
 from core.noma.patch.engine import ListFailure, apply_list
 from core.noma.patch.guard import _OUTLINE, check_structure, outline
 from core.noma.patch.text import SourceLines
+from core.noma.paths_taken import observing
 from core.noma.source import BOM, split_lines, text_is_clean
 from core.noma.validate import validate
-from core.noma.validate.incremental_rules import KEPT
 from core.noma.validate.kept_findings import has_recipes
 
 LINES = [
@@ -253,12 +253,10 @@ def check_step(
     if new_lines is not None:
         body = new_text[1:] if new_text.startswith(BOM) else new_text
         assert "\r" in body or new_lines == split_lines(body), "the op's lines are not its text's"
-    paths = (dict(SPLICES), dict(KEPT))
-    attempt = try_reparse(old_doc, old_text, new_text, new_lines)
-    for name, now, was in (("splice", SPLICES, paths[0]), ("kept", KEPT, paths[1])):
-        for path, count in now.items():
-            if count > was.get(path, 0):
-                TRIED[f"{name}:{path}"] = TRIED.get(f"{name}:{path}", 0) + 1
+    with observing() as taken:
+        attempt = try_reparse(old_doc, old_text, new_text, new_lines)
+    for path in taken:
+        TRIED[path] = TRIED.get(path, 0) + 1
     key = "incremental-spliced" if attempt is not None else "incremental-full"
     TRIED[key] = TRIED.get(key, 0) + 1
     spliced, change = revise(old_doc, old_text, new_text, new_lines)
@@ -429,9 +427,9 @@ def test_an_op_that_says_what_it_changed_is_spliced_from_its_lines_alone() -> No
     assert span is not None
     head, tail, base = span
     assert base == len(split_lines(text)) and head + tail == base - 1  # one line changed
-    tried = SPLICES["by-span"]
-    spliced = try_reparse(doc, "unused", "unused too", step.lines, span, clean=True)
-    assert SPLICES["by-span"] == tried + 1
+    with observing() as taken:
+        spliced = try_reparse(doc, "unused", "unused too", step.lines, span, clean=True)
+    assert taken["splice:by-span"] == 1
     assert spliced is not None
     assert snapshot(spliced) == snapshot(parse(step.after))
 
@@ -439,21 +437,22 @@ def test_an_op_that_says_what_it_changed_is_spliced_from_its_lines_alone() -> No
 def test_a_span_over_unclean_lines_or_an_unclean_base_takes_the_text_path() -> None:
     text = generate(4, seed=1)
     doc = parse(text)
-    tried = SPLICES["by-span"]
-    for bad in ("a NUL \x00 here", "an undecodable byte \udc80"):  # (set refuses a CR)
-        lines = SourceLines(text).copy()  # a tracked copy, as an op gets it
-        lineno = next(k for k in range(len(lines), 0, -1) if lines.get(k).startswith("The "))
-        lines.set(lineno, bad)
-        span = lines.changed_span()
-        assert span is not None and span[0] == lineno - 1
-        new_text = lines.text()
-        assert try_reparse(doc, text, new_text, lines.as_split(), span, clean=True) is None
-    assert SPLICES["by-span"] == tried  # refused before a splice was tried
-    clean_op = {"op": "update_attribute", "id": "claim-1", "key": "note", "value": "ab"}
-    (step,) = apply_list(text, [clean_op], doc, lines=SourceLines(text))
-    assert step.source_lines is not None
-    span = step.source_lines.changed_span()
-    # Not known clean: the texts are compared as before (and the result is still right).
-    spliced = reparse(doc, text, step.after, step.lines, span, clean=False)
-    assert SPLICES["by-span"] == tried
+    with observing() as taken:
+        for bad in ("a NUL \x00 here", "an undecodable byte \udc80"):  # (set refuses a CR)
+            lines = SourceLines(text).copy()  # a tracked copy, as an op gets it
+            lineno = next(k for k in range(len(lines), 0, -1) if lines.get(k).startswith("The "))
+            lines.set(lineno, bad)
+            span = lines.changed_span()
+            assert span is not None and span[0] == lineno - 1
+            new_text = lines.text()
+            assert try_reparse(doc, text, new_text, lines.as_split(), span, clean=True) is None
+    assert taken["splice:by-span"] == 0  # refused before a splice was tried
+    with observing() as taken:
+        clean_op = {"op": "update_attribute", "id": "claim-1", "key": "note", "value": "ab"}
+        (step,) = apply_list(text, [clean_op], doc, lines=SourceLines(text))
+        assert step.source_lines is not None
+        span = step.source_lines.changed_span()
+        # Not known clean: the texts are compared as before (and the result is still right).
+        spliced = reparse(doc, text, step.after, step.lines, span, clean=False)
+    assert taken["splice:by-span"] == 0
     assert snapshot(spliced) == snapshot(parse(step.after))

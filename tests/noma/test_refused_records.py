@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from trust_testlib import mcp_calls, record_validator, run_noma, schema_errors, transcript_records
 
+from core.mcp.document_tools import patch_block_list
 from core.mcp.tools import ToolContext, patch_block
-from core.mcp.v11_tools import patch_block_list
 from core.noma.patch.limits import MAX_LIST_OPS
 from core.noma.patch.pipeline import Actor, PatchRequest, patch_file
 from core.noma.patch.refused import (

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from edit_testlib import random_edit, sample_texts
+from edit_generators import random_edit, sample_texts
 
 import noma_tui.arrangement as arrangement
 from core.noma.change import ChangeKind

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from edit_testlib import random_edit, sample_texts, unread_count
+from edit_generators import random_edit, sample_texts, unread_count
 
 from bench.generate import generate
 from core.noma.incremental import reparse

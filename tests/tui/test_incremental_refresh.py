@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from edit_testlib import random_edit, unread_count
+from edit_generators import random_edit, unread_count
 from textual.widgets import Input, TextArea
 from tui_helpers import MEMO, TERMINAL, make_app, ready, records, select, until
 

@@ -19,9 +19,9 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Input
 from tui_helpers import make_app, ready, until
 
-from noma_tui.history import TranscriptRow, TranscriptSnapshot
 from noma_tui.panes.scrollbars import PaneTable, ThumbFollowsScroll
 from noma_tui.panes.transcript import TranscriptPane
+from noma_tui.transcript_view import TranscriptRow, TranscriptSnapshot
 
 
 class OneWidget(App[None]):

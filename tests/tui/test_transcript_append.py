@@ -11,9 +11,9 @@ from tui_helpers import MEMO, TERMINAL, ready, records, select, until
 from core.workspace import Workspace
 from noma_tui.app import WorkbenchApp
 from noma_tui.config import WorkbenchConfig
-from noma_tui.history import TranscriptSnapshot, extend, load_transcript
 from noma_tui.screens.proof import ProofScreen
 from noma_tui.screens.source_editor import SourceEditorScreen
+from noma_tui.transcript_view import TranscriptSnapshot, extend, load_transcript
 
 
 async def test_an_apply_appends_its_records_without_reading_the_transcript(demo: Path) -> None:

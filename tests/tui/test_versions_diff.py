@@ -8,7 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
-from edit_testlib import random_edit, sample_texts
+from edit_generators import random_edit, sample_texts
 
 from core.noma.patch.pipeline import analyse
 from noma_tui.document import LoadedDocument, from_state

@@ -93,7 +93,7 @@ class DirectiveDelta:
 
     @property
     def label(self) -> str:
-        """How `KEPT` counts it: "directives", or "sites" when only text sites changed."""
+        """How `paths_taken` names it: "directives", or "sites" when only text sites changed."""
         return "directives" if self.kinds else "sites"
 
     def allowed(self, profiles: set[str]) -> bool:

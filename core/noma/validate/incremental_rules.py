@@ -38,7 +38,7 @@ points at the first copy's line, a computed cycle may list lines), and the rules
 other file (``::dataset src=``: the file may have changed since). Anything else takes the
 full path: walk the new tree and run the rules (`validate.document_rules`). The property
 test (`tests/noma/test_incremental_properties.py`) compares every spliced validation with
-a full one; `KEPT` counts how often each reuse was taken.
+a full one; `paths_taken` tells the tests which reuse was taken.
 """
 
 from __future__ import annotations
@@ -64,12 +64,6 @@ from .scan import REFERENCE_KEYS, TARGET_DIRECTIVES, TARGET_KEYS, Scan, kept_sca
 # The attributes of a heading that only name it: a heading carrying no other attribute a
 # whole-document rule reads contributes nothing but its names.
 _NAMING = frozenset({"id", "aliases"})
-# How often a spliced version kept its base's whole-document findings: "same-facts",
-# "new-headings" (facts differ only by unclaimed heading names) or "linked-headings"
-# (... that wikilinks name: their sites are checked again), "new-directives" and
-# "linked-directives" (the same for directives no rule reads beyond their names,
-# `incremental_directives`). Read by the tests.
-KEPT: Counter[str] = Counter()
 
 
 class RunFacts(NamedTuple):

@@ -17,6 +17,7 @@ from datetime import date
 from pathlib import Path
 from typing import NamedTuple
 
+from .. import paths_taken
 from ..change import Change
 from ..diagnostics import Diagnostic
 from ..memo import Memo
@@ -24,7 +25,6 @@ from ..nodes import Document, Node, Section
 from .catalog import LINE_IN_MESSAGE
 from .incremental_directives import DirectiveDelta, directive_changes, targets_after
 from .incremental_rules import (
-    KEPT,
     Relink,
     heading_changes,
     name_claims,
@@ -225,7 +225,8 @@ def leave_recipes(
     relink: Relink | None = None
     delta_of: DirectiveDelta | None = None  # what inert directives added or removed owe
     if old_facts == new_facts:
-        KEPT["same-facts"] += 1
+        if paths_taken.observer is not None:
+            paths_taken.observer["kept:same-facts"] += 1
     else:
         changed = heading_changes(old_facts, new_facts)
         if changed is None:  # directives no rule reads beyond their names?
@@ -250,7 +251,8 @@ def leave_recipes(
             if delta_of is None:
                 return
         what = delta_of.label if delta_of is not None else "headings"
-        KEPT[f"linked-{what}" if linked else f"new-{what}"] += 1
+        if paths_taken.observer is not None:
+            paths_taken.observer[f"kept:linked-{what}" if linked else f"kept:new-{what}"] += 1
     key, found, reads_files = base_document
     _DOCUMENT_RECIPE.put(
         new, DocumentRecipe(key, found, reads_files, r0, r1, delta, relink, delta_of)

@@ -13,8 +13,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "noma"))
 from trust_testlib import mcp_calls, record_validator, schema_errors
 
+from core.mcp.document_tools import describe_capabilities, patch_block_list, transcript_read
 from core.mcp.tools import SystemFault, ToolContext
-from core.mcp.v11_tools import describe_capabilities, patch_block_list, transcript_read
 
 DOC = '# Memo\n\n::claim{id="c1" confidence=0.5}\nThe claim.\n::\n'
 OPS = [

@@ -1,6 +1,6 @@
-"""Additive MCP tools, the v1.1 directions of Annex B.8: ``patch_block_list`` (in
-`tools`, beside the ``patch_block`` that is its one-op case), ``transcript_read`` and
-``describe_capabilities``.
+"""The MCP tools that read a document's records and capabilities: ``transcript_read`` and
+``describe_capabilities``, with ``patch_block_list`` (in `tools`, beside the ``patch_block``
+that is its one-op case) re-exported; the additive tools of Annex B.8's v1.1 directions.
 
 They add to the binding and change nothing in the four v1.0 tools. Like those, they return
 JSON bodies; user errors are ``{ok: false, error, code}`` and only system faults (a file
