@@ -7,6 +7,7 @@ document hash the edit was prepared against and the block precondition).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -358,15 +359,23 @@ def _held(monkeypatch: Any, name: str, delay: float = 30.0) -> Any:
     return gate
 
 
-async def _attribute_proof(pilot: Pilot[Any], app: WorkbenchApp, value: str) -> ProofScreen:
+async def _attribute_proof(
+    pilot: Pilot[Any],
+    app: WorkbenchApp,
+    value: str,
+    while_building: Callable[[], Awaitable[None]] | None = None,
+) -> ProofScreen:
     """Set small-tenant-noise's confidence to ``value`` in the form and ask for the proof;
-    returns the proof screen once it is drawn."""
+    returns the proof screen once it is drawn. ``while_building`` runs between the request
+    and the proof (with the build held, what the screen shows meanwhile)."""
     await select(pilot, "small-tenant-noise")
     await pilot.press("a")
     await until(pilot, lambda: isinstance(app.screen, FormScreen), "the form")
     await pilot.press("enter")
     app.screen.query_one("#field-value", Input).value = value
     await pilot.press("ctrl+s")
+    if while_building is not None:
+        await while_building()
     await until(pilot, lambda: isinstance(app.screen, ProofScreen), "the proof")
     proof = app.screen
     assert isinstance(proof, ProofScreen)
@@ -382,9 +391,12 @@ async def _applying(pilot: Pilot[Any], app: WorkbenchApp, value: str) -> ProofSc
     return proof
 
 
-async def _watch_status_during_proof(demo: Path, monkeypatch: Any, delay: float) -> list[str]:
-    """Ask for a proof built ``delay`` s late and collect every status message the app
-    showed until the proof screen is up."""
+async def _watch_status_during_proof(
+    demo: Path, monkeypatch: Any, delay: float, hold_until: str | None = None
+) -> list[str]:
+    """Ask for a proof built ``delay`` s late (or, with ``hold_until``, held until that
+    status message has been shown: a slow proof with no timing guess) and collect every
+    status message the app showed until the proof screen is up."""
     gate = _held(monkeypatch, "build_proof", delay)
     seen: list[str] = []
     async with make_app(demo).run_test(size=TERMINAL) as pilot:
@@ -395,7 +407,13 @@ async def _watch_status_during_proof(demo: Path, monkeypatch: Any, delay: float)
             seen.append(message)
 
         app.watch(status, "message", changed, init=False)  # every change, however brief
-        await _attribute_proof(pilot, app, "0.7")
+
+        async def held() -> None:
+            if hold_until is not None:
+                await until(pilot, lambda: hold_until in seen, f"the status {hold_until!r}")
+                gate.set()
+
+        await _attribute_proof(pilot, app, "0.7", held)
         gate.set()
         seen.append(status.message)
         await pilot.press("escape")  # back out before the app closes
@@ -404,9 +422,9 @@ async def _watch_status_during_proof(demo: Path, monkeypatch: Any, delay: float)
 
 
 async def test_a_slow_proof_says_it_is_coming(demo: Path, monkeypatch: Any) -> None:
-    from noma_tui.edit_pipeline import PROOF_HINT_DELAY
-
-    seen = await _watch_status_during_proof(demo, monkeypatch, PROOF_HINT_DELAY * 3)
+    # The build waits until the hint has shown (at most 30 s): slow however loaded the
+    # machine, and the test fails if the hint never comes.
+    seen = await _watch_status_during_proof(demo, monkeypatch, 30.0, "preparing the proof…")
     assert "preparing the proof…" in seen
     assert seen[-1] == ""  # gone once the proof is up
 
