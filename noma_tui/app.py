@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, work
-from textual.app import App, SystemCommand
+from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import BindingType
 from textual.notifications import SeverityLevel
 from textual.reactive import reactive
@@ -205,16 +205,22 @@ class WorkbenchApp(App[None]):
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key):
-            if not self.screen_stack:  # closing: its screens are gone, a late key has no target
-                return
             if not event.is_forwarded and self.gate.intercepts():
                 self.gate.keep(event)
                 return
+            await self._dispatch_key(event)
+            return
         await super().on_event(event)
 
     async def _dispatch_key(self, event: events.Key) -> None:
-        if not self._exit and self.screen_stack:  # shutting down: a kept key has nowhere to go
+        """Hand ``event`` to Textual. A key that arrives while the app closes has no
+        target (its screens may already be gone): it is dropped, never an error."""
+        if self._exit:
+            return
+        try:
             await super().on_event(event)
+        except ScreenStackError:  # no screen left to take it (the app is closing)
+            return
 
     def _still_waited_for(self, token: object) -> bool:
         """A held screen that left the stack before it was ready releases the keys."""
