@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from test_trust_properties import SEEDS, run
+from test_trust_properties import SEEDS, TRIED, run
 
 from bench.generate import generate
 from core.noma.diagnostics import Diagnostic
@@ -169,6 +169,7 @@ def test_incremental_validation_equals_full_per_rule_family(family: str, which: 
 
     @given(st.data())
     def prop(data: st.DataObject) -> None:
+        TRIED[f"family:{family}"] += 1  # `test_zz_report_cases_tried` checks each ran
         text = _start(family, data.draw(st.integers(1, 4)), data.draw(st.integers(0, 20)))
         doc = parse(text)
         validate(doc, profile=profile, today=TODAY)  # the base findings a splice moves
