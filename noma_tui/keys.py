@@ -179,6 +179,10 @@ def _opening(actions: tuple[ActionSpec, ...]) -> tuple[ActionSpec, ...]:
 EDIT_ACTIONS = _opening(EDIT_ACTIONS)
 HISTORY_ACTIONS = _opening(HISTORY_ACTIONS)
 NAVIGATION_ACTIONS = _opening(NAVIGATION_ACTIONS)
+# Every flow key opens a dialog or starts a call whose answer the next key acts on (the
+# pane holds the keys until it is idle), so each runs when it is dispatched, before the
+# next key is looked at. The pane holds no text field that could want these letters.
+FLOW_ACTIONS = tuple(replace(s, priority=True) for s in FLOW_ACTIONS)
 SCREEN_ACTIONS = EDIT_ACTIONS + HISTORY_ACTIONS + NAVIGATION_ACTIONS
 ALL_ACTIONS = SCREEN_ACTIONS + FLOW_ACTIONS + APP_ACTIONS
 

@@ -19,6 +19,10 @@ where ``n``, ``e`` or ``r`` open other edits. The gate closes that window:
 Holding is keyed by a token (the screen, the edit session, the undone record), so a late
 release for something already superseded does nothing.
 
+Work a key starts in a thread (the flow pane's calls: listing the flows before the picker,
+a run write whose result the next key acts on) holds the keys with an `Until` from the key
+until the pane is idle again; a dialog its answer opens takes the hold over.
+
 A dialog answered by a key (a picker's Enter) opens what comes next only in its result
 callback, which Textual runs on a later turn of the pump that asked for the dialog; keys
 that follow the answer in the same burst would land on the dialog being closed. `answer`
@@ -76,7 +80,7 @@ class KeyGate:
         return self._token is not None or self._draining or bool(self._kept)
 
     def _still_alive(self, token: object) -> bool:
-        if isinstance(token, Handoff):
+        if isinstance(token, (Handoff, Until)):
             return token.alive()
         return self._alive(token)
 
@@ -119,6 +123,17 @@ class Handoff:
 
     def alive(self) -> bool:
         return self.requester.is_running
+
+
+class Until:
+    """A hold for work a key started (a call in a thread whose answer opens a dialog or
+    changes what the next key acts on): alive while ``alive()`` says its owner can still
+    release it (a pane that left the screen never will)."""
+
+    __slots__ = ("alive",)
+
+    def __init__(self, alive: Callable[[], bool]) -> None:
+        self.alive = alive
 
 
 def hold_for_answer(screen: Screen[Any], gate: KeyGate) -> Handoff | None:

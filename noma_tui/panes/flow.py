@@ -61,6 +61,7 @@ from ..flow_review import manage_consents, review_proposals
 from ..keys import BY_ID, FLOW_ACTIONS, display_key
 from ..screens.form import Field, InputFormScreen
 from ..screens.picker import PickerScreen
+from ..typeahead import KeyGate, Until
 from ..visible import plain
 from .scrollbars import PaneTable
 
@@ -281,6 +282,7 @@ class FlowFrontierPane(Vertical):
         self.last_detail = ""
         self.header_text = ""
         self.busy = 0  # handler calls in flight
+        self._holding: Until | None = None  # the keys wait for a key-started call
 
     # ---------------------------------------------------------------------- layout
 
@@ -335,10 +337,10 @@ class FlowFrontierPane(Vertical):
 
         def listed(listing: FlowResult) -> None:
             self._listed_on_mount(listing)
-            self.reload(first=True)
+            self.reload(first=True, holds=False)
 
-        # One call at a time: then the runs.
-        self.background(lambda backend: backend.call("flows"), listed)
+        # One call at a time: then the runs. Nobody pressed a key for these: keys pass.
+        self.background(lambda backend: backend.call("flows"), listed, holds=False)
 
     def _listed_on_mount(self, listing: FlowResult) -> None:
         """`flows/` problems in the header (the first one said), or a refused listing."""
@@ -383,13 +385,40 @@ class FlowFrontierPane(Vertical):
         then: Callable[[Any], object],
         *,
         write: bool = False,
+        holds: bool = True,
     ) -> None:
         """Run ``fn(backend)`` in a thread; ``then(result)`` back on the UI thread. ``write``
-        marks a run write: a lazy local store is made real first if the gates allow it."""
+        marks a run write: a lazy local store is made real first if the gates allow it.
+
+        ``holds``: a key asked for this, so the keys typed after it wait until the pane is
+        idle again (a dialog the answer opens takes them over): ``n`` then Enter picks from
+        the flows it lists, ``a`` then ``a`` advances the step the first one left."""
         if self.backend is None:
             return
         self.busy += 1
+        if holds:
+            self._hold_keys()
         self._worker(self.backend, fn, then, write)
+
+    def _gate(self) -> KeyGate | None:
+        gate = getattr(self.app, "gate", None)
+        return gate if isinstance(gate, KeyGate) else None
+
+    def _hold_keys(self) -> None:
+        gate = self._gate()
+        if gate is None:
+            return
+        if self._holding is None:
+            self._holding = Until(lambda: self.is_attached)
+        gate.hold(self._holding)  # again, when a dialog in between took the hold over
+
+    def _release_keys(self) -> None:
+        """Idle again: the keys held since the pane's last key-started call go on (no-op
+        when a dialog the answer opened holds them now)."""
+        gate, holding = self._gate(), self._holding
+        self._holding = None
+        if gate is not None and holding is not None:
+            gate.release(holding)
 
     @work(thread=True, group="flow-call", exit_on_error=False)
     def _worker(
@@ -413,13 +442,17 @@ class FlowFrontierPane(Vertical):
     def on_flow_frontier_pane_done(self, message: FlowFrontierPane.Done) -> None:
         message.stop()
         self.busy = max(0, self.busy - 1)
-        if isinstance(message.result, Exception):
-            exc = message.result
-            self.say(f"✗ {type(exc).__name__}: {exc}", refused=True, detail=repr(exc))
-            return
-        if message.write:
-            self.call_later(self.recheck_consents)  # after ``then`` (a mint adds one)
-        message.then(message.result)
+        try:
+            if isinstance(message.result, Exception):
+                exc = message.result
+                self.say(f"✗ {type(exc).__name__}: {exc}", refused=True, detail=repr(exc))
+                return
+            message.then(message.result)
+            if message.write:
+                self.recheck_consents()  # after ``then`` (a mint adds one)
+        finally:
+            if not self.busy:
+                self._release_keys()
 
     def ready(self) -> bool:
         """False (after saying so) while a call is in flight: keys never race a write."""
@@ -430,7 +463,7 @@ class FlowFrontierPane(Vertical):
 
     # ---------------------------------------------------------------------- render
 
-    def reload(self, select: str | None = None, *, first: bool = False) -> None:
+    def reload(self, select: str | None = None, *, first: bool = False, holds: bool = True) -> None:
         keep = select or (self.run.run_id if self.run else None)
 
         Loaded = tuple[
@@ -462,7 +495,7 @@ class FlowFrontierPane(Vertical):
                 else:
                     self.say("No runs yet: press n to start one." if not self.runs else "")
 
-        self.background(load, loaded)
+        self.background(load, loaded, holds=holds)
 
     def gates_off(self) -> list[str]:
         """What the header's "off" means: each gate that is off, the setting that turns it

@@ -24,7 +24,7 @@ import httpx
 import pytest
 import uvicorn
 
-from core.flow import FlowContext
+from core.flow import FlowContext, execute
 from core.flow.actions import run_action
 from core.flow.lanes import ProviderLane
 from core.hub.app import Hub, create_hub_app
@@ -307,7 +307,19 @@ def test_stress_tier_over_http_loses_no_update(tmp_path: Path) -> None:
     assert total >= CLIENTS * WRITES // 2  # every unconditional write succeeded
 
 
-def test_parallel_execute_posts_return_one_execution(tmp_path: Path) -> None:
+def test_parallel_execute_posts_return_one_execution(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The lane is released only once every other post is waiting on the one in flight, so
+    # the in-flight path is what answers them (a condition, whatever the machine's load).
+    waiting = threading.Semaphore(0)
+    await_in_flight = execute._await_in_flight
+
+    def counted(ctx: FlowContext, execution: Any) -> dict[str, Any]:
+        waiting.release()
+        return await_in_flight(ctx, execution)
+
+    monkeypatch.setattr(execute, "_await_in_flight", counted)
     root = make_workspace(tmp_path / "ws")
     lane = FakeLane(gate=threading.Event())
     hub = Hub.open(root, lanes=lanes(lane))
@@ -342,7 +354,8 @@ def test_parallel_execute_posts_return_one_execution(tmp_path: Path) -> None:
             threads = [threading.Thread(target=post) for _ in range(CLIENTS)]
             for t in threads:
                 t.start()
-            time.sleep(1.0)  # the re-posts have waited out IN_FLIGHT_WAIT and answered
+            for _ in range(CLIENTS - 1):
+                assert waiting.acquire(timeout=60), "a post never reached the in-flight wait"
             assert lane.gate is not None
             lane.gate.set()
             for t in threads:

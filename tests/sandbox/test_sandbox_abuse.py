@@ -13,6 +13,7 @@ import errno
 import os
 import socket
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -237,8 +238,51 @@ async def test_8_server_environment_never_reaches_the_run(sandbox: Sandbox) -> N
     assert out.output == []
 
 
+class Latch:
+    """A blob bridge that tells the test when a run is up (it wrote a blob) and keeps the
+    run waiting until the test lets it go (the blob it polls for appears): the run is alive
+    for as long as the test needs, whatever the machine's load, with no sleep."""
+
+    GO = "blob:" + "6" * 32
+
+    def __init__(self) -> None:
+        self.up = asyncio.Event()
+        self.go = False
+
+    def read_chunks(self, blob_id: str, chunk_chars: int) -> Iterator[str]:
+        if blob_id != self.GO or not self.go:
+            raise KeyError(blob_id)
+        return iter(["go"])
+
+    def open_writer(self, kind: str) -> Latch:
+        return self
+
+    def write(self, text: str) -> None:
+        pass
+
+    def commit(self) -> str:
+        self.up.set()
+        return "blob:" + "7" * 32
+
+    def abort(self) -> None:
+        pass
+
+
 async def test_9_a_run_cannot_kill_or_see_a_concurrent_run(sandbox: Sandbox) -> None:
-    victim = code("import time\ndef main(args):\n    time.sleep(1.5)\n    return 'alive'\n")
+    victim = code(
+        "import time\n"
+        "from runtime import blobs\n"
+        "def main(args):\n"
+        "    blobs.write_text('up')\n"
+        "    while True:\n"
+        "        try:\n"
+        "            blobs.read_text(args['go'])\n"
+        "            return 'alive'\n"
+        "        except blobs.ChannelError:\n"
+        "            time.sleep(0.01)  # the test has not let it go yet\n",
+        args={"go": Latch.GO},
+        input_blobs=(Latch.GO,),
+    )
     killer = code(
         "import os, signal\n"
         "def main(args):\n"
@@ -248,9 +292,13 @@ async def test_9_a_run_cannot_kill_or_see_a_concurrent_run(sandbox: Sandbox) -> 
         "        pass  # nothing else to signal: expected\n"
         "    return 'tried'\n"
     )
-    slow = asyncio.ensure_future(sandbox.run(victim, None))
-    await asyncio.sleep(0.3)
+    latch = Latch()
+    slow = asyncio.ensure_future(sandbox.run(victim, latch))
+    up = asyncio.ensure_future(latch.up.wait())
+    await asyncio.wait({slow, up}, return_when=asyncio.FIRST_COMPLETED)
+    assert latch.up.is_set(), slow.result()  # the victim runs (else: why it ended)
     attack = await sandbox.run(killer, None)
+    latch.go = True
     survived = await slow
     assert attack.status == "completed", attack.error  # kill(-1) reached nothing else
     assert survived.status == "completed" and survived.output == "alive", survived.error
