@@ -7,8 +7,9 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Static
 
+from ..footer import Footer
 from ..keys import bindings
 from ..visible import block_text, line_text
 from .once import DismissOnce

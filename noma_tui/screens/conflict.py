@@ -25,8 +25,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Static
 
+from ..footer import Footer
 from ..keys import bindings
 from ..merge import ConflictTexts, marked_lines
 from ..styles import Styles, Themed

@@ -26,9 +26,10 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.widget import Widget
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ..document import LoadedDocument
+from ..footer import Footer
 from ..keyorder import after_typed
 from ..keys import bindings
 from ..merge import ConflictTexts

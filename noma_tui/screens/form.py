@@ -30,10 +30,11 @@ from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.suggester import SuggestFromList
 from textual.widget import Widget
-from textual.widgets import Footer, Input, Label, Static
+from textual.widgets import Input, Label, Static
 
 from core.noma.api import has_markers
 
+from ..footer import Footer
 from ..keyorder import OrderedInput, after_typed, move_focus
 from ..keys import bindings
 from ..session import EditSession

@@ -15,8 +15,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
+from ..footer import Footer
 from ..keys import HELP_ACTIONS, bindings, display_key
 from ..visible import line_text
 from .once import DismissOnce

@@ -18,7 +18,7 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Input, Tree
+from textual.widgets import Header, Input, Tree
 
 from core.noma.api import Directive, PatchError, Section, index, is_visible
 
@@ -36,6 +36,7 @@ from ..applicability import (
 from ..document import ROOT, LoadedDocument
 from ..errors import guarded
 from ..external import external_op, run_external_editor
+from ..footer import Footer
 from ..keyorder import OrderedInput
 from ..keys import BY_ACTION, EDIT_ACTIONS, HISTORY_ACTIONS, SCREEN_ACTIONS
 from ..messages import ProposeEdit, ReloadRequest, UndoRequest, WriteDocument

@@ -7,8 +7,9 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
+from ..footer import Footer
 from ..keys import bindings
 from ..visible import block_text, line_text
 from .once import DismissOnce

@@ -10,9 +10,10 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ..footer import Footer
 from ..keyorder import OrderedOptionList, after_typed
 from ..keys import bindings
 from ..typeahead import KeyGate, answer, hold_for_answer

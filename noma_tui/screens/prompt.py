@@ -9,8 +9,9 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.suggester import SuggestFromList
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
+from ..footer import Footer
 from ..keyorder import OrderedInput
 from ..keys import bindings
 from ..visible import line_text, plain

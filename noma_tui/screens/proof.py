@@ -28,10 +28,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Footer, Input, Static
+from textual.widgets import Button, Input, Static
 
 from core.noma.api import Diagnostic, Proof
 
+from ..footer import Footer
 from ..keyorder import OrderedInput, after_typed
 from ..keys import bindings
 from ..session import EditSession

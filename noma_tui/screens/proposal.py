@@ -16,10 +16,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from core.noma.api import visible_line
 
+from ..footer import Footer
 from ..keys import bindings
 from ..visible import line_text
 from .once import DismissOnce

@@ -10,10 +10,11 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Footer, Static, TextArea
+from textual.widgets import Button, Static, TextArea
 
 from core.noma.api import visible
 
+from ..footer import Footer
 from ..keys import bindings
 from ..transcript_view import TranscriptRow
 from ..visible import line_text

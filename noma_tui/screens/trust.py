@@ -13,11 +13,12 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Static
 
 from core.trust import restrictions, summary
 from core.workspace import Workspace
 
+from ..footer import Footer
 from ..keys import bindings
 from ..visible import block_text, line_text, plain
 from .once import DismissOnce
