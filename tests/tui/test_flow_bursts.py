@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui_helpers import burst, make_app, ready, until
-
-from noma_tui.panes.flow import FlowFrontierPane
+from tui_helpers import burst, flow_pane, make_app, ready, until
 
 NARROW = (100, 30)
 SHEET = "https://docs.google.com/spreadsheets/d/x"
@@ -17,9 +15,7 @@ SHEET = "https://docs.google.com/spreadsheets/d/x"
 async def test_n_enter_and_the_inputs_in_one_burst_start_the_run(demo: Path) -> None:
     async with make_app(demo).run_test(size=NARROW) as pilot:
         app = await ready(pilot)
-        pane = app.main.query_one(FlowFrontierPane)
-        await pilot.press("5")
-        await app.workers.wait_for_complete()
+        pane = await flow_pane(pilot)
         # The picker's first flow is flow_lead_import, whose form asks for sheet_url.
         burst(app, ["n", "enter", *SHEET, "ctrl+s"])
         await until(pilot, lambda: bool(pane.runs) and not pane.busy and app.gate.idle, "run")
@@ -31,9 +27,7 @@ async def test_n_enter_and_the_inputs_in_one_burst_start_the_run(demo: Path) -> 
 async def test_keys_after_a_start_act_on_the_started_run(demo: Path) -> None:
     async with make_app(demo).run_test(size=NARROW) as pilot:
         app = await ready(pilot)
-        pane = app.main.query_one(FlowFrontierPane)
-        await pilot.press("5")
-        await app.workers.wait_for_complete()
+        pane = await flow_pane(pilot)
         # flow_weekly_review (second) takes no inputs; `a` takes its first step pending →
         # in progress, then `b` blocks it: each key on the state the one before left.
         burst(app, ["n", "down", "enter", "a", "b"])

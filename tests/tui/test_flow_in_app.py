@@ -8,7 +8,7 @@ from pathlib import Path
 
 from notify_record import record_notes
 from textual.widgets import DataTable, Input, OptionList
-from tui_helpers import MEMO, make_app, ready, records, select, until
+from tui_helpers import MEMO, flow_pane, make_app, ready, records, select, until
 
 from core.flow.enums import SKIP_REASON_LABELS
 from noma_tui.keys import FLOW_ACTIONS
@@ -24,8 +24,7 @@ NARROW = (100, 30)
 
 async def start_weekly_review(pilot, pane: FlowFrontierPane) -> None:  # type: ignore[no-untyped-def]
     app = pilot.app
-    await pilot.press("5")
-    await app.workers.wait_for_complete()
+    await flow_pane(pilot)
     await pilot.press("n")
     await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the flow picker")
     await pilot.press("down", "enter")

@@ -7,9 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import Input
-from tui_helpers import make_app, ready, until
+from tui_helpers import flow_pane, make_app, ready, until
 
-from noma_tui.panes.flow import FlowFrontierPane
 from noma_tui.screens.form import InputFormScreen
 from noma_tui.screens.picker import PickerScreen
 
@@ -23,9 +22,7 @@ def error_text(form: InputFormScreen) -> str:
 async def test_start_form_refuses_bad_inputs_in_place_and_keeps_the_keys(demo: Path) -> None:
     async with make_app(demo).run_test(size=NARROW) as pilot:
         app = await ready(pilot)
-        pane = app.main.query_one(FlowFrontierPane)
-        await pilot.press("5")
-        await app.workers.wait_for_complete()
+        pane = await flow_pane(pilot)
         await pilot.press("n")
         await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the flow picker")
         await pilot.press("enter")  # flow_lead_import, the first

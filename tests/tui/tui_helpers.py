@@ -16,6 +16,7 @@ from core.workspace import Workspace
 from noma_tui.app import WorkbenchApp
 from noma_tui.config import WorkbenchConfig
 from noma_tui.demo import ensure_demo_copy
+from noma_tui.panes.flow import FlowFrontierPane
 
 TERMINAL = (120, 34)
 MEMO = "research-memo.noma"
@@ -75,6 +76,15 @@ async def ready(pilot: Pilot[Any], name: str = MEMO) -> WorkbenchApp:
     await until(pilot, lambda: not app.main.transcript.following, "the transcript at its end")
     await pilot.pause()
     return app
+
+
+async def flow_pane(pilot: Pilot[Any]) -> FlowFrontierPane:
+    """Key 5 focuses the flow pane; returns it once its calls are done (flows, runs)."""
+    app = pilot.app
+    pane = app.screen.query_one(FlowFrontierPane)
+    await pilot.press("5")
+    await app.workers.wait_for_complete()
+    return pane
 
 
 async def select(pilot: Pilot[Any], ident: str) -> int:
