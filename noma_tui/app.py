@@ -29,6 +29,7 @@ from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.signal import Signal
+from textual.widget import Widget
 from textual.worker import Worker, WorkerState, get_current_worker
 from watchfiles import Change, DefaultFilter, awatch
 
@@ -75,7 +76,7 @@ from .screens.main import MainScreen
 from .screens.trust import TrustScreen, is_restricted
 from .session import EditSession
 from .transcript_view import TranscriptSnapshot, extend, load_transcript
-from .typeahead import KeyGate
+from .typeahead import KeyGate, Until, after_bubbled, priority_bound
 from .versions import Changes, diff_versions
 from .visible import plain
 
@@ -142,6 +143,8 @@ class WorkbenchApp(App[None]):
         self.drift_signal: Signal[bool] = Signal(self, "drift")
         # Keys typed while a dialog opens or a proof is prepared wait here (type-ahead).
         self.gate = KeyGate(self._dispatch_key, self.call_later, self._still_waited_for)
+        self._sent_to: Widget | None = None  # the last key forwarded went there
+        self._opening: Until | None = None  # keys wait for the document chosen in the list
         # Every edit, from its proposal to its end (messages routed to it below).
         self.pipeline = EditPipeline(self)
         # How the transcript file is read (a test counts the reads by passing its own).
@@ -204,7 +207,8 @@ class WorkbenchApp(App[None]):
     # -- keys ---------------------------------------------------------------------------------
 
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key):
+        # A paste keeps its place among the keys: it waits behind keys that wait.
+        if isinstance(event, (events.Key, events.Paste)):
             if not event.is_forwarded and self.gate.intercepts():
                 self.gate.keep(event)
                 return
@@ -212,15 +216,32 @@ class WorkbenchApp(App[None]):
             return
         await super().on_event(event)
 
-    async def _dispatch_key(self, event: events.Key) -> None:
+    async def _dispatch_key(self, event: events.Key | events.Paste) -> None:
         """Hand ``event`` to Textual. A key that arrives while the app closes has no
         target (its screens may already be gone): it is dropped, never an error."""
         if self._exit:
             return
         try:
+            if not event.is_forwarded and self._overtakes(event):
+                return
             await super().on_event(event)
         except ScreenStackError:  # no screen left to take it (the app is closing)
             return
+
+    def _overtakes(self, event: events.Key | events.Paste) -> bool:
+        """True when ``event`` runs a priority binding while keys sent before it to a
+        widget are still unhandled: it then waits for them (`typeahead.after_bubbled`)."""
+        screen = self.screen
+        if isinstance(event, events.Paste) or not priority_bound(screen, event.key):
+            self._sent_to = self.focused or screen  # forwarded there, handled later
+            return False
+        sent, self._sent_to = self._sent_to, None
+        if sent is None or not sent.is_attached:
+            return False
+        token = Until(lambda: sent.is_attached)
+        self.gate.defer(event, token)
+        after_bubbled(sent, partial(self.gate.release, token))
+        return True
 
     def _still_waited_for(self, token: object) -> bool:
         """A held screen that left the stack before it was ready releases the keys."""
@@ -344,7 +365,10 @@ class WorkbenchApp(App[None]):
             return
         if message.loaded.path != self.doc_path:
             return
-        self.take(message.loaded, message.changes)
+        try:
+            self.take(message.loaded, message.changes)
+        finally:
+            self._opened()
 
     def after_load(self, callback: Callable[[LoadedDocument], None]) -> None:
         """Run ``callback`` with the next version shown (a conflict's screen, a grid)."""
@@ -521,6 +545,8 @@ class WorkbenchApp(App[None]):
         if event.state != WorkerState.ERROR:
             return
         error = event.worker.error
+        if event.worker.group == "load":
+            self._opened()
         self.notify(error_text(error), title=error_code(error), severity="error", timeout=10)
         self.pipeline.worker_failed(event.worker.group)
 
@@ -580,6 +606,12 @@ class WorkbenchApp(App[None]):
     @guarded
     def on_file_list_open(self, message: FileList.Open) -> None:
         self.open_document(message.path)
+        self._opening = message.keys  # released once it is shown (or cannot be)
+
+    def _opened(self) -> None:
+        keys, self._opening = self._opening, None
+        if keys is not None:
+            self.gate.release(keys)
 
     @guarded
     def on_write_document(self, message: WriteDocument) -> None:

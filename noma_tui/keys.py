@@ -228,6 +228,8 @@ DIALOG_ACTIONS: tuple[ActionSpec, ...] = (
                footer=False, priority=True),
     ActionSpec("picker.up", "move('up')", "k", "Up", "Up in the list", LISTS, footer=False,
                priority=True),
+    ActionSpec("prompt.go", "go", "enter", "Go", "Go to what was typed (keys typed after it "
+               "go to what it opens)", LISTS, footer=False, priority=True),
     ActionSpec("prompt.cancel", "cancel", "escape", "Cancel", "Close the prompt", LISTS),
     ActionSpec("record.close", "close", "escape,q", "Close", "Close the transcript record",
                LISTS),

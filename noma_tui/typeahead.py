@@ -23,6 +23,11 @@ Work a key starts in a thread (the flow pane's calls: listing the flows before t
 a run write whose result the next key acts on) holds the keys with an `Until` from the key
 until the pane is idle again; a dialog its answer opens takes the hold over.
 
+A key bound with priority runs when it is dispatched, so it would overtake keys sent just
+before it to a widget and still waiting in that widget's queue: ``j e`` would open the
+editor on the block the tree showed before the ``j``. Such a key is deferred
+(`KeyGate.defer`) until those keys have been handled all the way up (`after_bubbled`).
+
 A dialog answered by a key (a picker's Enter) opens what comes next only in its result
 callback, which Textual runs on a later turn of the pump that asked for the dialog; keys
 that follow the answer in the same burst would land on the dialog being closed. `answer`
@@ -37,12 +42,16 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from textual import events
+from textual.dom import DOMNode
 from textual.message_pump import MessagePump
 from textual.screen import Screen
 
+from .keyorder import after_typed
+
 Result = TypeVar("Result")
 
-Dispatch = Callable[[events.Key], Awaitable[None]]
+Typed = events.Key | events.Paste
+Dispatch = Callable[[Typed], Awaitable[None]]
 Schedule = Callable[..., object]
 
 
@@ -55,7 +64,7 @@ class KeyGate:
         self._dispatch = dispatch  # the app's own key handling (bindings, focus)
         self._schedule = schedule  # runs a coroutine on the app's queue, after what is there
         self._alive = alive  # False: what was waited for is gone (a screen closed early)
-        self._kept: deque[events.Key] = deque()
+        self._kept: deque[Typed] = deque()
         self._token: object | None = None
         self._draining = False
 
@@ -84,8 +93,14 @@ class KeyGate:
             return token.alive()
         return self._alive(token)
 
-    def keep(self, event: events.Key) -> None:
+    def keep(self, event: Typed) -> None:
         self._kept.append(event)
+
+    def defer(self, event: Typed, token: object) -> None:
+        """``event`` was about to be handled but must wait for ``token``: it goes first
+        in line (a drain that was handing it on stops there) and the keys wait."""
+        self._kept.appendleft(event)
+        self.hold(token)
 
     def hold(self, token: object) -> None:
         """Keys wait until ``token`` is released (a new hold replaces an older one)."""
@@ -134,6 +149,51 @@ class Until:
 
     def __init__(self, alive: Callable[[], bool]) -> None:
         self.alive = alive
+
+
+def priority_bound(screen: Screen[Any], key: str) -> bool:
+    """Would ``key`` run a priority binding (checked from the app down) on ``screen``?"""
+    for _namespace, bindings in screen._binding_chain:
+        if any(binding.priority for binding in bindings.key_to_bindings.get(key, ())):
+            return True
+    return False
+
+
+def after_bubbled(target: DOMNode, callback: Callable[[], object]) -> None:
+    """Run ``callback`` once every key already sent to ``target`` has been handled, its
+    own handler and then each ancestor's (a key bubbles up a queue at a time, and the app
+    runs the widget's non-priority bindings last): a call queued in each queue in turn
+    follows the same path right behind them."""
+    chain: list[MessagePump] = [target, *target.ancestors]
+
+    def step(index: int) -> None:
+        while index < len(chain):
+            if chain[index].call_later(step, index + 1):
+                return
+            index += 1  # that one has closed: nothing of ours is left in it
+        callback()
+
+    step(0)
+
+
+def decide_after_typed(screen: Screen[Any], decide: Callable[[], object]) -> None:
+    """Run ``decide`` once the keys typed so far are in their field (`after_typed`); the
+    keys typed from now wait until it has run, and a dialog it opens (a question) takes
+    them over. For a key whose outcome is not known when it is pressed (Esc: close, or
+    ask first?)."""
+    gate = getattr(screen.app, "gate", None)
+    token = Until(lambda: screen.is_attached)
+    if isinstance(gate, KeyGate):
+        gate.hold(token)
+
+    def run() -> None:
+        try:
+            decide()
+        finally:
+            if isinstance(gate, KeyGate):
+                gate.release(token)  # a no-op once a dialog holds them
+
+    after_typed(screen, run)
 
 
 def hold_for_answer(screen: Screen[Any], gate: KeyGate) -> Handoff | None:

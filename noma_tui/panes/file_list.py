@@ -13,16 +13,18 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from ..typeahead import KeyGate, Until
 from ..visible import plain
 from .scrollbars import ThumbFollowsScroll
 
 
 class FileList(ThumbFollowsScroll, OptionList):
     class Open(Message):
-        def __init__(self, pane: FileList, path: Path) -> None:
+        def __init__(self, pane: FileList, path: Path, keys: Until | None = None) -> None:
             super().__init__()
             self.pane = pane
             self.path = path
+            self.keys = keys  # holds the keys typed after Enter until the document shows
 
         @property
         def control(self) -> FileList:
@@ -33,6 +35,7 @@ class FileList(ThumbFollowsScroll, OptionList):
         self.paths: list[Path] = []
         self.current: Path | None = None
         self.root: Path | None = None
+        self._keys: Until | None = None
 
     def set_files(self, paths: list[Path], root: Path, current: Path | None) -> None:
         if paths == self.paths and current == self.current and root == self.root:
@@ -55,7 +58,19 @@ class FileList(ThumbFollowsScroll, OptionList):
             self.highlighted = min(highlighted, len(paths) - 1)
         self.border_subtitle = f"{len(paths)} document(s)"
 
+    def action_select(self) -> None:
+        """Enter: the keys typed after it wait until the chosen document is shown (the
+        app releases them), so ``e`` after Enter edits the new document, not the old."""
+        gate = getattr(self.app, "gate", None)
+        if isinstance(gate, KeyGate) and self.highlighted is not None:
+            self._keys = Until(lambda: self.is_attached)
+            gate.hold(self._keys)
+        super().action_select()
+
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
+        keys, self._keys = self._keys, None
         if event.option.id is not None:
-            self.post_message(self.Open(self, Path(event.option.id)))
+            self.post_message(self.Open(self, Path(event.option.id), keys))
+        elif keys is not None and isinstance(gate := getattr(self.app, "gate", None), KeyGate):
+            gate.release(keys)

@@ -36,6 +36,7 @@ from ..merge import ConflictTexts
 from ..messages import EditClosed, EditOpened, KeepMine, ProposeEdit
 from ..roles import WorkbenchHost, workbench_of
 from ..session import EditSession
+from ..typeahead import decide_after_typed
 from ..visible import line_text
 from .confirm import ConfirmScreen
 from .once import DismissOnce
@@ -196,7 +197,9 @@ class EditScreen(DismissOnce[None]):
     def action_cancel(self) -> None:
         if not self.fields_live:
             return
-        after_typed(self, self._cancel_now)
+        # The keys typed after Esc wait for its outcome: the question "Discard?" or the
+        # editor closed; never the fields it is leaving.
+        decide_after_typed(self, self._cancel_now)
         self._leave_fields(Phase.ASKING)
 
     def _cancel_now(self) -> None:

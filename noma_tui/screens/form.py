@@ -38,6 +38,7 @@ from ..footer import Footer
 from ..keyorder import OrderedInput, after_typed, move_focus
 from ..keys import bindings
 from ..session import EditSession
+from ..typeahead import decide_after_typed
 from ..visible import line_text, plain
 from .edit_base import EditScreen
 from .once import DismissOnce
@@ -304,7 +305,7 @@ class InputFormScreen(DismissOnce[dict[str, str] | None]):
         self.dismiss(values)
 
     def action_cancel(self) -> None:
-        after_typed(self, self._cancel_now)
+        decide_after_typed(self, self._cancel_now)  # keys after Esc wait for its outcome
 
     def _cancel_now(self) -> None:
         if not self.is_attached or self.app.screen is not self:

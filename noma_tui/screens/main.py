@@ -260,7 +260,7 @@ class MainScreen(Screen[None]):
     @guarded
     def on_diagnostics_pane_jump(self, event: DiagnosticsPane.Jump) -> None:
         self.doc_tree.reveal(event.block)
-        self.doc_tree.focus()
+        self.set_focus(self.doc_tree)  # now: the next key of a burst goes there
 
     @guarded
     def on_transcript_pane_show_record(self, event: TranscriptPane.ShowRecord) -> None:
@@ -796,7 +796,7 @@ class MainScreen(Screen[None]):
         self._apply_filter(event.value)
         bar = self.filter_bar
         bar.display = False
-        self._filter_pane(self.filter_target).focus()
+        self.set_focus(self._filter_pane(self.filter_target))
 
     @guarded
     def action_clear_filter(self) -> None:
@@ -818,7 +818,7 @@ class MainScreen(Screen[None]):
         bar.value = ""
         bar.display = False
         self.status.message = ""
-        self._filter_pane(target).focus()
+        self.set_focus(self._filter_pane(target))
 
     @guarded
     def action_cycle_severity(self) -> None:
@@ -864,7 +864,7 @@ class MainScreen(Screen[None]):
                 )
                 return
             self.doc_tree.reveal(block)
-            self.doc_tree.focus()
+            self.set_focus(self.doc_tree)  # now: the next key of a burst goes there
 
         self.app.push_screen(
             PromptScreen("Go to id or alias", names, cursor_blink=self._blink()), chosen

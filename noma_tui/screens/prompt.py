@@ -12,14 +12,16 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Input, Static
 
 from ..footer import Footer
-from ..keyorder import OrderedInput
+from ..keyorder import OrderedInput, after_typed
 from ..keys import bindings
+from ..typeahead import KeyGate, answer, hold_for_answer
 from ..visible import line_text, plain
 from .once import DismissOnce
 
 
 class PromptScreen(DismissOnce[str | None]):
-    BINDINGS: ClassVar[list[BindingType]] = [*bindings("prompt.cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [*bindings("prompt.go", "prompt.cancel")]
+    _going = False
 
     def __init__(
         self, title: str, suggestions: Sequence[str] = (), *, cursor_blink: bool = True
@@ -49,10 +51,26 @@ class PromptScreen(DismissOnce[str | None]):
     def on_mount(self) -> None:
         self.query_one("#answer", Input).focus()
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        answer = event.value.strip()
-        self.dismiss(self.real.get(answer, answer) or None)
+    def action_go(self) -> None:
+        """Enter, run when it is dispatched (a priority binding): the keys typed after it
+        wait for what the answer opens (the block it selects gets them), and the field is
+        read once the keys typed before it are in."""
+        if not self.can_dismiss() or self._going:
+            return
+        self._going = True
+        gate = getattr(self.app, "gate", None)
+        token = hold_for_answer(self, gate) if isinstance(gate, KeyGate) else None
+        box = self.query_one("#answer", Input)
+
+        def go() -> None:
+            text = box.value.strip()
+            choice = self.real.get(text, text) or None
+            if isinstance(gate, KeyGate):
+                answer(self, choice, gate, token)
+            else:
+                self.dismiss(choice)
+
+        after_typed(self, go)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

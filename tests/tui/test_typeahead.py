@@ -11,7 +11,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from notify_record import record_notes
 from test_bursts import settled
-from tui_helpers import MEMO, TERMINAL, burst, copy_demo, make_app, ready, records, select, until
+from tui_helpers import (
+    ADR,
+    MEMO,
+    TERMINAL,
+    burst,
+    copy_demo,
+    make_app,
+    ready,
+    records,
+    select,
+    until,
+)
 
 from core.noma.files import read_source
 from noma_tui.screens.form import FormScreen
@@ -169,3 +180,26 @@ async def test_random_bursts_from_the_main_screen(
         assert all(n == 1 for n in stacked), stacked
         on_disk = read_source(path).sha256
         assert on_disk == original or (shown and on_disk == shown[-1]), (keys, shown)
+
+
+async def test_moves_typed_before_a_dialog_key_are_applied_first(demo: Path) -> None:
+    """``j e`` edits the block the ``j`` moved to: the dialog key is a priority binding and
+    used to run before the tree had handled the ``j`` still in its queue."""
+    async with make_app(demo).run_test(size=TERMINAL) as pilot:
+        app = await ready(pilot)
+        block = await select(pilot, "small-tenant-noise")
+        burst(app, ["j", "j", "k", "e"])
+        await until(pilot, lambda: isinstance(app.screen, SourceEditorScreen), "the editor")
+        assert app.loaded is not None and app.main.selected() == block + 1
+        assert app.screen.session.target == app.loaded.blocks[block + 1].id
+
+
+async def test_keys_after_choosing_a_document_act_on_that_document(demo: Path) -> None:
+    """Enter in the file list, then at once ``g``, an id of the chosen document, Enter and
+    ``e``: the keys wait until that document is shown, and edit its block."""
+    async with make_app(demo).run_test(size=TERMINAL) as pilot:
+        app = await ready(pilot)
+        burst(app, ["f", "home", "enter", "g", *"adr-014", "enter", "e"])
+        await until(pilot, lambda: isinstance(app.screen, SourceEditorScreen), "the editor")
+        assert app.loaded is not None and app.loaded.name == ADR
+        assert app.screen.session.target == "adr-014"
