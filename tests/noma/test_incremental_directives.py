@@ -22,7 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_incremental_headings import Taken, _insert_before, _moved_sections_unread, _validated
 from test_incremental_properties import TODAY, _diags, check_step, line_edit, start_text
-from test_trust_properties import SEEDS, TRIED, corpus, run
+from test_trust_properties import FIXED_SEED, SEEDS, TRIED, corpus, run
 
 from bench.generate import generate
 from core.noma.ids import built_index
@@ -687,4 +687,7 @@ def test_directive_edits_splice_equal_to_a_full_validation(which: int) -> None:
 
     run("directives", prop, which)
     for path in ("kept:new-directives", "kept:linked-directives", "kept:new-sites"):
-        assert TRIED.get(path, 0) > before.get(path, 0), f"{path} was never taken"
+        # Coverage is a fact of the fixed seed (the same cases every run); a random seed
+        # explores, and may happen to draw none of a rare path, which is no failure.
+        if which == FIXED_SEED:
+            assert TRIED.get(path, 0) > before.get(path, 0), f"{path} was never taken"

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from test_change_value import assert_change_is_the_difference
-from test_trust_properties import SEEDS, TRIED, _ids, corpus, op_for, run
+from test_trust_properties import FIXED_SEED, SEEDS, TRIED, _ids, corpus, op_for, run
 
 from bench.generate import generate
 from core.noma.diagnostics import Diagnostic
@@ -350,7 +350,10 @@ def test_heading_edits_splice_equal_to_a_full_parse(which: int) -> None:
         "kept:new-headings",
         "kept:linked-headings",
     ):
-        assert TRIED.get(path, 0) > before.get(path, 0), f"{path} was never taken"
+        # Coverage is a fact of the fixed seed (the same cases every run); a random seed
+        # explores, and may happen to draw none of a rare path, which is no failure.
+        if which == FIXED_SEED:
+            assert TRIED.get(path, 0) > before.get(path, 0), f"{path} was never taken"
 
 
 def test_the_splice_path_is_taken_and_shares_unchanged_blocks() -> None:
