@@ -151,6 +151,13 @@ class Until:
         self.alive = alive
 
 
+def gate_of(node: DOMNode) -> KeyGate | None:
+    """The app's key gate, for a widget or screen that holds keys (None in an app without
+    one, such as a pane tested on its own)."""
+    gate = getattr(node.app, "gate", None)
+    return gate if isinstance(gate, KeyGate) else None
+
+
 def priority_bound(screen: Screen[Any], key: str) -> bool:
     """Would ``key`` run a priority binding (checked from the app down) on ``screen``?"""
     for _namespace, bindings in screen._binding_chain:
@@ -181,16 +188,16 @@ def decide_after_typed(screen: Screen[Any], decide: Callable[[], object]) -> Non
     keys typed from now wait until it has run, and a dialog it opens (a question) takes
     them over. For a key whose outcome is not known when it is pressed (Esc: close, or
     ask first?)."""
-    gate = getattr(screen.app, "gate", None)
+    gate = gate_of(screen)
     token = Until(lambda: screen.is_attached)
-    if isinstance(gate, KeyGate):
+    if gate is not None:
         gate.hold(token)
 
     def run() -> None:
         try:
             decide()
         finally:
-            if isinstance(gate, KeyGate):
+            if gate is not None:
                 gate.release(token)  # a no-op once a dialog holds them
 
     after_typed(screen, run)
@@ -207,6 +214,22 @@ def hold_for_answer(screen: Screen[Any], gate: KeyGate) -> Handoff | None:
     token = Handoff(requester)
     gate.hold(token)
     return token
+
+
+def answer_after_typed(screen: Screen[Result], value: Callable[[], Result]) -> None:
+    """A dialog answered by a key (Enter): from now on the keys wait for what the answer
+    opens, and ``value()`` (the highlight, the field) is read once the keys typed before
+    the answer have been applied; then ``screen`` is dismissed with it."""
+    gate = gate_of(screen)
+    token = hold_for_answer(screen, gate) if gate is not None else None
+
+    def dismiss() -> None:
+        if gate is not None:
+            answer(screen, value(), gate, token)
+        else:
+            screen.dismiss(value())
+
+    after_typed(screen, dismiss)
 
 
 def answer(screen: Screen[Result], result: Result, gate: KeyGate, token: Handoff | None) -> None:

@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from ..typeahead import KeyGate, Until
+from ..typeahead import Until, gate_of
 from ..visible import plain
 from .scrollbars import ThumbFollowsScroll
 
@@ -61,8 +61,8 @@ class FileList(ThumbFollowsScroll, OptionList):
     def action_select(self) -> None:
         """Enter: the keys typed after it wait until the chosen document is shown (the
         app releases them), so ``e`` after Enter edits the new document, not the old."""
-        gate = getattr(self.app, "gate", None)
-        if isinstance(gate, KeyGate) and self.highlighted is not None:
+        gate = gate_of(self)
+        if gate is not None and self.highlighted is not None:
             self._keys = Until(lambda: self.is_attached)
             gate.hold(self._keys)
         super().action_select()
@@ -72,5 +72,5 @@ class FileList(ThumbFollowsScroll, OptionList):
         keys, self._keys = self._keys, None
         if event.option.id is not None:
             self.post_message(self.Open(self, Path(event.option.id), keys))
-        elif keys is not None and isinstance(gate := getattr(self.app, "gate", None), KeyGate):
+        elif keys is not None and (gate := gate_of(self)) is not None:
             gate.release(keys)

@@ -61,7 +61,7 @@ from ..flow_review import manage_consents, review_proposals
 from ..keys import BY_ID, FLOW_ACTIONS, display_key
 from ..screens.form import Field, InputFormScreen
 from ..screens.picker import PickerScreen
-from ..typeahead import KeyGate, Until
+from ..typeahead import Until, gate_of
 from ..visible import plain
 from .scrollbars import PaneTable
 
@@ -400,12 +400,8 @@ class FlowFrontierPane(Vertical):
             self._hold_keys()
         self._worker(self.backend, fn, then, write)
 
-    def _gate(self) -> KeyGate | None:
-        gate = getattr(self.app, "gate", None)
-        return gate if isinstance(gate, KeyGate) else None
-
     def _hold_keys(self) -> None:
-        gate = self._gate()
+        gate = gate_of(self)
         if gate is None:
             return
         if self._holding is None:
@@ -415,7 +411,7 @@ class FlowFrontierPane(Vertical):
     def _release_keys(self) -> None:
         """Idle again: the keys held since the pane's last key-started call go on (no-op
         when a dialog the answer opened holds them now)."""
-        gate, holding = self._gate(), self._holding
+        gate, holding = gate_of(self), self._holding
         self._holding = None
         if gate is not None and holding is not None:
             gate.release(holding)

@@ -16,7 +16,7 @@ from textual.widgets.option_list import Option
 from ..footer import Footer
 from ..keyorder import OrderedOptionList, after_typed
 from ..keys import bindings
-from ..typeahead import KeyGate, answer, hold_for_answer
+from ..typeahead import answer_after_typed
 from ..visible import block_text, line_text
 from .once import DismissOnce
 
@@ -67,17 +67,7 @@ class PickerScreen(DismissOnce[str | None]):
         if not self.can_dismiss() or self._choosing:
             return
         self._choosing = True
-        gate = getattr(self.app, "gate", None)
-        token = hold_for_answer(self, gate) if isinstance(gate, KeyGate) else None
-
-        def chosen() -> None:
-            choice = value()
-            if isinstance(gate, KeyGate):
-                answer(self, choice, gate, token)
-            else:
-                self.dismiss(choice)
-
-        after_typed(self, chosen)
+        answer_after_typed(self, value)
 
     def action_move(self, direction: str) -> None:
         """j / k, queued behind the keys already sent to the list (a priority binding runs

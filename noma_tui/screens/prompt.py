@@ -12,9 +12,9 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Input, Static
 
 from ..footer import Footer
-from ..keyorder import OrderedInput, after_typed
+from ..keyorder import OrderedInput
 from ..keys import bindings
-from ..typeahead import KeyGate, answer, hold_for_answer
+from ..typeahead import answer_after_typed
 from ..visible import line_text, plain
 from .once import DismissOnce
 
@@ -58,19 +58,13 @@ class PromptScreen(DismissOnce[str | None]):
         if not self.can_dismiss() or self._going:
             return
         self._going = True
-        gate = getattr(self.app, "gate", None)
-        token = hold_for_answer(self, gate) if isinstance(gate, KeyGate) else None
         box = self.query_one("#answer", Input)
 
-        def go() -> None:
+        def typed() -> str | None:
             text = box.value.strip()
-            choice = self.real.get(text, text) or None
-            if isinstance(gate, KeyGate):
-                answer(self, choice, gate, token)
-            else:
-                self.dismiss(choice)
+            return self.real.get(text, text) or None
 
-        after_typed(self, go)
+        answer_after_typed(self, typed)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
