@@ -495,7 +495,7 @@ class Sandbox:
                     await asyncio.wait_for(io_task, KILL_GRACE_S)
             if state is not None:
                 state.abort_pending_blob()
-            await asyncio.to_thread(self._cleanup, cgroup, run_dir, uid)
+            await asyncio.to_thread(self._cleanup, cgroup, run_dir, uid, proc is not None)
         finally:
             if proc is not None:
                 self._live.pop(proc.pid, None)
@@ -506,14 +506,20 @@ class Sandbox:
                 self._warm.prepare(uid)
             self._slots.release(uid)
 
-    def _cleanup(self, cgroup: RunCgroup | None, run_dir: Path | None, uid: int) -> None:
+    def _cleanup(
+        self, cgroup: RunCgroup | None, run_dir: Path | None, uid: int, started: bool
+    ) -> None:
         """Leave nothing behind: processes of the slot uid, the cgroup, scratch files.
 
         With a pid namespace every process of the run is gone once the launcher exits, and
         the cgroup lists anything that is not; only without both is the /proc scan by uid
-        needed.
+        needed. A run refused before its launcher was taken (``started`` false) has no
+        process: the only one in its slot is the launcher waiting for the slot's next
+        run, which must live.
         """
-        if uid != os.getuid() and (cgroup is None or self.tier == "degraded"):
+        if not started:
+            cgroup = None
+        elif uid != os.getuid() and (cgroup is None or self.tier == "degraded"):
             for _ in range(20):
                 if procs.kill_all(procs.pids_of_uid(uid)) == 0:
                     break

@@ -10,6 +10,7 @@ whose skill fds do not match it.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import sys
@@ -20,6 +21,7 @@ import pytest
 from sandbox_testlib import BWRAP, IS_ROOT, config_for
 
 from sandbox import Job, Sandbox, SkillMount
+from sandbox.procs import is_alive
 from sandbox.runner import GUEST_DIR
 
 pytestmark = pytest.mark.skipif(not IS_ROOT, reason="needs root: sandbox tiers drop to slot uids")
@@ -154,6 +156,39 @@ async def test_a_directory_above_the_skill_swapped_for_a_symlink_is_refused(
     mount = SkillMount("acme.swap", real, "code/main.py")
     out = await sandbox.run(Job(mode="code", code=READ_SECRET, mounts=(mount,)), None)
     assert out.status == "completed" and out.output == "NOT-A-SKILL", out.error
+
+
+async def test_a_refused_run_leaves_its_slots_waiting_launcher_alive(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """A run refused before it started (here: a skill path through a symlink) has no
+    process of its own; its teardown must not kill what waits in its slot. It did: the
+    slot's cgroup was emptied, so the launcher waiting for the slot's next run died, and
+    that run ended with "exit status -9" whenever the event loop had not yet noticed the
+    death (a second load-proof run failed so)."""
+    await sandbox.idle()  # the start-up probe's teardown is done; both slots wait
+    waiting = await _waiting_launchers(sandbox)
+    assert len(waiting) == sandbox.config.slots and all(map(is_alive, waiting.values()))
+    real = _secret_dir(tmp_path / "a")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    refused = SkillMount("acme.swap", tmp_path / "b" / real.name, "code/main.py")
+    out = await sandbox.run(Job(mode="code", code=READ_SECRET, mounts=(refused,)), None)
+    assert out.error is not None and out.error.type == "UnsafeSkillPath", out.error
+    await sandbox.idle()
+    assert await _waiting_launchers(sandbox) == waiting, "a refused run replaced a launcher"
+    dead = [uid for uid, pid in waiting.items() if not is_alive(pid)]
+    assert dead == [], f"the waiting launcher of slot(s) {dead} was killed"
+    # Every slot runs its next job on the launcher that waited for it.
+    mount = SkillMount("acme.swap", real, "code/main.py")
+    job = Job(mode="code", code=READ_SECRET, mounts=(mount,))
+    outs = await asyncio.gather(*(sandbox.run(job, None) for _ in waiting))
+    assert [(o.status, o.output) for o in outs] == [("completed", "NOT-A-SKILL")] * len(waiting)
+
+
+async def _waiting_launchers(box: Sandbox) -> dict[int, int]:
+    """Slot uid -> pid of the launcher started ahead for it."""
+    assert box._warm is not None
+    return {uid: (await pending).proc.pid for uid, pending in box._warm._pending.items()}
 
 
 LEAVE_TRACES = (
