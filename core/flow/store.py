@@ -24,10 +24,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .bundle import parse_bundle
-from .models import FlowBundle
+if TYPE_CHECKING:
+    from .models import FlowBundle
 
 DB_NAME = "runs.sqlite3"
 SCHEMA_VERSION = 1
@@ -378,6 +378,8 @@ class Tx:
         row = self.execute(
             "SELECT bundle FROM flow_snapshots WHERE sha256 = ?", (sha256,)
         ).fetchone()
+        from .bundle import parse_bundle  # the models cost ~0.5 s to build: not for a bare open
+
         bundle = parse_bundle(json.loads(row["bundle"]))
         self.store.remember_snapshot(sha256, bundle)
         return bundle
