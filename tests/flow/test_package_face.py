@@ -5,7 +5,6 @@ in the first-open race test, started in ~0.1 s instead of ~0.5 s of CPU)."""
 
 from __future__ import annotations
 
-import ast
 import importlib
 import subprocess
 import sys
@@ -14,24 +13,18 @@ from pathlib import Path
 import pytest
 
 import core.flow as flow
+from tests.facade_testlib import type_checking_names
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def type_checking_names() -> set[str]:
-    tree = ast.parse((REPO / "core" / "flow" / "__init__.py").read_text(encoding="utf-8"))
-    [block] = [n for n in tree.body if isinstance(n, ast.If)]
-    return {
-        alias.asname or alias.name
-        for node in block.body
-        if isinstance(node, ast.ImportFrom)
-        for alias in node.names
-    }
-
-
 def test_the_exports_the_table_and_the_typed_imports_name_the_same_things() -> None:
     assert len(flow.__all__) == len(set(flow.__all__))
-    assert set(flow.__all__) == set(flow._HOMES) == type_checking_names()
+    assert (
+        set(flow.__all__)
+        == set(flow._HOMES)
+        == type_checking_names(REPO / "core" / "flow" / "__init__.py")
+    )
 
 
 def test_every_name_is_the_object_its_module_holds() -> None:

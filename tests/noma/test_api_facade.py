@@ -5,7 +5,6 @@ the very object its module holds, and importing it loads nothing behind it.
 
 from __future__ import annotations
 
-import ast
 import importlib
 import subprocess
 import sys
@@ -14,24 +13,18 @@ from pathlib import Path
 import pytest
 
 import core.noma.api as api
+from tests.facade_testlib import type_checking_names
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def type_checking_names() -> set[str]:
-    tree = ast.parse((REPO / "core" / "noma" / "api.py").read_text(encoding="utf-8"))
-    [block] = [n for n in tree.body if isinstance(n, ast.If)]
-    return {
-        alias.asname or alias.name
-        for node in block.body
-        if isinstance(node, ast.ImportFrom)
-        for alias in node.names
-    }
-
-
 def test_the_exports_the_table_and_the_typed_imports_name_the_same_things() -> None:
     assert len(api.__all__) == len(set(api.__all__))
-    assert set(api.__all__) == set(api._NAMES) == type_checking_names()
+    assert (
+        set(api.__all__)
+        == set(api._NAMES)
+        == type_checking_names(REPO / "core" / "noma" / "api.py")
+    )
     assert all(why.strip() for _, why in api._NAMES.values())  # each name says why
 
 
