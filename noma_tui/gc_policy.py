@@ -15,10 +15,10 @@ full collection, which unfreezes everything first. A full one walks every object
 in the app at 5,000 sections, growing with the document; a key typed meanwhile waits), so
 only the first idle collection and every `FULL_EVERY`-th after it is full; the others walk
 only what was made since the last freeze (the engine shares a version's unchanged nodes).
-On exit everything is unfrozen again. While it
-owns the frozen set it tells the engine so (`core.noma.nodes.own_freezing`): a parse then
-neither unfreezes it nor counts it (counting walks every frozen object: ~35 ms per parse,
-however small, with a 5,000-section document open).
+On exit everything is unfrozen again. While it owns the frozen set it tells the engine so
+(`core.noma.nodes.own_freezing`): a parse then neither unfreezes it nor counts it
+(counting walks every frozen object: ~35 ms per parse, however small, with a
+5,000-section document open).
 """
 
 from __future__ import annotations
