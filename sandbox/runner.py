@@ -517,14 +517,12 @@ class Sandbox:
         process: the only one in its slot is the launcher waiting for the slot's next
         run, which must live.
         """
-        if not started:
-            cgroup = None
-        elif uid != os.getuid() and (cgroup is None or self.tier == "degraded"):
+        if started and uid != os.getuid() and (cgroup is None or self.tier == "degraded"):
             for _ in range(20):
                 if procs.kill_all(procs.pids_of_uid(uid)) == 0:
                     break
                 time.sleep(0.005)
-        if cgroup is not None:
+        if started and cgroup is not None:
             for _ in range(20):
                 if cgroup.kill_all() == 0:
                     break
