@@ -541,7 +541,7 @@ class _Parser:
             if not line or line[0] != ">":
                 break
             text = line[1:]
-            if text[:1] == " ":
+            if text[:1] == " " or text[:1] == "\t":
                 text = text[1:]
             parts.append(text)
             j += 1

@@ -166,9 +166,7 @@ def _render_leaf(node: Node) -> str:
             return "\n".join([f"{k}. {item.content}" for k, item in enumerate(node.items, 1)])
         return "\n".join(["- " + item.content for item in node.items])
     if isinstance(node, Quote):
-        return "\n".join(
-            [f"> {line}" if line.strip() else ">" for line in node.content.split("\n")]
-        )
+        return "\n".join([f"> {line}" if line else ">" for line in node.content.split("\n")])
     if isinstance(node, Table):
         return _render_table(node)
     if isinstance(node, ThematicBreak):

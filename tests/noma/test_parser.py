@@ -335,6 +335,15 @@ def test_ordered_and_bullet_items_make_separate_lists() -> None:
     ]
 
 
+def test_a_quote_marker_takes_one_space_or_tab_after_it() -> None:
+    # Tab and space are the same blank everywhere else in the grammar (headings, list
+    # markers, fences); the reference's quote rule also takes either.
+    contents = [
+        parse(text).children[0].content for text in (">\tx\n", "> \tx\n", ">  x\n", ">\t\n")
+    ]
+    assert contents == ["x", "\tx", " x", ""]
+
+
 def test_table_needs_pipes_and_a_separator_with_three_dashes() -> None:
     assert parse("| a | b |\n| -- | -- |\n").children[0].type == "paragraph"
     assert parse("a | b\n--- | ---\n").children[0].type == "paragraph"

@@ -42,6 +42,12 @@ def test_lists_and_quotes_are_normalised() -> None:
     )
 
 
+def test_a_quote_line_of_blanks_keeps_its_blanks() -> None:
+    # Only an empty quote line is written as a bare ``>``; a line holding a tab or spaces
+    # is content, and dropping it changed the tree (found by the round-trip property).
+    assert rt("> \t\n>  \n>\n") == "> \t\n>  \n>\n"
+
+
 def test_table_is_padded_with_alignment_rows() -> None:
     text = "| Name | Score |\n|:-----|------:|\n| Alice | 92 |\n"
     assert rt(text) == "| Name  | Score |\n| :---- | ----: |\n| Alice | 92    |\n"
@@ -88,6 +94,7 @@ SAMPLES = [
     "| a | b |\n| :-: | --- |\n| `x|y` | 2 |\n\n1. one\n2. two\n",
     '# Dup\n# Dup\n# Dup {id="k"}\n',
     "text\n---\n> quote\n",
+    "> \t\n> a\n>   \n",
 ]
 
 
