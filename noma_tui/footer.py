@@ -5,7 +5,11 @@ Textual's footer recomposes (a new key widget per binding, each styled anew) on 
 and each mount. Starting the app sent ~15 of them, and the footer's rebuilds with their
 styling were ~0.5 s of the ~1.2 s the app took to show a document; every pane switch paid
 one more. Here the requests of one frame are folded into one, and the footer is recomposed
-only when the keys it would show (key, label, enabled, tooltip) differ from what it shows.
+only when the keys it would show (key, label, tooltip) differ from what it shows.
+
+A change of only which keys are enabled (the selection moved to a block another action
+applies to, a document finished loading) marks each key enabled or disabled in place instead:
+the same look as a rebuild, without unmounting and styling every key again.
 
 Each key widget is also born with the footer's ``compact`` value: Textual's start as
 compact and are switched back by their data binding once mounted, two style updates per
@@ -14,12 +18,17 @@ key (~2 ms each) for a class that ends where it began.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer as TextualFooter
 from textual.widgets._footer import FooterKey
+
+if TYPE_CHECKING:
+    from textual.binding import ActiveBinding
+
+    Active = dict[str, ActiveBinding]  # a screen's `active_bindings`
 
 __all__ = ["Footer"]
 
@@ -29,7 +38,7 @@ class Footer(TextualFooter):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._shown: tuple[object, ...] | None = None
+        self._shown: tuple[tuple[object, ...], tuple[bool, ...]] | None = None
         self._asked = False
 
     def compose(self) -> ComposeResult:
@@ -53,29 +62,63 @@ class Footer(TextualFooter):
         self._asked = False
         if not self.is_attached:
             return
-        shown = self._keys_shown()
-        if shown != self._shown:
-            self._shown = shown
-            await self.recompose()
+        active = self.screen.active_bindings  # each read asks every binding's check_action
+        shown = self._keys_shown(active)
+        if shown == self._shown:
+            return
+        before, self._shown = self._shown, shown
+        if before is not None and before[0] == shown[0] and self._enable_in_place(active):
+            return
+        await self.recompose()
 
-    def _keys_shown(self) -> tuple[object, ...]:
-        """Everything `Footer.compose` reads, in the order it reads it."""
-        keys: list[object] = [self.show_command_palette, self.app.ENABLE_COMMAND_PALETTE]
-        for _node, binding, enabled, tooltip in self.screen.active_bindings.values():
+    def _keys_shown(self, active: Active) -> tuple[tuple[object, ...], tuple[bool, ...]]:
+        """Everything `Footer.compose` reads, in the order it reads it: what decides which
+        key widgets there are, and apart from it which of them are enabled."""
+        layout: list[object] = [self.show_command_palette, self.app.ENABLE_COMMAND_PALETTE]
+        enabled: list[bool] = []
+        for _node, binding, on, tooltip in active.values():
             if binding.show:
                 group = binding.group
-                keys.append(
+                layout.append(
                     (
                         binding.key,
                         self.app.get_key_display(binding),
                         binding.description,
                         binding.action,
-                        enabled,
                         tooltip,
                         binding.tooltip,
                         None if group is None else (group.description, group.compact),
                     )
                 )
-        palette = self.screen.active_bindings.get(self.app.COMMAND_PALETTE_BINDING)
-        keys.append(None if palette is None else (palette[1].key, palette[2], palette[3]))
-        return tuple(keys)
+                enabled.append(on)
+        palette = active.get(self.app.COMMAND_PALETTE_BINDING)
+        layout.append(None if palette is None else (palette[1].key, palette[3]))
+        enabled.append(palette is not None and palette[2])
+        return tuple(layout), tuple(enabled)
+
+    def _enable_in_place(self, active: Active) -> bool:
+        """Mark each key widget enabled or disabled as `Footer.compose` would make it (the first
+        shown binding of its action decides); False, changing nothing, if a widget's
+        action has no binding (then the footer is rebuilt)."""
+        first: dict[str, bool] = {}
+        for _node, binding, on, _tooltip in active.values():
+            if binding.show:
+                first.setdefault(binding.action, on)
+        palette = active.get(self.app.COMMAND_PALETTE_BINDING)
+        keys = list(self.query(FooterKey))
+        wanted: list[bool] = []
+        for key in keys:
+            if key.has_class("-command-palette"):
+                if palette is None:
+                    return False
+                wanted.append(palette[2])
+            elif key.action in first:
+                wanted.append(first[key.action])
+            else:
+                return False
+        for key, on in zip(keys, wanted, strict=True):
+            # What `FooterKey.__init__` does with its ``disabled`` argument: a dimmed look
+            # and a click that only rings the bell (not the widget's own ``disabled``).
+            key._disabled = not on
+            key.set_class(not on, "-disabled")
+        return True

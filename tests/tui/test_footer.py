@@ -12,6 +12,11 @@ from tui_helpers import make_app, ready, until
 from noma_tui.footer import Footer
 
 
+def dimmed(key: FooterKey) -> bool:
+    """Shown disabled, as `FooterKey` marks it (its own flag, not the widget's)."""
+    return key.has_class("-disabled")
+
+
 def labels(footer: Footer) -> list[str]:
     return [key.description for key in footer.query(FooterKey)]
 
@@ -49,3 +54,55 @@ async def test_the_footer_follows_focus_and_skips_rebuilds_that_show_the_same_ke
         # the palette key keeps Textual's compact look; the others follow the footer
         compact = {key.description: key.has_class("-compact") for key in footer.query(FooterKey)}
         assert compact.pop("palette") is True and not any(compact.values())
+
+
+async def test_a_change_of_only_which_keys_are_enabled_sets_them_in_place(
+    demo: Path, monkeypatch: Any
+) -> None:
+    """The same key widgets, now dimmed (a rebuild would unmount and style every key),
+    marked exactly as a rebuild would mark them."""
+    from noma_tui.screens.main import MainScreen
+
+    rebuilds: list[Footer] = []
+    recompose = Footer.recompose
+
+    async def counted(self: Footer) -> None:
+        rebuilds.append(self)
+        await recompose(self)
+
+    def marks(footer: Footer) -> list[tuple[str, str, bool, bool]]:
+        return [(k.key, k.action, dimmed(k), k._disabled) for k in footer.query(FooterKey)]
+
+    def dimmed_actions(footer: Footer) -> set[str]:
+        return {k.action for k in footer.query(FooterKey) if dimmed(k)}
+
+    monkeypatch.setattr(Footer, "recompose", counted)
+    async with make_app(demo).run_test(size=(120, 34)) as pilot:
+        app = await ready(pilot)
+        footer = app.main.query_one(Footer)
+        await pilot.pause()
+        widgets = list(footer.query(FooterKey))
+        assert dimmed_actions(footer) == set()
+        started = len(rebuilds)
+
+        real = MainScreen.check_action
+        off = ("delete_block", "add_comment")
+
+        def check(self: MainScreen, action: str, parameters: tuple[object, ...]) -> Any:
+            return None if action in off else real(self, action, parameters)
+
+        monkeypatch.setattr(MainScreen, "check_action", check)
+        app.main.refresh_bindings()
+        await until(pilot, lambda: dimmed_actions(footer) == set(off), "two keys dimmed")
+        assert list(footer.query(FooterKey)) == widgets and len(rebuilds) == started
+        in_place = marks(footer)
+
+        footer._shown = None  # what a rebuild shows for the same bindings, asked for as
+        footer.call_later(footer.bindings_changed, app.main)  # the screen's signal does
+        await until(pilot, lambda: len(rebuilds) == started + 1, "a rebuild")
+        await pilot.pause()
+        assert marks(footer) == in_place
+
+        monkeypatch.setattr(MainScreen, "check_action", real)
+        app.main.refresh_bindings()
+        await until(pilot, lambda: dimmed_actions(footer) == set(), "every key enabled")
