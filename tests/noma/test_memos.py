@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,9 @@ OWNERS = (
 )
 
 
+@cache
 def _sources() -> dict[str, ast.Module]:
+    """Every core module's syntax tree (read once: the tests only look)."""
     out = {}
     for path in sorted((ROOT / "core").rglob("*.py")):
         rel = path.relative_to(ROOT).with_suffix("")
@@ -56,13 +59,15 @@ def test_every_memo_is_named_by_its_owner_module_only() -> None:
             assert name.startswith("_"), f"{module}.{name}: a memo key stays private"
             made[name] = module
     assert len(made) == len(MEMOS), (sorted(made), sorted(MEMOS))
+    used: dict[str, set[str]] = {}  # every module's names and attribute names, walked once
+    for module, tree in sources.items():
+        nodes = list(ast.walk(tree))
+        used[module] = {n.id for n in nodes if isinstance(n, ast.Name)}
+        used[module] |= {n.attr for n in nodes if isinstance(n, ast.Attribute)}
     for name, owner in made.items():
-        for module, tree in sources.items():
-            if module == owner:
-                continue
-            used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-            used |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-            assert name not in used, f"{module} reads {owner}'s memo {name}"
+        for module in sources:
+            if module != owner:
+                assert name not in used[module], f"{module} reads {owner}'s memo {name}"
 
 
 def test_only_the_memo_module_touches_the_documents_table() -> None:
