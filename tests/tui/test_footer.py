@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.widgets._footer import FooterKey
 from tui_helpers import make_app, ready, until
 
@@ -21,17 +22,23 @@ def labels(footer: Footer) -> list[str]:
     return [key.description for key in footer.query(FooterKey)]
 
 
-async def test_the_footer_follows_focus_and_skips_rebuilds_that_show_the_same_keys(
-    demo: Path, monkeypatch: Any
-) -> None:
-    rebuilds: list[Footer] = []
+@pytest.fixture
+def rebuilds(monkeypatch: pytest.MonkeyPatch) -> list[Footer]:
+    """Every footer rebuild (`Footer.recompose`) from here on, in order."""
+    seen: list[Footer] = []
     recompose = Footer.recompose
 
     async def counted(self: Footer) -> None:
-        rebuilds.append(self)
+        seen.append(self)
         await recompose(self)
 
     monkeypatch.setattr(Footer, "recompose", counted)
+    return seen
+
+
+async def test_the_footer_follows_focus_and_skips_rebuilds_that_show_the_same_keys(
+    demo: Path, rebuilds: list[Footer]
+) -> None:
     async with make_app(demo).run_test(size=(120, 34)) as pilot:
         app = await ready(pilot)
         footer = app.main.query_one(Footer)
@@ -57,18 +64,11 @@ async def test_the_footer_follows_focus_and_skips_rebuilds_that_show_the_same_ke
 
 
 async def test_a_change_of_only_which_keys_are_enabled_sets_them_in_place(
-    demo: Path, monkeypatch: Any
+    demo: Path, rebuilds: list[Footer], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The same key widgets, now dimmed (a rebuild would unmount and style every key),
     marked exactly as a rebuild would mark them."""
     from noma_tui.screens.main import MainScreen
-
-    rebuilds: list[Footer] = []
-    recompose = Footer.recompose
-
-    async def counted(self: Footer) -> None:
-        rebuilds.append(self)
-        await recompose(self)
 
     def marks(footer: Footer) -> list[tuple[str, str, bool, bool]]:
         return [(k.key, k.action, dimmed(k), k._disabled) for k in footer.query(FooterKey)]
@@ -76,7 +76,6 @@ async def test_a_change_of_only_which_keys_are_enabled_sets_them_in_place(
     def dimmed_actions(footer: Footer) -> set[str]:
         return {k.action for k in footer.query(FooterKey) if dimmed(k)}
 
-    monkeypatch.setattr(Footer, "recompose", counted)
     async with make_app(demo).run_test(size=(120, 34)) as pilot:
         app = await ready(pilot)
         footer = app.main.query_one(Footer)
