@@ -1,17 +1,20 @@
 """Content bombs: small documents that cost the reader far more than their size.
 
 Each bomb is read by every surface that reads it (parse, validate, the three exports, the
-JSON render, a dataset patch op, the capability sidecar) in a child process with a
-generous timeout, so a regression fails here instead of hanging the suite. The product
-must bound each one itself: a coded finding or refusal, a bounded output, no traceback.
+JSON render, a dataset patch op, the capability sidecar) in a child process (one per test
+worker, bomb after bomb) with a generous timeout, so a regression fails here instead of
+hanging the suite. The product must bound each one itself: a coded finding or refusal, a
+bounded output, no traceback.
 No wall-clock asserts: the timeout only turns a hang into a failure.
 """
 
 from __future__ import annotations
 
 import json
+import select
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +101,7 @@ DATASET_BOMBS = {name for name in BOMBS if name.startswith("dataset-")}
 FRONTMATTER_BOMBS = {name for name in BOMBS if name.startswith("frontmatter-")}
 
 _CHILD = r"""
-import json, sys
+import json, sys, traceback
 from pathlib import Path
 from core.noma import parse
 from core.noma.export import export
@@ -107,28 +110,92 @@ from core.noma.validate import validate
 from core.noma.patch import PatchError, apply_ops_to_text
 from core.noma.patch.capabilities import load_descriptor
 
-path = Path(sys.argv[1])
-text = path.read_text(encoding="utf-8")
-out = {}
-doc = parse(text)
-out["notes"] = [[n.code, n.message] for n in doc.notes]
-out["diagnostics"] = [[d.code, d.message] for d in validate(doc, base_dir=path.parent)]
-for fmt in ("markdown", "html", "llm"):
-    out[fmt] = len(export(doc, fmt))
-out["json"] = len(render_json(doc))
-out["noma"] = len(render_noma(doc))
-try:
-    apply_ops_to_text(text, [{"op": "update_dataset_cell", "id": "d", "row": 0, "column": 0,
-                              "value": "9" * 5000}])
-    out["patch"] = "applied"
-except PatchError as exc:
-    out["patch"] = [exc.code, str(exc)]
-out["sidecar"] = load_descriptor(path).problems
-print(json.dumps(out))
+def read(path):
+    text = path.read_text(encoding="utf-8")
+    out = {}
+    doc = parse(text)
+    out["notes"] = [[n.code, n.message] for n in doc.notes]
+    out["diagnostics"] = [[d.code, d.message] for d in validate(doc, base_dir=path.parent)]
+    for fmt in ("markdown", "html", "llm"):
+        out[fmt] = len(export(doc, fmt))
+    out["json"] = len(render_json(doc))
+    out["noma"] = len(render_noma(doc))
+    try:
+        apply_ops_to_text(text, [{"op": "update_dataset_cell", "id": "d", "row": 0,
+                                  "column": 0, "value": "9" * 5000}])
+        out["patch"] = "applied"
+    except PatchError as exc:
+        out["patch"] = [exc.code, str(exc)]
+    out["sidecar"] = load_descriptor(path).problems
+    return out
+
+for line in sys.stdin:
+    try:
+        answer = {"out": read(Path(line.rstrip("\n")))}
+    except BaseException:
+        answer = {"traceback": traceback.format_exc()}
+    print(json.dumps(answer), flush=True)
 """
 
 
-def _run(tmp_path: Path, name: str) -> dict[str, Any]:
+class _Reader:
+    """One child process per test worker reads bomb after bomb (a path per line in, one
+    JSON line out): the worker stays safe from a hang or a crash, and the ~0.4 s of
+    imports is paid once, not per bomb. A bomb that times out or kills the child fails
+    its own test; the next bomb gets a fresh child."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.stderr_path = tmp / "reader.stderr"
+        self.proc: subprocess.Popen[str] | None = None
+
+    def read(self, path: Path) -> dict[str, Any]:
+        if self.proc is None or self.proc.poll() is not None:
+            with self.stderr_path.open("w") as stderr:
+                self.proc = subprocess.Popen(
+                    [sys.executable, "-c", _CHILD],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=stderr,
+                    text=True,
+                    cwd=REPO,
+                )
+        proc = self.proc
+        assert proc.stdin is not None and proc.stdout is not None
+        before = self.stderr_path.stat().st_size
+        proc.stdin.write(f"{path}\n")
+        proc.stdin.flush()
+        ready, _, _ = select.select([proc.stdout], [], [], TIMEOUT)
+        line = proc.stdout.readline() if ready else ""
+        if not line:
+            self.close()
+            raise AssertionError(f"no answer for {path.name}: {self._stderr(0)}")
+        answer: dict[str, Any] = json.loads(line)
+        errors = self._stderr(before)
+        assert "traceback" not in answer, answer.get("traceback")
+        assert "Traceback" not in errors, errors
+        out: dict[str, Any] = answer["out"]
+        return out
+
+    def _stderr(self, offset: int) -> str:
+        with self.stderr_path.open("rb") as stderr:
+            stderr.seek(offset)
+            return stderr.read().decode("utf-8", "replace")[-3000:]
+
+    def close(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+
+@pytest.fixture(scope="module")
+def reader(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Reader]:
+    reading = _Reader(tmp_path_factory.mktemp("reader"))
+    yield reading
+    reading.close()
+
+
+def _run(reader: _Reader, tmp_path: Path, name: str) -> dict[str, Any]:
     path = tmp_path / f"{name}.noma"
     path.write_text(BOMBS[name], encoding="utf-8")
     # The same bytes as the document's capability sidecar: a workspace file read as YAML.
@@ -138,21 +205,12 @@ def _run(tmp_path: Path, name: str) -> dict[str, Any]:
     elif name in DATASET_BOMBS:
         sidecar = sidecar.split("\n", 3)[3].rsplit("\n::", 1)[0]
     (tmp_path / f"{name}.noma.capabilities.yml").write_text(sidecar, encoding="utf-8")
-    result = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(path)],
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        cwd=REPO,
-    )
-    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-3000:]
-    data: dict[str, Any] = json.loads(result.stdout)
-    return data
+    return reader.read(path)
 
 
 @pytest.mark.parametrize("name", sorted(BOMBS))
-def test_every_surface_bounds_the_bomb(tmp_path: Path, name: str) -> None:
-    out = _run(tmp_path, name)
+def test_every_surface_bounds_the_bomb(reader: _Reader, tmp_path: Path, name: str) -> None:
+    out = _run(reader, tmp_path, name)
     size = len(BOMBS[name])
     for fmt in ("markdown", "html", "llm", "noma"):
         # No expansion: every output is within a small factor of the input.
