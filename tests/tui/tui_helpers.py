@@ -1,5 +1,6 @@
-"""Helpers for the app tests: an app with the watcher and cursor blink off and the theme
-pinned, and waits that poll app state (never a fixed sleep, never a wall-clock assert).
+"""Helpers for the app tests: an app with the watcher, cursor blink and idle collection off
+and the theme pinned, and waits that poll app state (never a fixed sleep, never a wall-clock
+assert).
 
 A module of its own (not ``conftest``) so test files can import it by a unique name."""
 
@@ -43,7 +44,12 @@ def make_app(
     config = WorkbenchConfig.from_workspace(workspace, theme=theme, watch=watch, cursor_blink=False)
     if keymap is not None:
         config.keymap = keymap
-    return WorkbenchApp(workspace, document=document, config=config, single_file=single_file)
+    app = WorkbenchApp(workspace, document=document, config=config, single_file=single_file)
+    # No idle collection: in a test worker its first, full pass walks the worker's whole heap
+    # (every test module and earlier app, ~1M objects: ~0.5 s), not an app's. The collector
+    # is tested on its own (`test_gc_policy`), with a delay of its own.
+    app.collector.delay = None
+    return app
 
 
 async def until(pilot: Pilot[Any], condition: Callable[[], bool], what: str, limit: float = 30):
