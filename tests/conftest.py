@@ -24,9 +24,9 @@ WHERE = (
 # Automatic full collections come 100x less often in a test process (every ~7M allocations
 # instead of ~70k). A worker's heap is far larger than the app's or a command's (every test
 # module, hypothesis's data, the apps of earlier tests: ~1M objects), so each full collection
-# walked all of it, ~0.4 s, and they were 17% of the app tests' CPU. The product's own
-# collections (the app's idle collector, `noma_tui.gc_policy`) and the tests' explicit
-# ``gc.collect()`` run as before; only when Python collects on its own changes.
+# walked all of it, ~0.4 s, and they were 17% of the app tests' CPU. The tests' explicit
+# ``gc.collect()`` run as before; only when Python collects on its own changes. (The app's
+# idle collector is off in the app tests for the same reason: `tui_helpers.make_app`.)
 FULL_COLLECTION_THRESHOLD = 1000
 
 
@@ -41,6 +41,21 @@ def pytest_configure(config: pytest.Config) -> None:
     errors.RAISE_UNEXPECTED = True
     young, middle, _old = gc.get_threshold()
     gc.set_threshold(young, middle, FULL_COLLECTION_THRESHOLD)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked ``long(seconds)`` go first, the longest first; the rest keep their order.
+    The suite runs on every core (`./dev test`), and a long test that a worker draws near
+    the end runs alone while the other workers sit idle: the 50-applies test, drawn last,
+    kept the suite waiting ~15 s. Drawn first, the other workers' short tests fill in
+    around it. The seconds are its rough wall time in a whole run on the 2-core machine;
+    they only order the queue."""
+
+    def seconds(item: pytest.Item) -> float:
+        mark = item.get_closest_marker("long")
+        return float(mark.args[0]) if mark is not None else 0.0
+
+    items.sort(key=lambda item: -seconds(item))
 
 
 def shared_dir(kind: str) -> Path:

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -212,6 +213,7 @@ def run_surfaces(ws: Path, doc: Path) -> None:
         open_flow_backend(Workspace.open(ws)).close()
 
 
+@pytest.mark.long(10)
 @settings(
     max_examples=40,
     deadline=None,

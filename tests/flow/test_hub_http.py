@@ -230,6 +230,7 @@ WRITES = 100
 RUNS = 50
 
 
+@pytest.mark.long(10)
 def test_stress_tier_over_http_loses_no_update(tmp_path: Path) -> None:
     root = make_workspace(tmp_path / "ws")
     hub = Hub.open(root, lanes=lanes(FakeLane()))

@@ -255,6 +255,7 @@ def test_snapshot_manual_run_with_a_refusal(snap_compare, tmp_path, clock, pinne
     assert snap_compare(snapshot_app(tmp_path), terminal_size=SIZE, run_before=drive_manual_run)
 
 
+@pytest.mark.long(13)
 def test_snapshot_finished_manual_run(snap_compare, tmp_path, clock, pinned_ids):
     async def run_before(pilot: Pilot[None]) -> None:
         await drive_manual_run(pilot)
@@ -288,6 +289,7 @@ async def test_pane_lists_problems_in_flows_folder(tmp_path, clock, pinned_ids):
         assert app.pane.last_status.startswith("flows/ problem: notes.yaml: (file): not a bundle")
 
 
+@pytest.mark.long(10)
 async def test_the_demo_workspace_runs_end_to_end_in_the_pane(tmp_path, clock, fake_lane):
     """Both shipped demo flows, by keyboard: the manual one with a skip reason and a human
     approval, the automatable one with its sheet_url given at start."""
@@ -319,6 +321,7 @@ async def test_the_demo_workspace_runs_end_to_end_in_the_pane(tmp_path, clock, f
     }
 
 
+@pytest.mark.long(15)
 async def test_pane_reviews_the_outcome_and_revokes_a_consent(tmp_path, clock, pinned_ids):
     root, doc = workspace_with_document(tmp_path)
     app = PaneApp(root, doc)

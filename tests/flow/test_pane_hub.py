@@ -64,6 +64,7 @@ def hub_runs(root: Path) -> list[dict[str, Any]]:
         ctx.close()
 
 
+@pytest.mark.long(29)
 async def test_the_pane_on_a_hub_matches_the_local_pane(
     tmp_path: Path, clock, pinned_ids, monkeypatch: pytest.MonkeyPatch
 ) -> None:

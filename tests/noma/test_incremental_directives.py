@@ -512,6 +512,7 @@ PLAIN = (
 )
 
 
+@pytest.mark.long(11)
 def test_every_directive_kind_added_equals_a_full_validation(counted: Taken) -> None:
     """Each kind any profile knows (and a few no profile does), added with an id to a
     document holding one of every kind the whole-document rules read, under each profile

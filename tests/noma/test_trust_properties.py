@@ -372,6 +372,7 @@ def _patch(data: bytes, ops: list[dict[str, Any]]) -> tuple[Any, bytes, Path, Pa
     return outcome, path.read_bytes(), path, folder
 
 
+@pytest.mark.long(15)
 @pytest.mark.parametrize("which", SEEDS)
 def test_random_op_lists_apply_cleanly_or_change_nothing(which: int) -> None:
     validator = record_validator()

@@ -154,6 +154,7 @@ def test_a_live_writer_is_never_swept(tmp_path: Path) -> None:
     assert pending(root) == []
 
 
+@pytest.mark.long(11)
 async def test_killed_runs_leave_only_owned_blobs_and_the_ledger_equals_the_disk(
     tmp_path: Path,
 ) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 
 import httpx
+import pytest
 from skills_testlib import Server
 
 CALLS = 200
@@ -32,6 +33,7 @@ async def _fire(server: Server) -> list[dict]:
         return await asyncio.gather(*(one(i) for i in range(CALLS)))
 
 
+@pytest.mark.long(10)
 def test_200_concurrent_execute_skill_calls(server: Server) -> None:
     server.assert_serving()
     rss_before = server.rss_kib()

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from textual.pilot import Pilot
@@ -150,6 +151,7 @@ DIALOGS = [  # (block, key): attribute form, heading form, body editor (a TextAr
 ]
 
 
+@pytest.mark.long(21)
 @settings(
     max_examples=12,
     deadline=None,

@@ -7,9 +7,11 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
+import pytest
 from tui_helpers import make_app, ready, until
 
 
+@pytest.mark.long(12)
 async def test_idle_collection_freezes_survivors_and_exit_unfreezes(demo: Path) -> None:
     app = make_app(demo)
     app.collector.delay = 0.05

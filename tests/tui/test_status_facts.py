@@ -18,6 +18,7 @@ from noma_tui.screens.source_editor import SourceEditorScreen
 APPLIES = 50
 
 
+@pytest.mark.long(55)
 async def test_fifty_applies_at_5k_never_flag_drift(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

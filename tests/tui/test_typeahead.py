@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from notify_record import record_notes
@@ -139,6 +140,7 @@ OPENERS = [  # (block, key) for every dialog a key opens on the main screen
 ]
 
 
+@pytest.mark.long(19)
 @settings(
     max_examples=10,
     deadline=None,
