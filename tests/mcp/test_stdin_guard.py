@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from queue import Empty, Queue
 from typing import Any
@@ -104,21 +105,53 @@ HOSTILE = [
 ]
 
 
+class Served:
+    """One initialized server per test worker for the malformed-line tests (a server start
+    is ~1.4 s of CPU, mostly the SDK's imports). Each test sends its line and then a ping,
+    so the server also shows it still serves after every bad line sent before; a test that
+    fails closes it, and the next one starts a fresh server."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.server: Server | None = None
+
+    def get(self) -> Server:
+        if self.server is None or self.server.proc.poll() is not None:
+            server = Server(self.root)
+            server.send(json.dumps(INIT).encode())
+            assert server.reply()["id"] == 0
+            server.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+            self.server = server
+        return self.server
+
+    def drop(self) -> None:
+        server, self.server = self.server, None
+        if server is not None:
+            server.proc.kill()
+            server.proc.wait(30)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    root = tmp_path_factory.mktemp("served")
+    (root / "a.noma").write_text("# A\n", encoding="utf-8")
+    serving = Served(root)
+    yield serving
+    serving.drop()
+
+
 @pytest.mark.parametrize(("line", "ident", "code"), HOSTILE)
-def test_a_malformed_request_gets_its_coded_error(tmp_path: Path, line, ident, code) -> None:
-    (tmp_path / "a.noma").write_text("# A\n", encoding="utf-8")
-    server = Server(tmp_path)
+def test_a_malformed_request_gets_its_coded_error(served: Served, line, ident, code) -> None:
+    server = served.get()
     try:
-        server.send(json.dumps(INIT).encode())
-        assert server.reply()["id"] == 0
-        server.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
         server.send(line)
         answer = server.reply()
         assert answer["id"] == ident and answer["error"]["code"] == code, answer
         server.send(b'{"jsonrpc":"2.0","id":8,"method":"ping"}')  # and it still serves
         assert server.reply() == {"jsonrpc": "2.0", "id": 8, "result": {}}
-    finally:
-        server.close()
+    except BaseException:
+        served.drop()
+        raise
 
 
 def test_a_malformed_notification_is_reported_on_stderr(tmp_path: Path) -> None:
