@@ -57,3 +57,17 @@ def test_a_frozen_cycle_is_collected_at_the_next_full_idle_collection() -> None:
         assert probe() is None
     finally:
         gc.unfreeze()
+
+
+def test_without_a_delay_nothing_is_scheduled() -> None:
+    """``delay=None`` (what the app tests set): a new version never schedules a collection."""
+    from noma_tui.gc_policy import IdleCollector
+
+    class NoTimers:
+        def set_timer(self, *_args: object, **_kwargs: object) -> None:
+            raise AssertionError("a collection was scheduled")
+
+    collector = IdleCollector(NoTimers(), delay=None)  # type: ignore[arg-type]
+    collector.touched()
+    collector.touched()
+    assert collector.timer is None and collector.collections == 0
