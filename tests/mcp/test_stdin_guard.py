@@ -117,11 +117,14 @@ class Served:
 
     def get(self) -> Server:
         if self.server is None or self.server.proc.poll() is not None:
-            server = Server(self.root)
-            server.send(json.dumps(INIT).encode())
-            assert server.reply()["id"] == 0
-            server.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
-            self.server = server
+            self.server = server = Server(self.root)
+            try:
+                server.send(json.dumps(INIT).encode())
+                assert server.reply()["id"] == 0
+                server.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+            except BaseException:
+                self.drop()  # a server that never answered is not left running
+                raise
         return self.server
 
     def drop(self) -> None:
