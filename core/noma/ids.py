@@ -32,8 +32,10 @@ def assign_ids(
     directives: list[Directive],
     *,
     chapter: str | None = None,
+    blocks: list[Node] | None = None,
 ) -> None:
-    """Give ids and aliases to the parser's sections and directives (both in doc order)."""
+    """Give ids and aliases to the parser's sections and directives (both in doc order).
+    ``blocks``, when the caller has it, is the two in line order (the parser's)."""
     alias_counts = Counter(assign_directive_ids(directives))
     for section in sections:
         section.slug = slugify(section.title)
@@ -50,7 +52,7 @@ def assign_ids(
     # Only sections and directives carry ids; in document order they are the pre-order walk
     # order (no two start on the same line), so the index never needs a full tree walk.
     # Both lists are sorted already, so the sort is one C-level merge of two runs.
-    doc._id_nodes = sorted([*sections, *directives], key=_LINE)
+    doc._id_nodes = blocks if blocks is not None else sorted([*sections, *directives], key=_LINE)
 
 
 def assign_directive_ids(directives: list[Directive]) -> list[str]:

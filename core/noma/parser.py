@@ -80,7 +80,7 @@ def parse_source(source: Source, *, chapter: str | None = None) -> Document:
     with gc_paused(promote=True):
         parser = _Parser(split_lines(source.body))
         doc = parser.run()
-        assign_ids(doc, parser.sections, parser.directives, chapter=chapter)
+        assign_ids(doc, parser.sections, parser.directives, chapter=chapter, blocks=parser.blocks)
     doc.bom = source.bom
     doc.chapter = chapter
     if source.invalid_utf8_at is not None:
@@ -178,6 +178,9 @@ class _Parser:
         self.body_start: list[int] = []  # 0-based index of each open directive's opener
         self.sections: list[Section] = []  # every heading section, in document order
         self.directives: list[Directive] = []  # every directive, in document order
+        # Both together, in line order (each block is made on its first line): the id
+        # pass's block list, which would otherwise be a sort of the two.
+        self.blocks: list[Node] = []
         # Pre-order nodes and their parents, for Document.walk(). Two flat lists rather than
         # a tuple per node: 100k fewer objects for the cyclic GC to scan.
         self.flat_nodes: list[Node] = []
@@ -255,8 +258,9 @@ class _Parser:
         if c not in _SPECIAL_START:
             return None
         if c == ":":
-            if CLOSER.match(line):
-                count = len(line.rstrip())
+            bare = line.rstrip(" \t")
+            if len(bare) >= 2 and not bare.strip(":"):  # `CLOSER`, without the regex
+                count = len(bare)
                 return (_CLOSE, count) if count in self.directive_colons else None
             m = OPENER.match(line)
             if m is not None:
@@ -425,6 +429,7 @@ class _Parser:
             )
             self._append(leaf)
             self.sections.append(leaf)
+            self.blocks.append(leaf)
             return line
         while len(stack) > 1:
             top = stack[-1]
@@ -440,6 +445,7 @@ class _Parser:
         self.flat_parents.append(parent)
         stack.append(section)
         self.sections.append(section)
+        self.blocks.append(section)
         return line
 
     def _open_directive(self, i: int, m: re.Match[str]) -> int:
@@ -461,6 +467,7 @@ class _Parser:
         self.flat_parents.append(parent)
         stack.append(node)
         self.directives.append(node)
+        self.blocks.append(node)
         self.directive_colons.append(count)
         self.body_start.append(i)
         return i + 1

@@ -206,3 +206,67 @@ def test_versions_read_late_equal_a_full_parse(which: int) -> None:
             assert snapshot(version) == snapshot(fresh)
 
     run("lazy", prop, which)
+
+
+HOOK_LIFE = """
+from bench.generate import generate
+from core.noma import nodes as N
+from core.noma.incremental import reparse
+from core.noma.parser import parse
+from core.noma.validate import validate
+
+KINDS = (N.Section, N.Directive, N.ListNode)
+text = generate(40)
+old = parse(text)
+validate(old)
+before = [kind for kind in KINDS if "__getattr__" in vars(kind)]
+lines = text.split("\\n")
+k = next(i for i, line in enumerate(lines) if line.startswith("The effect may not hold"))
+lines[k : k + 1] = ["First line.", "Second line."]
+new = reparse(old, text, "\\n".join(lines))
+after = [kind.__name__ for kind in KINDS if "__getattr__" in vars(kind)]
+
+
+def unread(nodes):
+    out = []
+    for n in nodes:
+        if N.unread(n):
+            out.append(n)
+        elif type(n) in (N.Section, N.Directive):
+            out.extend(unread(n.children))
+    return out
+
+
+moved = unread(new.children)
+fresh = {n.line: n for n, _ in parse("\\n".join(lines)).walk()}
+same = [repr(n.children_nodes) == repr(fresh[n.line].children_nodes) for n in moved]
+print(before, after, len(moved) > 0, all(same))
+"""
+
+
+def test_the_unset_children_hook_comes_with_the_first_moved_copy() -> None:
+    """A process that never splices keeps the classes without ``__getattr__`` (so CPython
+    specialises their attribute reads); the first moved copy installs it, and the copy's
+    children are then made on first read, equal to a fresh parse's. In a fresh process:
+    this one has spliced long before."""
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    done = subprocess.run(
+        [sys.executable, "-c", HOOK_LIFE],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert done.stdout.split() == [
+        "[]",
+        "['Section',",
+        "'Directive',",
+        "'ListNode']",
+        "True",
+        "True",
+    ]
