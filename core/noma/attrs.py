@@ -8,28 +8,28 @@ from __future__ import annotations
 
 import re
 from sys import intern
-from typing import cast
+from typing import Final, cast
 
 AttrValue = str | int | float | bool
 Attrs = dict[str, AttrValue]
 
 # One attribute: a key, then optionally =value in one of three forms.
-_ATTR = re.compile(r"""([^\s={}"']+)(?:(=)(?:"([^"]*)"?|'([^']*)'?|([^\s"']+)))?""")
+_ATTR: Final = re.compile(r"""([^\s={}"']+)(?:(=)(?:"([^"]*)"?|'([^']*)'?|([^\s"']+)))?""")
 # What `coerce` reads as a number (it tests the same with string methods; a test holds
 # the two equal).
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?\Z")
-_NUMERIC_START = frozenset("-0123456789")
+_NUMBER: Final = re.compile(r"-?\d+(?:\.\d+)?\Z")
+_NUMERIC_START: Final = frozenset("-0123456789")
 # The text of a brace group: quoted strings may hold braces, bare text may not.
 GROUP_BODY = r"""[^{}"']*+(?:(?:"[^"]*+"|'[^']*+')[^{}"']*+)*+"""
-_TRAILING_GROUP = re.compile(r"\{(" + GROUP_BODY + r")\}[ \t\r]*\Z")
+_TRAILING_GROUP: Final = re.compile(r"\{(" + GROUP_BODY + r")\}[ \t\r]*\Z")
 
 # Keys whose values are always kept as written.
-RAW_KEYS = frozenset({"id"})
+RAW_KEYS: Final = frozenset({"id"})
 
 
 # A longer digit string stays text: ``int()`` refuses it (``sys.int_max_str_digits``), and
 # no attribute needs one (the same bound as `core.noma.bounded.MAX_NUMBER_CHARS`).
-MAX_NUMBER_CHARS = 4300
+MAX_NUMBER_CHARS: Final = 4300
 
 
 def coerce(value: str) -> AttrValue:
@@ -100,10 +100,10 @@ def _stray_key(key: str) -> str:
 # A well-formed group: tokens separated by whitespace, every quote closed, every value
 # followed by whitespace or the end. One C-level match on the common path.
 _STRICT_TOKEN = r"""[^\s={}"']++(?:=(?:"[^"]*+"|'[^']*+'|[^\s"'=]++))?+"""
-_STRICT_GROUP = re.compile(
+_STRICT_GROUP: Final = re.compile(
     r"\s*+(?:" + _STRICT_TOKEN + r"(?:\s++" + _STRICT_TOKEN + r")*+)?+\s*+\Z"
 )
-_STRICT_AT = re.compile(_STRICT_TOKEN + r"(?=\s|\Z)")
+_STRICT_AT: Final = re.compile(_STRICT_TOKEN + r"(?=\s|\Z)")
 
 
 def attr_problem(group: str) -> str | None:

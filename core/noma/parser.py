@@ -15,7 +15,7 @@ import os
 import re
 from sys import intern
 from types import ModuleType
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from .attrs import GROUP_BODY, Attrs, read_attrs, split_trailing_group
 from .backtick_runs import paired_runs
@@ -39,31 +39,41 @@ from .nodes import (
 )
 from .source import Source, decode, from_text, split_lines
 
-FENCE = re.compile(r"```([A-Za-z0-9_]*)[ \t]*\Z")
-CLOSER = re.compile(r"(:{2,})[ \t]*\Z")
+FENCE: Final = re.compile(r"```([A-Za-z0-9_]*)[ \t]*\Z")
+CLOSER: Final = re.compile(r"(:{2,})[ \t]*\Z")
 # A name may be namespaced (``::acme::widget{…}``): segments joined by ``::``.
-OPENER = re.compile(
+OPENER: Final = re.compile(
     r"(:{2,})([A-Za-z][\w.-]*(?:::[A-Za-z][\w.-]*)*)(?:\{(" + GROUP_BODY + r")\})?[ \t]*\Z"
 )
-LOOKS_LIKE_OPENER = re.compile(r":{2,}[A-Za-z]")
-HEADING = re.compile(r"(#{1,6})[ \t]+(\S.*)\Z")
-THEMATIC = re.compile(r"(?:-{3,}|\*{3,}|_{3,})[ \t]*\Z")
-BULLET = re.compile(r"[-*][ \t]+(.*)\Z")
-ORDERED = re.compile(r"(\d{1,9})\.[ \t]+(.*)\Z")
-SEPARATOR_CELL = re.compile(r"[ \t]*:?-{3,}:?[ \t]*\Z")
+LOOKS_LIKE_OPENER: Final = re.compile(r":{2,}[A-Za-z]")
+HEADING: Final = re.compile(r"(#{1,6})[ \t]+(\S.*)\Z")
+THEMATIC: Final = re.compile(r"(?:-{3,}|\*{3,}|_{3,})[ \t]*\Z")
+BULLET: Final = re.compile(r"[-*][ \t]+(.*)\Z")
+ORDERED: Final = re.compile(r"(\d{1,9})\.[ \t]+(.*)\Z")
+SEPARATOR_CELL: Final = re.compile(r"[ \t]*:?-{3,}:?[ \t]*\Z")
 
-_SPECIAL_START = frozenset("`:#-*_>|0123456789")
+_SPECIAL_START: Final = frozenset("`:#-*_>|0123456789")
 # Open directives at once. Nesting costs only colons, and every reader of the tree (the
 # renderers, the AST's JSON, the exports) walks it recursively: a deeper opener is read as
 # text with a note (``directive-too-deep``), so no document outgrows the stack.
-MAX_DIRECTIVE_DEPTH = 64
+MAX_DIRECTIVE_DEPTH: Final = 64
 
 # Block kinds `_Parser.block_start` reports: indexes into `_Parser.run`'s builders.
-_CLOSE, _OPEN, _HEADING, _FENCE, _QUOTE, _TABLE, _BREAK, _BULLETS, _ORDERED = range(9)
-_QUOTE_START = (_QUOTE, None)
-_BREAK_START = (_BREAK, None)
-_BULLET_START = (_BULLETS, None)
-_ORDERED_START = (_ORDERED, None)
+# (Module constants are `Final`: the compiled copy then reads them without a lookup in
+# the module's namespace, which is one dict lookup per use, per line.)
+_CLOSE: Final = 0
+_OPEN: Final = 1
+_HEADING: Final = 2
+_FENCE: Final = 3
+_QUOTE: Final = 4
+_TABLE: Final = 5
+_BREAK: Final = 6
+_BULLETS: Final = 7
+_ORDERED: Final = 8
+_QUOTE_START: Final = (_QUOTE, None)
+_BREAK_START: Final = (_BREAK, None)
+_BULLET_START: Final = (_BULLETS, None)
+_ORDERED_START: Final = (_ORDERED, None)
 
 
 def parse(text: str | bytes, *, chapter: str | None = None) -> Document:
