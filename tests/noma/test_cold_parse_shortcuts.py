@@ -9,6 +9,7 @@ The id pass takes the parser's block list instead of sorting: it must be the wal
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from types import ModuleType
 
 import pytest
@@ -17,7 +18,7 @@ from hypothesis import strategies as st
 from test_trust_properties import corpus, noma_text
 
 from core.noma import attrs, parser
-from core.noma.attrs import _ATTR, _NUMBER, _STRICT_GROUP, _collect, plain_attrs
+from core.noma.attrs import _ATTR, _NUMBER, _STRICT_GROUP, Attrs, _collect, plain_attrs
 from core.noma.ids import blocks_in
 
 # The pure module, and the compiled copy the parser calls when one is in use (the parser's
@@ -27,7 +28,7 @@ if parser.ACCELERATED:
     MODULES.append(importlib.import_module("core.noma._attrs_native"))
 
 
-def by_regex(group: str) -> tuple[object, object, bool]:
+def by_regex(group: str) -> tuple[Attrs, dict[str, str], bool]:
     """What `read_attrs` gave before the plain path: the token regex, then the strict one."""
     found = _ATTR.findall(group)
     values, raw = _collect(found)
@@ -60,6 +61,10 @@ def plain_groups(draw: st.DrawFn) -> str:
     return draw(st.sampled_from(["", " "])) + blanks.join(parts) + draw(st.sampled_from(["", " "]))
 
 
+def _typed(values: Mapping[str, object]) -> list[tuple[str, type, object]]:
+    return [(key, type(value), value) for key, value in values.items()]
+
+
 def _agree(group: str) -> bool:
     """Whether the plain path answered; when it did, its answer is the regexes' to the
     letter: values, raw texts, cleanliness, and whether the two dicts are one object."""
@@ -69,6 +74,8 @@ def _agree(group: str) -> bool:
             continue
         want = by_regex(group)
         assert got == want, (module.__name__, group)
+        # ``==`` holds True equal to 1 and 1 to 1.0: the value types must match too.
+        assert _typed(got[0]) == _typed(want[0]), (module.__name__, group)
         assert (got[0] is got[1]) == (want[0] is want[1]), (module.__name__, group)
         assert module.read_attrs(group) == want
     return plain_attrs(group) is not None
