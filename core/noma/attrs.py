@@ -74,20 +74,30 @@ def _collect(found: list[tuple[str, str, str, str, str]]) -> tuple[Attrs, dict[s
             if not key:
                 continue
         key = intern(key)
-        if eq:
-            text = dq or sq or bare
-            value: AttrValue = text if key in RAW_KEYS else coerce(text)
-        else:
-            text = ""
-            value = True
-        if raw is None and value is not text:
-            raw = {k: str(v) for k, v in values.items()}  # every value so far is its text
-        values[key] = value
-        if raw is not None:
-            raw[key] = text
+        raw = _put(values, raw, key, (dq or sq or bare) if eq else None)
     if raw is None:
         return values, cast(dict[str, str], values)
     return values, raw
+
+
+def _put(
+    values: Attrs, raw: dict[str, str] | None, key: str, text: str | None
+) -> dict[str, str] | None:
+    """Store one attribute (``text`` None: a bare flag) in ``values`` and, once a value is
+    not its own text, in ``raw`` too; returns ``raw``, None while it would equal ``values``
+    (both readers, `_collect` and `plain_attrs`, keep their dicts this way)."""
+    value: AttrValue
+    if text is None:
+        text = ""
+        value = True
+    else:
+        value = text if key in RAW_KEYS else coerce(text)
+    if raw is None and value is not text:
+        raw = {k: str(v) for k, v in values.items()}  # every value so far is its text
+    values[key] = value
+    if raw is not None:
+        raw[key] = text
+    return raw
 
 
 def _stray_key(key: str) -> str:
@@ -165,7 +175,7 @@ def plain_attrs(group: str) -> tuple[Attrs, dict[str, str], bool] | None:
     if last % 2:
         return None  # an unpaired quote
     values: Attrs = {}
-    raw: dict[str, str] | None = None  # None while it would equal ``values``, as `_collect`
+    raw: dict[str, str] | None = None  # None while it would equal ``values`` (`_put`)
     count = 0
     k = 0
     while k <= last:
@@ -180,29 +190,17 @@ def plain_attrs(group: str) -> tuple[Attrs, dict[str, str], bool] | None:
         for t in range(n):
             token = tokens[t]
             eq = token.find("=")
-            value: AttrValue
             if quoted and t == n - 1:
                 if eq != len(token) - 1 or eq == 0:
                     return None
-                key = intern(token[:-1])
-                text = parts[k + 1]
-                value = text if key in RAW_KEYS else coerce(text)
+                raw = _put(values, raw, intern(token[:-1]), parts[k + 1])
             elif eq < 0:
-                key = intern(token)
-                text = ""
-                value = True
+                raw = _put(values, raw, intern(token), None)
             else:
                 if eq == 0 or eq == len(token) - 1 or token.find("=", eq + 1) >= 0:
                     return None
-                key = intern(token[:eq])
-                text = token[eq + 1 :]
-                value = text if key in RAW_KEYS else coerce(text)
+                raw = _put(values, raw, intern(token[:eq]), token[eq + 1 :])
             count += 1
-            if raw is None and value is not text:
-                raw = {name: str(v) for name, v in values.items()}
-            values[key] = value
-            if raw is not None:
-                raw[key] = text
         k += 2
     if raw is None:
         return values, cast(dict[str, str], values), len(values) == count

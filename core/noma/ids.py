@@ -11,7 +11,6 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
-from operator import attrgetter
 from typing import Any
 
 from .attrs import split_aliases
@@ -30,12 +29,12 @@ def assign_ids(
     doc: Document,
     sections: list[Section],
     directives: list[Directive],
+    blocks: list[Node],
     *,
     chapter: str | None = None,
-    blocks: list[Node] | None = None,
 ) -> None:
-    """Give ids and aliases to the parser's sections and directives (both in doc order).
-    ``blocks``, when the caller has it, is the two in line order (the parser's)."""
+    """Give ids and aliases to the parser's sections and directives (both in doc order);
+    ``blocks`` is the two together in line order, as the parser made them."""
     alias_counts = Counter(assign_directive_ids(directives))
     for section in sections:
         section.slug = slugify(section.title)
@@ -49,10 +48,9 @@ def assign_ids(
             alias_counts.update(aliases)
     # Kept for the incremental engine: can a heading change move another id?
     _NAME_COUNTS.put(doc, NameCounts(Counter(natural), alias_counts))
-    # Only sections and directives carry ids; in document order they are the pre-order walk
+    # Only sections and directives carry ids; in line order they are the pre-order walk
     # order (no two start on the same line), so the index never needs a full tree walk.
-    # Both lists are sorted already, so the sort is one C-level merge of two runs.
-    doc._id_nodes = blocks if blocks is not None else sorted([*sections, *directives], key=_LINE)
+    doc._id_nodes = blocks
 
 
 def assign_directive_ids(directives: list[Directive]) -> list[str]:
@@ -138,7 +136,6 @@ def plan_section_ids(
     return list(zip(ids, aliases, strict=True))
 
 
-_LINE = attrgetter("line")
 
 
 def suffix_base(slug: str) -> str | None:

@@ -90,7 +90,7 @@ def parse_source(source: Source, *, chapter: str | None = None) -> Document:
     with gc_paused(promote=True):
         parser = _Parser(split_lines(source.body))
         doc = parser.run()
-        assign_ids(doc, parser.sections, parser.directives, chapter=chapter, blocks=parser.blocks)
+        assign_ids(doc, parser.sections, parser.directives, parser.blocks, chapter=chapter)
     doc.bom = source.bom
     doc.chapter = chapter
     if source.invalid_utf8_at is not None:
