@@ -136,8 +136,6 @@ def plan_section_ids(
     return list(zip(ids, aliases, strict=True))
 
 
-
-
 def suffix_base(slug: str) -> str | None:
     """``slug`` without a trailing ``-<digits>`` (the shape a repeat suffix has), or None
     when it has none: ``"step-2"`` -> ``"step"``."""
