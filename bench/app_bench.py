@@ -175,7 +175,10 @@ async def one_run(path: Path, edits: int, sections: int, run: int = 0) -> dict[s
         opening.arm(_tree_shown(app, whole=True))
         out["full"].append(await opening.drawn("the whole tree") - started)
         frames = Frames(app)
-        await _wait(lambda: app.loaded is not None and app.transcript is not None, "loaded")
+        await _wait(
+            lambda: app.loaded is not None and app.loaded.checked and app.transcript is not None,
+            "loaded and checked",
+        )
         await _wait(lambda: not app.main.doc_tree.filling, "tree filled")
         driver = app._driver
         assert driver is not None
@@ -294,7 +297,7 @@ async def _open_and_fill(path_text: str) -> None:
     config = WorkbenchConfig(watch=False, cursor_blink=False)
     app = WorkbenchApp(workspace, document=path, config=config, single_file=True)
     async with app.run_test(size=SIZE) as pilot:
-        await _wait(lambda: app.loaded is not None, "loaded")
+        await _wait(lambda: app.loaded is not None and app.loaded.checked, "loaded and checked")
         await _wait(lambda: not app.main.doc_tree.filling, "tree filled")
         await pilot.pause()
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
+from threading import Event
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, work
@@ -83,6 +84,7 @@ from .visible import plain
 WATCHED_SUFFIXES = (".noma", ".noma.patches")
 PANE_IDS = "#files, #tree, #block, #diagnostics, #transcript, #status"
 WATCH_TICK_MS = 500  # the watcher reports "still watching" this often when idle
+EARLY_DRAWN_WAIT = 2.0  # seconds a large document's validation waits for its tree's frame
 
 
 class _WorkspaceFilter(DefaultFilter):
@@ -326,9 +328,25 @@ class WorkbenchApp(App[None]):
             if recovery is not None:
                 self.call_from_thread(self.notify, f"{path.name}: {recovery.describe()}")
         shown = self._shown(path) if reason != "open" else None
-        loaded = read_loaded(path, root=self.workspace.root, cache=self.cache, shown=shown)
-        changes = diff_versions(shown, loaded) if shown is not None else None
-        if not get_current_worker().is_cancelled:
+        worker = get_current_worker()
+        first: list[LoadedDocument] = []
+
+        def early(version: LoadedDocument) -> None:
+            # A large document's tree, before its validation (`load_document`), which
+            # waits until that tree is drawn. (The bound only guards against a lost
+            # message: the app sets ``drawn`` whether or not it shows the version.)
+            first.append(version)
+            if not worker.is_cancelled:
+                drawn = Event()
+                self.post_message(DocumentLoaded(version, reason, None, drawn))
+                drawn.wait(EARLY_DRAWN_WAIT)
+
+        loaded = read_loaded(
+            path, root=self.workspace.root, cache=self.cache, shown=shown, early=early
+        )
+        base = shown if shown is not None else (first[0] if first else None)
+        changes = diff_versions(base, loaded) if base is not None else None
+        if not worker.is_cancelled:
             self.post_message(DocumentLoaded(loaded, reason, changes))
 
     def _shown(self, path: Path) -> LoadedDocument | None:
@@ -361,14 +379,17 @@ class WorkbenchApp(App[None]):
 
     @guarded
     def on_document_loaded(self, message: DocumentLoaded) -> None:
-        if not self.panes_ready:
-            return
-        if message.loaded.path != self.doc_path:
+        drawn = message.drawn
+        if not self.panes_ready or message.loaded.path != self.doc_path:
+            if drawn is not None:
+                drawn.set()
             return
         try:
             self.take(message.loaded, message.changes)
         finally:
             self._opened()
+            if drawn is not None:
+                self.call_after_refresh(drawn.set)
 
     def after_load(self, callback: Callable[[LoadedDocument], None]) -> None:
         """Run ``callback`` with the next version shown (a conflict's screen, a grid)."""
@@ -386,6 +407,7 @@ class WorkbenchApp(App[None]):
             and previous.path == loaded.path
             and previous.sha256 == loaded.sha256
             and previous.read_only == loaded.read_only
+            and previous.checked == loaded.checked
         )
         if unchanged and previous is not None:
             # The same bytes again (the watcher seeing our own write, a touch): keep the

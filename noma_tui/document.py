@@ -19,6 +19,7 @@ import bisect
 import os
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +37,7 @@ from core.noma.api import (
     from_text,
     gc_paused,
     index,
+    parse,
     read_source,
     reparse,
 )
@@ -43,7 +45,20 @@ from core.noma.api import (
 from .arrangement import ROOT, Arrangement, Blocks, Region, arrange, splice
 from .relines import Relined, reline
 
-__all__ = ["ROOT", "Badge", "DiagnosticRow", "LoadedDocument", "from_state", "load_document"]
+__all__ = [
+    "EARLY_TREE_CHARS",
+    "ROOT",
+    "Badge",
+    "DiagnosticRow",
+    "LoadedDocument",
+    "from_state",
+    "load_document",
+]
+
+# From this size a document opened cold is shown before it is validated: at ~4 MB (some
+# 8,500 sections) validation takes a few hundred milliseconds, which the tree need not
+# wait for. Smaller documents come whole, in one step.
+EARLY_TREE_CHARS = 4_000_000
 
 
 @dataclass(slots=True)
@@ -90,6 +105,10 @@ class LoadedDocument:
     spliced: tuple[str, Region] | None = field(default=None, repr=False)
     # Relined from the version with this sha256 (`noma_tui.relines`): its changed lines.
     relined: tuple[str, tuple[int, int, int]] | None = field(default=None, repr=False)
+    # False for the tree-first version of a large document (`load_document`'s ``early``):
+    # parsed and arranged, its validator findings still being made. Only the parser's
+    # recovery notes are in ``diagnostics`` then; the panes say "checking" meanwhile.
+    checked: bool = True
 
     @property
     def sha256(self) -> str:
@@ -283,6 +302,7 @@ def load_document(
     root: Path | None = None,
     cache: DocumentCache | None = None,
     shown: LoadedDocument | None = None,
+    early: Callable[[LoadedDocument], None] | None = None,
 ) -> LoadedDocument:
     """Read, parse and validate ``path``.
 
@@ -291,6 +311,11 @@ def load_document(
     or from the cache's last version, and parsed whole only when there is neither. Raises
     `core.noma.files.DocumentIOError` when the file cannot be read. A document with parse
     errors still loads: the parser recovers and its notes become diagnostics.
+
+    Given ``early``, a document of `EARLY_TREE_CHARS` or more that has to be parsed whole
+    (nothing to splice it from) is handed to ``early`` as soon as it is parsed and
+    arranged (``checked`` False), then validated; the version returned shares its tree
+    and arrangement.
     """
     started = time.perf_counter()
     source = read_source(path)
@@ -309,6 +334,19 @@ def load_document(
             state = analyse(source.text, path.parent, sha, doc=doc)
         else:
             base = cache.latest(path) if cache is not None else None
+            if base is None and early is not None and len(source.text) >= EARLY_TREE_CHARS:
+                doc = parse(source.text)
+                parsed = DocumentState(sha, doc, [], source.text)
+                first = from_state(path, source, sha, parsed, root=root, started=started)
+                first.checked = False
+                early(first)
+                state = analyse(source.text, path.parent, sha, doc=doc)
+                state.keep_lines(first.lines)
+                if cache is not None:
+                    cache.put(path, state)
+                return from_state(
+                    path, source, sha, state, root=root, started=started, previous=first
+                )
             state = analyse(source.text, path.parent, sha, previous=base)
         if cache is not None:
             cache.put(path, state)

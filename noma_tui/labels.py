@@ -64,6 +64,8 @@ def label_for(loaded: LoadedDocument, block: int, palette: Styles) -> Text:
 def root_label(loaded: LoadedDocument, palette: Styles) -> Text:
     text = Text(plain(loaded.name), style="bold", no_wrap=True)
     errors, warnings = loaded.count("error"), loaded.count("warning")
+    if not loaded.checked:
+        text.append("  checking…", palette.muted)
     if errors:
         text.append(f"  {SEVERITY_GLYPH['error']}{errors}", palette.error)
     if warnings:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from threading import Event
 from typing import Any
 
 from textual.message import Message
@@ -45,11 +46,21 @@ class DocumentLoaded(Message):
     """A fresh version of the open document (``reason``: open, disk, applied, ...), with
     what changed against the version shown when the worker started (None: show it whole)."""
 
-    def __init__(self, loaded: LoadedDocument, reason: str, changes: Changes | None = None) -> None:
+    def __init__(
+        self,
+        loaded: LoadedDocument,
+        reason: str,
+        changes: Changes | None = None,
+        drawn: Event | None = None,
+    ) -> None:
         super().__init__()
         self.loaded = loaded
         self.reason = reason
         self.changes = changes
+        # Set once the version is on screen (or will not be shown): the worker that posted
+        # a large document's early version waits for it before validating, so the first
+        # frame of the tree does not share the interpreter with the validator.
+        self.drawn = drawn
 
 
 class TranscriptLoaded(Message):

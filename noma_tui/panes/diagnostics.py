@@ -96,6 +96,7 @@ class DiagnosticsPane(Themed, ThumbFollowsScroll, DataTable[Text | str]):
             not force
             and self.loaded is not None
             and self.loaded.path == loaded.path
+            and self.loaded.checked == loaded.checked
             and [r.diagnostic for r in self.loaded.diagnostics]
             == [r.diagnostic for r in loaded.diagnostics]
         )
@@ -124,6 +125,8 @@ class DiagnosticsPane(Themed, ThumbFollowsScroll, DataTable[Text | str]):
         errors, warnings = loaded.count("error"), loaded.count("warning")
         infos = loaded.count("info")
         counts = f"{errors} error · {warnings} warn · {infos} info"
+        if not loaded.checked:
+            counts = "checking…" + (f" · {counts} from the parser" if loaded.diagnostics else "")
         if len(loaded.diagnostics) > MAX_ROWS:
             counts += f" (first {MAX_ROWS} shown)"
         shown = []

@@ -21,6 +21,7 @@ class StatusBar(Themed, Static):
     sha: reactive[str] = reactive("")
     errors: reactive[int] = reactive(0)
     warnings: reactive[int] = reactive(0)
+    checking: reactive[bool] = reactive(False)  # validation still running: no counts yet
     editing: reactive[str] = reactive("")
     drift: reactive[bool] = reactive(False)
     message: reactive[str] = reactive("")
@@ -48,10 +49,13 @@ class StatusBar(Themed, Static):
         if self.read_only:
             text.append(" [read-only]", p.warning)
         text.append(f"  sha {self.sha[:8]}")
-        text.append(f"  {SEVERITY_GLYPH['error']}{self.errors}", p.error if self.errors else "")
-        text.append(
-            f" {SEVERITY_GLYPH['warning']}{self.warnings}", p.warning if self.warnings else ""
-        )
+        if self.checking:
+            text.append("  checking…", p.muted)
+        else:
+            text.append(f"  {SEVERITY_GLYPH['error']}{self.errors}", p.error if self.errors else "")
+            text.append(
+                f" {SEVERITY_GLYPH['warning']}{self.warnings}", p.warning if self.warnings else ""
+            )
         if self.editing:
             text.append(f"  │ editing {plain(self.editing)}")
         if self.drift:

@@ -231,6 +231,7 @@ class MainScreen(Screen[None]):
         status.sha = loaded.sha256
         status.errors = loaded.count("error")
         status.warnings = loaded.count("warning")
+        status.checking = not loaded.checked
         self.sub_title = plain(loaded.name)
         self.refresh_footer()
 

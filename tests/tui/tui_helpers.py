@@ -71,6 +71,7 @@ async def ready(pilot: Pilot[Any], name: str = MEMO) -> WorkbenchApp:
         lambda: (
             app.loaded is not None
             and app.loaded.name == name
+            and app.loaded.checked
             and app.transcript is not None
             and app.transcript.path.name == name + ".patches"
             and bool(app.documents)
