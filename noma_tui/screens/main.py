@@ -109,6 +109,14 @@ class MainScreen(Screen[None]):
         return workbench_of(self.app)
 
     def compose(self) -> ComposeResult:
+        # The size classes the first resize would add, added before any pane is styled:
+        # added after, they restyle every widget of the screen (~40 ms of the start).
+        width, height = self.app.size
+        for size, breakpoints in (
+            (width, self.HORIZONTAL_BREAKPOINTS),
+            (height, self.VERTICAL_BREAKPOINTS),
+        ):
+            self.add_class(*self._get_breakpoint_classes(size, breakpoints or []), update=False)
         yield Header(show_clock=False, icon="◆")
         with Horizontal(id="body"):
             with Vertical(id="sidebar"):

@@ -5,6 +5,7 @@ the diagnostics message and the transcript result stay on screen at 100 columns.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tui_helpers import make_app, ready
@@ -81,3 +82,30 @@ def test_column_specs_name_real_columns() -> None:
     assert [c.key for c in transcript_pane.COLUMNS] == [
         "time", "drift", "actor", "op", "result", "sha",
     ]  # fmt: skip
+
+
+async def test_the_size_classes_are_there_before_the_panes_are_styled(
+    demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The main screen is born with its size classes, so the first resize restyles no
+    widget; a later resize still moves them."""
+    from noma_tui.screens.main import MainScreen
+
+    changed: list[frozenset[str]] = []
+    real = MainScreen.update_classes
+
+    def update_classes(self: MainScreen, classes: Any, *args: Any, **kwargs: Any) -> MainScreen:
+        before = frozenset(self.classes)
+        out = real(self, classes, *args, **kwargs)
+        if frozenset(self.classes) != before:
+            changed.append(frozenset(self.classes))
+        return out
+
+    monkeypatch.setattr(MainScreen, "update_classes", update_classes)
+    async with make_app(demo).run_test(size=(120, 34)) as pilot:
+        app = await ready(pilot)
+        assert changed == []
+        assert app.main.has_class("-normal") and app.main.has_class("-mid")
+        await pilot.resize_terminal(90, 24)
+        await pilot.pause()
+        assert changed == [frozenset({"-narrow", "-short"})]
