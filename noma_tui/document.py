@@ -40,6 +40,8 @@ from core.noma.api import (
     parse,
     read_source,
     reparse,
+    span_is_clean,
+    text_is_clean,
 )
 
 from .arrangement import ROOT, Arrangement, Blocks, Region, arrange, splice
@@ -109,6 +111,10 @@ class LoadedDocument:
     # parsed and arranged, its validator findings still being made. Only the parser's
     # recovery notes are in ``diagnostics`` then; the panes say "checking" meanwhile.
     checked: bool = True
+    # The text holds no CR, NUL or undecodable byte (None: not looked at yet). Known, it
+    # lets the next version be spliced at the lines an outside edit changed without the
+    # engine comparing or scanning the two whole texts again.
+    clean: bool | None = field(default=None, repr=False)
 
     @property
     def sha256(self) -> str:
@@ -125,6 +131,12 @@ class LoadedDocument:
     def state(self) -> DocumentState:
         """This version as the engine's splice base (the diagnostics are not needed)."""
         return DocumentState(self.sha256, self.doc, [], self.source.text)
+
+    def is_clean(self) -> bool:
+        """`clean`, looked at once per version when not carried from the one before."""
+        if self.clean is None:
+            self.clean = text_is_clean(self.source.text)
+        return self.clean
 
     @property
     def recovered(self) -> bool:
@@ -325,12 +337,20 @@ def load_document(
     if shown is not None and shown.path == path and shown.sha256 != sha:
         # The new lines from the shown ones, split where they differ only.
         relined = reline(shown.lines, shown.source.text, source.text)
+    clean: bool | None = None
     if state is None:
         if shown is not None and shown.path == path:
             base: DocumentState | None = shown.state()
             assert base is not None and base.text is not None
             new_lines = relined.lines.lines if relined is not None else None
-            doc = reparse(base.doc, base.text, source.text, new_lines)
+            span = _span(shown, relined)
+            if span is not None and new_lines is not None and shown.is_clean():
+                # The engine is told which lines changed (it need not find them again)
+                # and that the rest is clean; the new text is clean if those lines are.
+                clean = span_is_clean(new_lines, span)
+                doc = reparse(base.doc, base.text, source.text, new_lines, span, True)
+            else:
+                doc = reparse(base.doc, base.text, source.text, new_lines)
             state = analyse(source.text, path.parent, sha, doc=doc)
         else:
             base = cache.latest(path) if cache is not None else None
@@ -353,9 +373,23 @@ def load_document(
     if relined is not None:
         state.keep_lines(relined.lines)
     loaded = from_state(path, source, sha, state, root=root, started=started, previous=shown)
+    loaded.clean = clean
     if relined is not None and shown is not None and loaded.lines is relined.lines:
         loaded.relined = (shown.sha256, relined.changed)
     return loaded
+
+
+def _span(shown: LoadedDocument, relined: Relined | None) -> tuple[int, int, int] | None:
+    """What ``relined`` changed in the engine's terms (`SourceLines.changed_span`: lines
+    kept at the head and the tail, the line count before), or None when not known."""
+    if relined is None:
+        return None
+    new = relined.lines
+    if new.lines and new.lines[-1] == "" and not new.final_newline:
+        return None  # lines that are not the parser's (see `SourceLines.changed_span`)
+    a, old_end, _new_end = relined.changed
+    n = len(shown.lines.lines)
+    return a, n - old_end, n
 
 
 def from_state(

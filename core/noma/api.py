@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from .export import SUFFIXES, export
     from .files import DocumentIOError, read_document, read_source
     from .ids import IdIndex, index
-    from .incremental import reparse
+    from .incremental import reparse, span_is_clean
     from .nodes import (
         Directive,
         Document,
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from .patch.text import SourceLines
     from .proof import Proof, build_proof
     from .revert import PRE_STATE_UNKNOWN, RevertError, inverse
-    from .source import BOM, Source, encode, from_text
+    from .source import BOM, Source, encode, from_text, text_is_clean
     from .storage import atomic_create, atomic_write, document_lock
     from .text_ends import common_ends, common_prefix, common_suffix
     from .transcript import (
@@ -83,6 +83,7 @@ _NAMES: dict[str, tuple[str, str]] = {
     "parse": (".parser", "text to a Document"),
     "code_spans": (".parser", "where inline code runs lie (the editor's highlighting)"),
     "reparse": (".incremental", "the new Document after an edit, re-using the old tree"),
+    "span_is_clean": (".incremental", "the changed lines of a clean text keep it clean"),
     "Document": (".nodes", "the parsed tree"),
     "Node": (".nodes", "any block of the tree"),
     "Section": (".nodes", "a heading and what it holds"),
@@ -92,6 +93,7 @@ _NAMES: dict[str, tuple[str, str]] = {
     "promote_fresh": (".nodes", "move a fresh tree out of the young GC generations"),
     "Source": (".source", "a document's text with its line table"),
     "from_text": (".source", "a Source from text the app holds"),
+    "text_is_clean": (".source", "no CR, NUL or undecodable byte: a splice may skip them"),
     "encode": (".source", "text to the bytes the engine writes (BOM kept)"),
     "BOM": (".source", "the byte-order mark a document may start with"),
     "SourceLines": (".patch.text", "the document's lines as the patch engine sees them"),
@@ -237,7 +239,9 @@ __all__ = [
     "record_warnings",
     "redo_target",
     "reparse",
+    "span_is_clean",
     "state_after",
+    "text_is_clean",
     "touch",
     "transcript_path",
     "undo_target",
