@@ -120,3 +120,21 @@ def test_a_clean_version_is_spliced_by_span_and_scanned_once(tmp_path: Path) -> 
         dirty = load_document(path, root=tmp_path, cache=cache, shown=shown)
     assert taken["splice:by-span"] == 0 and dirty.clean is False
     assert _shape(dirty) == _shape(load_document(path, root=tmp_path, cache=DocumentCache()))
+
+
+def test_a_document_with_a_byte_order_mark_is_spliced_by_span_too(tmp_path: Path) -> None:
+    """The span counts lines after the mark, as the engine's lines do."""
+    path = tmp_path / "doc.noma"
+    text = "\ufeff" + generate(30)
+    path.write_text(text, encoding="utf-8")
+    cache = DocumentCache()
+    shown = load_document(path, root=tmp_path, cache=cache)
+    for n in range(3):
+        text = text.replace(f"## Finding {n}:", f"## Finding {n} (edited):", 1)
+        path.write_text(text, encoding="utf-8")
+        with observing() as taken:
+            loaded = load_document(path, root=tmp_path, cache=cache, shown=shown)
+        assert taken["splice:by-span"] == 1
+        fresh = load_document(path, root=tmp_path, cache=DocumentCache())
+        assert loaded.source.bom and _shape(loaded) == _shape(fresh)
+        shown = loaded
