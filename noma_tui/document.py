@@ -111,8 +111,9 @@ class LoadedDocument:
     # parsed and arranged, its validator findings still being made. Only the parser's
     # recovery notes are in ``diagnostics`` then; the panes say "checking" meanwhile.
     checked: bool = True
-    # The text holds no CR, NUL or undecodable byte (None: not looked at yet). Known, it
-    # lets the next version be spliced at the lines an outside edit changed without the
+    # The text holds no CR, NUL or undecodable byte (None: not looked at yet): the engine
+    # state's fact (`DocumentState.clean`, carried by its ops and by outside edits). Known,
+    # it lets the next version be spliced at the lines an outside edit changed without the
     # engine comparing or scanning the two whole texts again.
     clean: bool | None = field(default=None, repr=False)
 
@@ -337,7 +338,6 @@ def load_document(
     if shown is not None and shown.path == path and shown.sha256 != sha:
         # The new lines from the shown ones, split where they differ only.
         relined = reline(shown.lines, shown.source.text, source.text)
-    clean: bool | None = None
     if state is None:
         if shown is not None and shown.path == path:
             base: DocumentState | None = shown.state()
@@ -347,11 +347,12 @@ def load_document(
             if span is not None and new_lines is not None and shown.is_clean():
                 # The engine is told which lines changed (it need not find them again)
                 # and that the rest is clean; the new text is clean if those lines are.
-                clean = span_is_clean(new_lines, span)
                 doc = reparse(base.doc, base.text, source.text, new_lines, span, True)
+                state = analyse(source.text, path.parent, sha, doc=doc)
+                state.clean = span_is_clean(new_lines, span)
             else:
                 doc = reparse(base.doc, base.text, source.text, new_lines)
-            state = analyse(source.text, path.parent, sha, doc=doc)
+                state = analyse(source.text, path.parent, sha, doc=doc)
         else:
             base = cache.latest(path) if cache is not None else None
             if base is None and early is not None and len(source.text) >= EARLY_TREE_CHARS:
@@ -373,7 +374,6 @@ def load_document(
     if relined is not None:
         state.keep_lines(relined.lines)
     loaded = from_state(path, source, sha, state, root=root, started=started, previous=shown)
-    loaded.clean = clean
     if relined is not None and shown is not None and loaded.lines is relined.lines:
         loaded.relined = (shown.sha256, relined.changed)
     return loaded
@@ -459,6 +459,7 @@ def from_state(
         read_only=is_read_only(path),
         _first=first,
         _sha256=sha256,
+        clean=state.clean,
         spliced=(previous.sha256, region) if region is not None and previous else None,
     )
 
