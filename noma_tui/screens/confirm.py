@@ -12,6 +12,7 @@ from textual.widgets import Button, Static
 from ..footer import Footer
 from ..keys import bindings
 from ..visible import block_text, line_text
+from .mounted import composed
 from .once import DismissOnce
 
 
@@ -40,6 +41,7 @@ class ConfirmScreen(DismissOnce[bool]):
                 yield Button(f"{self.no} (n)", id="no", variant="primary")
         yield Footer()
 
+    @composed
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()
 

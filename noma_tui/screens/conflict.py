@@ -32,6 +32,7 @@ from ..keys import bindings
 from ..merge import ConflictTexts, marked_lines
 from ..styles import Styles, Themed
 from ..visible import block_text, line_text, plain
+from .mounted import composed
 from .once import DismissOnce
 
 Choice = Literal["theirs", "mine", "merge", "back"]
@@ -102,6 +103,7 @@ class ConflictScreen(Themed, DismissOnce[Choice]):
             side("theirs (on disk now)", t.theirs, t.base, p.removed, p)
         )
 
+    @composed
     def on_mount(self) -> None:
         self.restyle()
         self.query_one("#merge" if self.texts.mergeable else "#back", Button).focus()

@@ -39,6 +39,7 @@ from ..session import EditSession
 from ..typeahead import decide_after_typed
 from ..visible import line_text
 from .confirm import ConfirmScreen
+from .mounted import composed
 from .once import DismissOnce
 
 DRIFT_TEXT = (
@@ -104,6 +105,7 @@ class EditScreen(DismissOnce[None]):
     def compose_fields(self) -> ComposeResult:
         yield from ()
 
+    @composed
     def on_mount(self) -> None:
         self.post_message(EditOpened(self.session))
         self.workbench.drift_signal.subscribe(self, self._drift_changed)

@@ -41,6 +41,7 @@ from ..session import EditSession
 from ..typeahead import decide_after_typed
 from ..visible import line_text, plain
 from .edit_base import EditScreen
+from .mounted import composed
 from .once import DismissOnce
 
 Build = Callable[[dict[str, str]], list[dict[str, Any]]]
@@ -126,6 +127,7 @@ class FormScreen(EditScreen):
             box.cursor_blink = self.cursor_blink
             yield box
 
+    @composed
     def on_mount(self) -> None:
         super().on_mount()
         self.set_focus(self.inputs()[0])
@@ -254,6 +256,7 @@ class InputFormScreen(DismissOnce[dict[str, str] | None]):
                          "esc cancel", classes="dialog-hint")  # fmt: skip
         yield Footer()
 
+    @composed
     def on_mount(self) -> None:
         self.set_focus(self.query(Input).first())
 

@@ -20,6 +20,7 @@ from textual.widgets import Static
 from ..footer import Footer
 from ..keys import HELP_ACTIONS, bindings, display_key
 from ..visible import line_text
+from .mounted import composed
 from .once import DismissOnce
 
 EVERYWHERE = (  # Textual's own keys, the same in every screen
@@ -68,6 +69,7 @@ class HelpScreen(DismissOnce[None]):
             )
         yield Footer()
 
+    @composed
     def on_mount(self) -> None:
         self.query_one("#help-scroll").focus()
 

@@ -58,6 +58,7 @@ from ..versions import Changes
 from ..visible import plain
 from .confirm import ConfirmScreen
 from .form import Field, FormScreen, InputFormScreen
+from .mounted import composed
 from .picker import PickerScreen
 from .prompt import PromptScreen
 from .source_editor import SourceEditorScreen
@@ -137,6 +138,7 @@ class MainScreen(Screen[None]):
         yield Footer()
 
     @guarded
+    @composed
     def on_mount(self) -> None:
         titles = {
             "#files": "Files",

@@ -12,6 +12,7 @@ from textual.widgets import Static
 from ..footer import Footer
 from ..keys import bindings
 from ..visible import block_text, line_text
+from .mounted import composed
 from .once import DismissOnce
 
 
@@ -31,6 +32,7 @@ class MessageScreen(DismissOnce[None]):
             yield Static("esc close", classes="dialog-hint")
         yield Footer()
 
+    @composed
     def on_mount(self) -> None:
         self.query_one("#message-scroll").focus()
 

@@ -18,6 +18,7 @@ from ..keyorder import OrderedOptionList, after_typed
 from ..keys import bindings
 from ..typeahead import answer_after_typed
 from ..visible import block_text, line_text
+from .mounted import composed
 from .once import DismissOnce
 
 
@@ -47,6 +48,7 @@ class PickerScreen(DismissOnce[str | None]):
             yield Static("enter choose · esc cancel", classes="dialog-hint")
         yield Footer()
 
+    @composed
     def on_mount(self) -> None:
         options = self.query_one("#choices", OptionList)
         options.focus()

@@ -16,6 +16,7 @@ from ..keyorder import OrderedInput
 from ..keys import bindings
 from ..typeahead import answer_after_typed
 from ..visible import line_text, plain
+from .mounted import composed
 from .once import DismissOnce
 
 
@@ -48,6 +49,7 @@ class PromptScreen(DismissOnce[str | None]):
             yield Static("enter go · right accept completion · esc cancel", classes="dialog-hint")
         yield Footer()
 
+    @composed
     def on_mount(self) -> None:
         self.query_one("#answer", Input).focus()
 

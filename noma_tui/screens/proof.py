@@ -38,6 +38,7 @@ from ..keys import bindings
 from ..session import EditSession
 from ..styles import SEVERITY_GLYPH, Styles, Themed
 from ..visible import line_text, plain
+from .mounted import composed
 from .once import DismissOnce
 
 MAX_DIFF_LINES = 400
@@ -160,6 +161,7 @@ class ProofScreen(Themed, DismissOnce[str | None]):
         self.query_one("#proof-summary", Static).update(summary)
         self.query_one("#proof-diff", Static).update(render_diff(self.proof, palette))
 
+    @composed
     def on_mount(self) -> None:
         self.restyle()
         self.set_class(self.danger, "-danger")

@@ -23,6 +23,7 @@ from core.noma.api import visible_line
 from ..footer import Footer
 from ..keys import bindings
 from ..visible import line_text
+from .mounted import composed
 from .once import DismissOnce
 
 DIFF_STYLES = {"+": "green", "-": "red", "@": "cyan"}
@@ -95,6 +96,7 @@ class ProposalReviewScreen(DismissOnce[bool | None]):
             yield Static("a approve · r reject · esc later", classes="dialog-hint")
         yield Footer()
 
+    @composed
     def on_mount(self) -> None:
         self.query_one("#proposal-scroll").focus()
 

@@ -18,6 +18,7 @@ from ..footer import Footer
 from ..keys import bindings
 from ..transcript_view import TranscriptRow
 from ..visible import line_text
+from .mounted import composed
 from .once import DismissOnce
 
 
@@ -48,6 +49,7 @@ class RecordScreen(DismissOnce[str | None]):
             yield Static("R revert this edit (proof first) · esc close", classes="dialog-hint")
         yield Footer()
 
+    @composed
     def on_mount(self) -> None:
         self.query_one("#record-json", TextArea).focus()
 

@@ -18,6 +18,7 @@ from ..keyorder import OrderedTextArea
 from ..merge import ConflictTexts
 from ..session import EditSession
 from .edit_base import EditScreen
+from .mounted import composed
 
 Mode = Literal["replace_body", "replace_block", "add_block"]
 
@@ -53,6 +54,7 @@ class SourceEditorScreen(EditScreen):
         area.cursor_blink = self.cursor_blink
         yield area
 
+    @composed
     def on_mount(self) -> None:
         super().on_mount()
         self.query_one("#source", TextArea).focus()

@@ -25,6 +25,7 @@ from ..tables import TableCells, read_table, shown_cell
 from ..visible import line_text, plain
 from .edit_base import EditScreen
 from .form import MARKER_TYPED
+from .mounted import composed
 
 
 class TableGridScreen(EditScreen):
@@ -46,6 +47,7 @@ class TableGridScreen(EditScreen):
         box.cursor_blink = self.cursor_blink
         yield box
 
+    @composed
     def on_mount(self) -> None:
         super().on_mount()
         self._fill()

@@ -21,6 +21,7 @@ from core.workspace import Workspace
 from ..footer import Footer
 from ..keys import bindings
 from ..visible import block_text, line_text, plain
+from .mounted import composed
 from .once import DismissOnce
 
 
@@ -68,6 +69,7 @@ class TrustScreen(DismissOnce[bool]):
                 yield Button("Close (n)", id="no", variant="primary")
         yield Footer()
 
+    @composed
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()  # a stray Enter never trusts
 
