@@ -61,6 +61,7 @@ from .form import Field, FormScreen, InputFormScreen
 from .mounted import composed
 from .picker import PickerScreen
 from .prompt import PromptScreen
+from .size_classes import add_size_classes
 from .source_editor import SourceEditorScreen
 from .table_grid import TableGridScreen
 
@@ -110,14 +111,7 @@ class MainScreen(Screen[None]):
         return workbench_of(self.app)
 
     def compose(self) -> ComposeResult:
-        # The size classes the first resize would add, added before any pane is styled:
-        # added after, they restyle every widget of the screen (~40 ms of the start).
-        width, height = self.app.size
-        for size, breakpoints in (
-            (width, self.HORIZONTAL_BREAKPOINTS),
-            (height, self.VERTICAL_BREAKPOINTS),
-        ):
-            self.add_class(*self._get_breakpoint_classes(size, breakpoints or []), update=False)
+        add_size_classes(self)  # before any pane is styled (~40 ms of the start otherwise)
         yield Header(show_clock=False, icon="◆")
         with Horizontal(id="body"):
             with Vertical(id="sidebar"):

@@ -40,6 +40,7 @@ from ..styles import SEVERITY_GLYPH, Styles, Themed
 from ..visible import line_text, plain
 from .mounted import composed
 from .once import DismissOnce
+from .size_classes import add_size_classes
 
 MAX_DIFF_LINES = 400
 
@@ -136,6 +137,7 @@ class ProofScreen(Themed, DismissOnce[str | None]):
         self._then: Callable[[], None] | None = None  # the outcome, waiting to be shown
 
     def compose(self) -> ComposeResult:
+        add_size_classes(self)  # -short/-tall before the dialog is styled, not after
         with Vertical(classes="dialog proof-dialog"):
             yield Static(line_text(self.title_text), classes="dialog-title")
             yield Static("", id="proof-summary")

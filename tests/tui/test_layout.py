@@ -109,3 +109,43 @@ async def test_the_size_classes_are_there_before_the_panes_are_styled(
         await pilot.resize_terminal(90, 24)
         await pilot.pause()
         assert changed == [frozenset({"-narrow", "-short"})]
+
+
+@pytest.mark.parametrize(("size", "expected"), [((120, 34), "-tall"), ((100, 24), "-short")])
+async def test_the_proof_is_born_with_its_size_class(
+    demo: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int], expected: str
+) -> None:
+    """The proof's -short/-tall class is there when its dialog is first styled, so the
+    first resize restyles none of it."""
+    from textual.widgets import Input
+    from tui_helpers import select, until
+
+    from noma_tui.screens.form import FormScreen
+    from noma_tui.screens.proof import ProofScreen
+
+    changed: list[frozenset[str]] = []
+    real = ProofScreen.update_classes
+
+    def update_classes(self: ProofScreen, classes: Any, *args: Any, **kwargs: Any) -> ProofScreen:
+        before = frozenset(self.classes)
+        out = real(self, classes, *args, **kwargs)
+        if frozenset(self.classes) != before:
+            changed.append(frozenset(self.classes))
+        return out
+
+    monkeypatch.setattr(ProofScreen, "update_classes", update_classes)
+    async with make_app(demo).run_test(size=size) as pilot:
+        app = await ready(pilot)
+        await select(pilot, "small-tenant-noise")
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, FormScreen), "the attribute form")
+        app.screen.query_one("#field-value", Input).value = "0.7"
+        await pilot.press("ctrl+s")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, ProofScreen) and app.screen.focused is not None,
+            "the proof",
+        )
+        await pilot.pause()
+        assert app.screen.has_class(expected)
+        assert changed == []
