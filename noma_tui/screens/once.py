@@ -12,10 +12,12 @@ from __future__ import annotations
 from typing import Generic
 
 from textual.await_complete import AwaitComplete
-from textual.screen import ModalScreen, ScreenResultType
+from textual.screen import ScreenResultType
+
+from .dialog import Dialog
 
 
-class DismissOnce(ModalScreen[ScreenResultType], Generic[ScreenResultType]):
+class DismissOnce(Dialog[ScreenResultType], Generic[ScreenResultType]):
     """A modal whose `dismiss` acts once, and only while it is the top screen."""
 
     _dismissed = False
