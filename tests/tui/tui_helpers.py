@@ -139,3 +139,57 @@ def paste(app: WorkbenchApp, text: str) -> None:
     from textual import events
 
     app.post_message(events.Paste(text))
+
+
+class ProofLog:
+    """What the writer was shown and what was written, for the burst properties.
+
+    Records every proof drawn (its post sha256, and how many proofs were on the stack) and
+    every proof confirmed for writing (with how many proofs had been drawn by then). A
+    burst's timing decides whether a key lands in a proof or is dropped while one is being
+    prepared, so a proof may be drawn and then left unapplied; what may never happen is a
+    write other than the proof on screen when the writer confirmed it.
+    """
+
+    def __init__(self, app: WorkbenchApp) -> None:
+        from noma_tui.screens.proof import ProofScreen
+
+        self.shown: list[str] = []
+        self.stacked: list[int] = []
+        self.confirmed: list[tuple[str, int]] = []
+        real_push = app.push_screen
+
+        def push(screen: Any, *args: Any, **kwargs: Any) -> Any:
+            if isinstance(screen, ProofScreen):
+                self.shown.append(screen.proof.outcome.post_sha256)
+                self.stacked.append(sum(isinstance(s, ProofScreen) for s in app.screen_stack) + 1)
+            return real_push(screen, *args, **kwargs)
+
+        app.push_screen = push  # type: ignore[method-assign]
+        pipeline = app.pipeline
+        real_apply = pipeline._apply
+
+        def apply(pending: Any) -> None:  # the confirmed proof's worker
+            screen = pending.proof_screen
+            assert screen is not None, "a write with no proof confirmed"
+            self.confirmed.append((screen.proof.outcome.post_sha256, len(self.shown)))
+            real_apply(pending)
+
+        pipeline._apply = apply  # type: ignore[method-assign]
+
+    def check(self, path: Path, original: str, earlier_records: int) -> None:
+        """One proof at a time; each write is the proof last drawn when it was confirmed;
+        the file is the last write, or untouched."""
+        from core.noma.files import read_source
+
+        assert all(n == 1 for n in self.stacked), self.stacked
+        for sha, drawn in self.confirmed:
+            assert drawn and self.shown[drawn - 1] == sha, (self.shown, self.confirmed)
+        written = [
+            r["post_sha256"]
+            for r in records(path)[earlier_records:]
+            if r["patch_result"] == "applied"
+        ]
+        confirmed = iter(sha for sha, _drawn in self.confirmed)
+        assert all(sha in confirmed for sha in written), (written, self.confirmed)  # in order
+        assert read_source(path).sha256 == (written[-1] if written else original)
