@@ -39,3 +39,30 @@ async def test_quitting_as_a_dialog_opens_is_clean(demo: Path, block: str, key: 
         await until(pilot, lambda: not app.is_running, "the app to quit")
     assert pushed, "a dialog opened"
     assert app.return_code == 0
+
+
+def test_a_mount_during_the_shutdown_sets_up_nothing() -> None:
+    """Under load the shutdown found a record dialog part-mounted (its title there, its
+    text area not): `composed` skips a Mount handler once the app has stopped running or
+    the screen has left the stack, whatever widgets it holds."""
+    from types import SimpleNamespace
+
+    from noma_tui.screens.mounted import composed
+
+    calls: list[str] = []
+
+    @composed
+    def on_mount(screen: Any) -> None:
+        calls.append(screen.name)
+
+    def screen(name: str, running: bool, stacked: bool) -> Any:
+        app = SimpleNamespace(is_running=running, screen_stack=[])
+        node = SimpleNamespace(name=name, app=app, children=["a widget"])
+        if stacked:
+            app.screen_stack.append(node)
+        return node
+
+    on_mount(screen("shown", True, True))
+    on_mount(screen("shutting down", False, True))
+    on_mount(screen("popped", True, False))
+    assert calls == ["shown"]
