@@ -84,6 +84,22 @@ def test_column_specs_name_real_columns() -> None:
     ]  # fmt: skip
 
 
+def class_changes(monkeypatch: pytest.MonkeyPatch, screen_type: type[Any]) -> list[frozenset[str]]:
+    """Every change of a ``screen_type`` screen's classes, as the classes after it."""
+    changed: list[frozenset[str]] = []
+    real = screen_type.update_classes
+
+    def update_classes(self: Any, classes: Any, *args: Any, **kwargs: Any) -> Any:
+        before = frozenset(self.classes)
+        out = real(self, classes, *args, **kwargs)
+        if frozenset(self.classes) != before:
+            changed.append(frozenset(self.classes))
+        return out
+
+    monkeypatch.setattr(screen_type, "update_classes", update_classes)
+    return changed
+
+
 async def test_the_size_classes_are_there_before_the_panes_are_styled(
     demo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -91,17 +107,7 @@ async def test_the_size_classes_are_there_before_the_panes_are_styled(
     widget; a later resize still moves them."""
     from noma_tui.screens.main import MainScreen
 
-    changed: list[frozenset[str]] = []
-    real = MainScreen.update_classes
-
-    def update_classes(self: MainScreen, classes: Any, *args: Any, **kwargs: Any) -> MainScreen:
-        before = frozenset(self.classes)
-        out = real(self, classes, *args, **kwargs)
-        if frozenset(self.classes) != before:
-            changed.append(frozenset(self.classes))
-        return out
-
-    monkeypatch.setattr(MainScreen, "update_classes", update_classes)
+    changed = class_changes(monkeypatch, MainScreen)
     async with make_app(demo).run_test(size=(120, 34)) as pilot:
         app = await ready(pilot)
         assert changed == []
@@ -117,29 +123,17 @@ async def test_the_proof_is_born_with_its_size_class(
 ) -> None:
     """The proof's -short/-tall class is there when its dialog is first styled, so the
     first resize restyles none of it."""
+    from test_dialog_paint import open_form
     from textual.widgets import Input
-    from tui_helpers import select, until
+    from tui_helpers import until
 
-    from noma_tui.screens.form import FormScreen
     from noma_tui.screens.proof import ProofScreen
 
-    changed: list[frozenset[str]] = []
-    real = ProofScreen.update_classes
-
-    def update_classes(self: ProofScreen, classes: Any, *args: Any, **kwargs: Any) -> ProofScreen:
-        before = frozenset(self.classes)
-        out = real(self, classes, *args, **kwargs)
-        if frozenset(self.classes) != before:
-            changed.append(frozenset(self.classes))
-        return out
-
-    monkeypatch.setattr(ProofScreen, "update_classes", update_classes)
+    changed = class_changes(monkeypatch, ProofScreen)
     async with make_app(demo).run_test(size=size) as pilot:
         app = await ready(pilot)
-        await select(pilot, "small-tenant-noise")
-        await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, FormScreen), "the attribute form")
-        app.screen.query_one("#field-value", Input).value = "0.7"
+        form = await open_form(pilot, app)
+        form.query_one("#field-value", Input).value = "0.7"
         await pilot.press("ctrl+s")
         await until(
             pilot,
