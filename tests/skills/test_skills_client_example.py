@@ -15,7 +15,9 @@ import io
 import re
 import sys
 import types
-from contextlib import redirect_stdout
+from collections.abc import Iterator
+from contextlib import contextmanager, redirect_stdout
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -70,6 +72,35 @@ def test_spec_client_example_completes_every_step(server: Server, monkeypatch: A
     assert "Custom workflow result: {'synced': 4, 'errors': [{'row': 6," in printed
 
 
+@contextmanager
+def _port_claimed(port: int, wait: float = 600.0) -> Iterator[None]:
+    """Hold this host's claim on ``port`` for the tests of every checkout on it.
+
+    Two suites on one host (a load proof runs three) would otherwise both find the port
+    free, both start a server, and one server would exit on ``address already in use``.
+    The claim is an advisory lock on a file in the shared temporary folder, waited for
+    (the other test holds it for seconds) and released when its holder exits, however.
+    """
+    import fcntl
+    import tempfile
+    import time
+
+    path = Path(tempfile.gettempdir()) / f"noma-tests-port-{port}.lock"
+    with open(path, "a") as handle:
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                assert time.monotonic() < deadline, f"port {port} stayed claimed by another suite"
+                time.sleep(0.2)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def _port_free(port: int) -> bool:
     import socket
 
@@ -85,13 +116,20 @@ def _port_free(port: int) -> bool:
 def test_spec_client_example_as_a_script_against_noma_skills_serve_on_8080(tmp_path: Any) -> None:
     """Strictest form: the real CLI server on the spec's port, the example as an untouched
     script in its own interpreter with the real ``requests`` library."""
+    import pytest
+
+    pytest.importorskip("requests")
+    with _port_claimed(8080):
+        _run_example_against_serve_on_8080(tmp_path)
+
+
+def _run_example_against_serve_on_8080(tmp_path: Any) -> None:
     import os
     import subprocess
     import time
 
     import pytest
 
-    pytest.importorskip("requests")
     if not _port_free(8080):
         pytest.skip("port 8080 is in use on this machine; the rerouted variant above still ran")
     script = tmp_path / "client_example.py"
@@ -157,3 +195,26 @@ def test_spec_client_example_as_a_script_against_noma_skills_serve_on_8080(tmp_p
     assert result.returncode == 0, result.stderr
     assert "Success: Synced 1 leads (1 failed)." in result.stdout
     assert "Custom workflow result: {'synced': 4" in result.stdout
+
+
+def test_a_port_claim_holds_off_another_process_until_released() -> None:
+    """What keeps two suites on one host from both starting a server on 8080: while one
+    process holds the claim, another cannot take it; once released, it can."""
+    import subprocess
+    import tempfile
+
+    port = 1  # a claim only names its port: this one is never bound
+    probe = (
+        "import fcntl, sys\n"
+        "handle = open(sys.argv[1], 'a')\n"
+        "try:\n"
+        "    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)\n"
+        "except BlockingIOError:\n"
+        "    sys.exit(7)\n"
+    )
+    lock = str(Path(tempfile.gettempdir()) / f"noma-tests-port-{port}.lock")
+    with _port_claimed(port):
+        held = subprocess.run([sys.executable, "-c", probe, lock], timeout=60)
+    free = subprocess.run([sys.executable, "-c", probe, lock], timeout=60)
+    assert held.returncode == 7
+    assert free.returncode == 0
