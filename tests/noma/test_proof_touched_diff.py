@@ -6,6 +6,7 @@ show the wrong lines or number them wrongly."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -13,7 +14,10 @@ from hypothesis import strategies as st
 
 import core.noma.proof as proof
 import core.noma.text_ends as text_ends
-from core.noma.proof import touched_diff
+from core.noma.patch.pipeline import PatchRequest
+from core.noma.patch.text import SourceLines, line_change
+from core.noma.proof import build_proof, touched_diff
+from core.noma.source import BOM
 from core.noma.text_ends import common_ends, common_prefix, common_suffix, lf_lines, line_cut
 
 
@@ -154,3 +158,113 @@ def test_a_one_line_edit_in_a_long_text_splits_only_its_neighbourhood(
     assert diff[2] == "@@ -12344,5 +12344,5 @@\n"
     assert "-line 12345\n" in diff and "+changed\n" in diff
     assert max(split) < 100  # only the cut was split, never the 20,000 lines
+
+
+def _edited(rng: random.Random, base: SourceLines, alphabet: str) -> list[SourceLines]:
+    """One to three ops' worth of edits, each on a copy of the one before (as an op list
+    runs), through `SourceLines`' own edits: set, splice, insert, delete."""
+    steps: list[SourceLines] = []
+    current = base
+    alphabet = alphabet.replace("\r", "") or "a"  # a line break is never a value
+    for _ in range(rng.randrange(1, 4)):
+        lines = current.copy()
+        n = len(lines)
+
+        def word() -> str:
+            return "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 3)))
+
+        kind = rng.randrange(4) if n else 2
+        if kind == 0:
+            lines.set(rng.randrange(1, n + 1), word())
+        elif kind == 1:
+            start = rng.randrange(1, n + 1)
+            end = rng.randrange(start - 1, min(n, start + 2) + 1)
+            lines.splice(start, end, [word() for _ in range(rng.randrange(0, 3))])
+        elif kind == 2:
+            lines.insert(rng.randrange(1, n + 2), [word() for _ in range(rng.randrange(1, 3))])
+        else:
+            start = rng.randrange(1, n + 1)
+            lines.delete(start, min(n, start + rng.randrange(0, 2)))
+        steps.append(lines)
+        current = lines
+    return steps
+
+
+@pytest.mark.parametrize("context", [0, 1, 2, 3])
+def test_touched_diff_from_the_ops_line_change_is_the_whole_text_cut(
+    context: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cut read from the lines the ops left alone gives the same diff as the whole
+    texts cut line by line; when that path is taken, the texts are never scanned."""
+    rng = random.Random(100 + context)
+    taken = 0
+    real_cut = proof.line_cut
+    scanned: list[int] = []
+    monkeypatch.setattr(
+        proof,
+        "line_cut",
+        lambda *a: scanned.append(1) or real_cut(*a),  # type: ignore[func-returns-value]
+    )
+    for _ in range(3000):
+        alphabet = rng.choice(["a", "ab", "ab\r", "a\u2028", "abc"])
+        lines = [
+            "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 3)))
+            for _ in range(rng.randrange(0, 30))
+        ]
+        before = "\n".join(lines) + rng.choice(["", "\n"])
+        if rng.random() < 0.1:
+            before = BOM + before
+        base = SourceLines(before)
+        steps = _edited(rng, base, alphabet)
+        after = steps[-1].text()
+        change = line_change(base, steps)
+        scanned.clear()
+        got = touched_diff(before, after, "x", context, change)
+        assert got == _reference(before, after, "x", context), (before, after)
+        if change is not None and not scanned and before != after:
+            taken += 1
+    assert taken > 1500  # the line path is the common one, not a rare fallback
+
+
+def test_a_proof_reads_its_diff_from_the_ops_line_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`build_proof` hands the engine's line change to the diff: a one-op and a three-op
+    proof on a long document never compare the two texts, and show the same diff as the
+    texts compared."""
+    lines = ["# Doc", ""]
+    for i in range(400):
+        lines += [
+            f"## Part {i}",
+            "",
+            f'::claim{{id="c{i}" confidence=0.5}}',
+            f"Claim {i}.",
+            "::",
+            "",
+        ]
+    path = tmp_path / "doc.noma"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    requests = [
+        [{"op": "update_attribute", "id": "c200", "key": "status", "value": "checked"}],
+        [
+            {"op": "update_attribute", "id": "c10", "key": "status", "value": "a"},
+            {"op": "update_attribute", "id": "c390", "key": "status", "value": "b"},
+            {"op": "delete_block", "id": "c200"},
+        ],
+    ]
+    real_cut = proof.line_cut
+    for ops in requests:
+        scanned: list[int] = []
+        monkeypatch.setattr(
+            proof,
+            "line_cut",
+            lambda *a, s=scanned: s.append(1) or real_cut(*a),  # type: ignore[func-returns-value]
+        )
+        got = build_proof(path, PatchRequest(ops=ops))
+        assert got.ok, got.outcome.error
+        assert got.outcome.line_change is not None and not scanned
+        o = got.outcome
+        assert o.pre_text is not None and o.new_text is not None
+        assert got.diff == touched_diff(o.pre_text, o.new_text, "doc.noma")
+        assert scanned  # the comparison of the texts, for the check above
+        assert got.diff == _reference(o.pre_text, o.new_text, "doc.noma", 2)

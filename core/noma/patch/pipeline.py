@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from ..boundary import BoundaryError, Place, document_place
 from ..commit import Recovery, TranscriptWriteError, commit, recover, temp_name
@@ -68,7 +68,7 @@ from .refused import (
     raw_text,
     recordable_op,
 )
-from .text import SourceLines
+from .text import LineChange, SourceLines, line_change
 
 ActorKind = Literal["human", "agent", "tool"]
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z")
@@ -143,6 +143,9 @@ class PatchOutcome:
     new_text: str | None = None
     # The text the ops ran on (what ``new_text`` is compared with in a proof's diff).
     pre_text: str | None = None
+    # Where the ops changed it, in lines, when known: what a proof's diff reads (a dry
+    # run's only; a write keeps no old lines for it).
+    line_change: LineChange | None = None
     # The op of the list that failed (None when the request as a whole was refused).
     failed_index: int | None = None
     # What settling an interrupted earlier write found (`core.noma.commit.recover`).
@@ -542,6 +545,10 @@ def _patch_locked(
     outcome = ctx.applied(steps, post_state, post_sha256, written=data is not None and write)
     outcome.new_text = final_text
     outcome.pre_text = source.text
+    if not write and base_lines is not None and state.text is not None:
+        edited = [step.source_lines for step in steps]
+        if all(lines is not None for lines in edited):
+            outcome.line_change = line_change(base_lines, cast(list[SourceLines], edited))
     outcome.advisories = _advisories(doc_path, request, state.doc)
     if not write:
         return outcome

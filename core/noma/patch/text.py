@@ -8,6 +8,7 @@ Line numbers are the parser's (1-based), because CRLF folding never changes line
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 
 from ..source import BOM, encode, has_crlf
 from .errors import INVALID_CONTENT, PatchError
@@ -247,3 +248,35 @@ class SourceLines:
 
     def delete(self, start: int, end: int) -> None:
         self.splice(start, end, [])
+
+
+@dataclass(frozen=True, slots=True)
+class LineChange:
+    """Where an op list changed a text, in lines: the version's lines ``before`` and
+    ``after`` it (never mutated again), and how many leading (``head``) and trailing
+    (``tail``) lines every op of the list left alone. A proof's diff reads the change here
+    instead of comparing two texts of possibly 24 MB to find it."""
+
+    before: SourceLines
+    after: SourceLines
+    head: int
+    tail: int
+
+
+def line_change(base: SourceLines, edited: list[SourceLines]) -> LineChange | None:
+    """The change an op list made, from ``base`` (the lines it started from) and each op's
+    edited copy in order (each a `SourceLines.copy` of the one before). Lines that no op
+    touched keep their place from either end, so the list leaves alone the fewest any op
+    left. None when some op's span is not known (`SourceLines.changed_span`)."""
+    head = tail = -1
+    count = len(base)
+    for lines in edited:
+        span = lines.changed_span()
+        if span is None or span[2] != count:
+            return None
+        head = span[0] if head < 0 else min(head, span[0])
+        tail = span[1] if tail < 0 else min(tail, span[1])
+        count = len(lines)
+    if head < 0:
+        return None
+    return LineChange(base, edited[-1], head, tail)
