@@ -83,6 +83,17 @@ def test_lf_lines_keep_every_character_and_break_only_at_lf() -> None:
     assert lf_lines("a\u2028b\n") == ["a\u2028b\n"]  # splitlines would make two lines
 
 
+def _random_text(rng: random.Random, most: int) -> tuple[str, list[str], str]:
+    """An alphabet, up to ``most`` short lines of it (CRs and U+2028 included), and their
+    text with or without a final newline."""
+    alphabet = rng.choice(["a", "ab", "ab\r", "a\u2028", "abc"])
+    lines = [
+        "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 3)))
+        for _ in range(rng.randrange(0, most))
+    ]
+    return alphabet, lines, "\n".join(lines) + rng.choice(["", "\n"])
+
+
 def _edit(rng: random.Random, lines: list[str], alphabet: str) -> list[str]:
     new = list(lines)
     for _ in range(rng.randrange(1, 4)):
@@ -102,12 +113,7 @@ def _edit(rng: random.Random, lines: list[str], alphabet: str) -> list[str]:
 def test_touched_diff_is_the_whole_text_cut(context: int) -> None:
     rng = random.Random(context)
     for _ in range(3000):
-        alphabet = rng.choice(["a", "ab", "ab\r", "a\u2028", "abc"])
-        lines = [
-            "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 3)))
-            for _ in range(rng.randrange(0, 40))
-        ]
-        before = "\n".join(lines) + rng.choice(["", "\n"])
+        alphabet, lines, before = _random_text(rng, 40)
         after = "\n".join(_edit(rng, lines, alphabet)) + rng.choice(["", "\n"])
         got = touched_diff(before, after, "x", context)
         assert got == _reference(before, after, "x", context), (before, after)
@@ -206,12 +212,7 @@ def test_touched_diff_from_the_ops_line_change_is_the_whole_text_cut(
         lambda *a: scanned.append(1) or real_cut(*a),  # type: ignore[func-returns-value]
     )
     for _ in range(3000):
-        alphabet = rng.choice(["a", "ab", "ab\r", "a\u2028", "abc"])
-        lines = [
-            "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 3)))
-            for _ in range(rng.randrange(0, 30))
-        ]
-        before = "\n".join(lines) + rng.choice(["", "\n"])
+        alphabet, _lines, before = _random_text(rng, 30)
         if rng.random() < 0.1:
             before = BOM + before
         base = SourceLines(before)
