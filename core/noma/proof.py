@@ -102,14 +102,12 @@ def touched_diff(
         old = lf_lines(before[start:old_end])
         new = lf_lines(after[start:new_end])
         old_short, new_short = old_end < len(before), new_end < len(after)
-        after_lines = -1  # counted below, only when needed
+        after_lines = _line_count(before, old_end)
     head, tail = common_ends(old, new)
     if (head == len(old) and old_short) or (head == len(new) and new_short):
         return _whole_diff(before, after, name, context)
     # What the whole-text cut would keep, in this cut's lines: its head is head_lines +
     # head, its tail the lines after the cut plus tail (the proofs are in the tests).
-    if after_lines < 0:
-        after_lines = _line_count(before, old_end)
     first = max(0, head_lines + head - context) - head_lines
     old_stop = len(old) + after_lines - max(0, after_lines + tail - context)
     new_stop = len(new) + after_lines - max(0, after_lines + tail - context)

@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 from ..boundary import BoundaryError, Place, document_place
 from ..commit import Recovery, TranscriptWriteError, commit, recover, temp_name
@@ -546,9 +546,7 @@ def _patch_locked(
     outcome.new_text = final_text
     outcome.pre_text = source.text
     if not write and base_lines is not None and state.text is not None:
-        edited = [step.source_lines for step in steps]
-        if all(lines is not None for lines in edited):
-            outcome.line_change = line_change(base_lines, cast(list[SourceLines], edited))
+        outcome.line_change = line_change(base_lines, [step.source_lines for step in steps])
     outcome.advisories = _advisories(doc_path, request, state.doc)
     if not write:
         return outcome

@@ -8,6 +8,7 @@ Line numbers are the parser's (1-based), because CRLF folding never changes line
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..source import BOM, encode, has_crlf
@@ -263,20 +264,22 @@ class LineChange:
     tail: int
 
 
-def line_change(base: SourceLines, edited: list[SourceLines]) -> LineChange | None:
+def line_change(base: SourceLines, edited: Sequence[SourceLines | None]) -> LineChange | None:
     """The change an op list made, from ``base`` (the lines it started from) and each op's
     edited copy in order (each a `SourceLines.copy` of the one before). Lines that no op
     touched keep their place from either end, so the list leaves alone the fewest any op
-    left. None when some op's span is not known (`SourceLines.changed_span`)."""
+    left. None when some op's lines or span are not known (`SourceLines.changed_span`)."""
     head = tail = -1
     count = len(base)
+    last = base
     for lines in edited:
-        span = lines.changed_span()
-        if span is None or span[2] != count:
+        span = lines.changed_span() if lines is not None else None
+        if lines is None or span is None or span[2] != count:
             return None
         head = span[0] if head < 0 else min(head, span[0])
         tail = span[1] if tail < 0 else min(tail, span[1])
         count = len(lines)
+        last = lines
     if head < 0:
         return None
-    return LineChange(base, edited[-1], head, tail)
+    return LineChange(base, last, head, tail)
