@@ -170,10 +170,13 @@ class Sandbox:
             await asyncio.gather(*list(self._teardowns), return_exceptions=True)
 
     async def idle(self) -> None:
-        """Wait until no run is active and every teardown has finished."""
+        """Wait until no run is active, every teardown has finished and each idle slot's
+        next launcher has started (a teardown asks for it last)."""
         while self.stats.active or self._teardowns:
             await self._drain_teardowns()
             await asyncio.sleep(0.005)
+        if self._warm is not None:
+            await self._warm.started()
 
     def describe(self) -> dict[str, Any]:
         return {

@@ -112,6 +112,12 @@ class WarmLaunchers:
                 await launcher.proc.wait()
         return await spawn(functools.partial(self._argv_for, slot))
 
+    async def started(self) -> None:
+        """Wait until every launcher asked for has started (or failed to): only then is
+        the pool's set of processes and descriptors settled."""
+        while pending := [f for f in self._pending.values() if not f.done()]:
+            await asyncio.gather(*pending, return_exceptions=True)
+
     async def close(self) -> None:
         """Let idle launchers exit (EOF on their request pipe) and reap them."""
         self._closed = True

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+
+import pytest
 
 from sandbox import Job, Sandbox, SkillMount
 
@@ -298,6 +300,43 @@ async def test_in_band_traces_show_sandbox_paths_only(sandbox: Sandbox, tmp_path
     for text in (out.error.message, out.logs_preview):
         assert str(tmp_path) not in text and "noma-sandbox-" not in text, text
     assert "/skills/acme.boom/" in out.logs_preview
+
+
+async def test_idle_waits_for_each_slots_next_launcher_to_start(
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A teardown asks for its slot's next launcher last, in the background; `idle` must
+    also wait for that start, or a count of the server's descriptors taken just after it
+    misses the new launcher's four (its pipes and channel): the descriptor test below
+    failed "31 <= 27" once when a start was still under way. Here the start is held until
+    the test lets it go."""
+    import asyncio
+
+    from sandbox import warm
+
+    gate = asyncio.Event()
+    spawn = warm.spawn
+
+    async def held_spawn(spec: Callable[[], warm.LaunchSpec]) -> warm.Launcher:
+        await gate.wait()
+        return await spawn(spec)
+
+    job = Job(mode="code", code="def main(args):\n    return 1\n")
+    await sandbox.idle()
+    monkeypatch.setattr(warm, "spawn", held_spawn)
+    out = await sandbox.run(job, None)
+    assert out.status == "completed", out.error
+    idle = asyncio.ensure_future(sandbox.idle())
+    try:
+        done, _ = await asyncio.wait([idle], timeout=0.5)
+        assert not done, "idle() returned while a slot's next launcher had not started"
+    finally:
+        gate.set()
+    await idle
+    assert sandbox._warm is not None
+    pending = sandbox._warm._pending
+    assert len(pending) == sandbox.config.slots
+    assert all(future.done() for future in pending.values())
 
 
 async def test_descriptors_handed_to_launchers_do_not_pile_up_in_the_server(
