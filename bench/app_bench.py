@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import hashlib
 import json
 import os
@@ -336,6 +337,10 @@ def main(argv: list[str] | None = None) -> int:
             path.write_text(generate(n), encoding="utf-8")
             totals: dict[str, list[float]] = {k: [] for k in labels}
             for run in range(args.runs):
+                # Each run opens the document as a fresh process would: the previous run's
+                # app is cyclic garbage (~10^6 objects at 20k sections) that the next open
+                # would otherwise collect inside its own timing (~1 s at 20k).
+                gc.collect()
                 result = asyncio.run(one_run(path, args.edits, n, run))
                 for key, values in result.items():
                     totals[key].extend(values)
