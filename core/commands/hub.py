@@ -17,7 +17,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "serve", help="serve the team hub: flow runs over REST and the Skills /rpc"
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback)")
-    serve.add_argument("--port", type=int, default=8080)
+    serve.add_argument(
+        "--port",
+        type=int,
+        default=8080,
+        help="TCP port (default 8080; 0: a free one, named on stderr as 'listening on URL')",
+    )
     serve.add_argument("--workspace", default=".", help="workspace folder (default: current)")
     serve.add_argument(
         "--require-token",

@@ -23,7 +23,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
     serve = sub.add_parser("serve", help="serve the Skills Protocol (JSON-RPC 2.0 at /rpc)")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8080)
+    serve.add_argument(
+        "--port",
+        type=int,
+        default=8080,
+        help="TCP port (default 8080; 0: a free one, named on stderr as 'listening on URL')",
+    )
     serve.add_argument("--workspace", default=".", help="workspace folder (default: current)")
     add_serving_arguments(serve)
     serve.set_defaults(func=_serve)
@@ -94,7 +99,9 @@ def _serve(args: argparse.Namespace) -> int:
         f"noma skills serve: your token is in {token_path()} (noma hub token local)",
         file=sys.stderr,
     )
-    serving.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    serving.run(
+        app, host=args.host, port=args.port, log_level=args.log_level, name="noma skills serve"
+    )
     return 0
 
 

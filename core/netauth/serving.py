@@ -36,6 +36,8 @@ import ipaddress
 import logging
 import os
 import resource
+import socket
+import sys
 import time
 from collections import Counter
 from typing import Any
@@ -218,8 +220,33 @@ def raise_fd_limit(wanted: int = WANTED_FDS) -> int:
     return soft
 
 
-def run(app: ASGIApp, host: str, port: int, log_level: str, **extra: Any) -> None:
-    """Serve ``app`` as ``noma serve`` and ``noma skills serve`` do."""
+class _Announcing(uvicorn.Server):
+    """A uvicorn server that says where it listens once it does, whatever the log level:
+    with ``--port 0`` the system picks a free port, and this line is how a script (or a
+    test) learns it without racing other processes for a number it chose itself."""
+
+    def __init__(self, config: uvicorn.Config, name: str) -> None:
+        super().__init__(config)
+        self.name = name
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        for server in self.servers:
+            for sock in server.sockets:
+                url = listening_url(sock)
+                print(f"{self.name}: listening on {url}", file=sys.stderr, flush=True)
+
+
+def listening_url(sock: socket.socket) -> str:
+    """``http://host:port`` of a listening socket, IPv6 hosts in brackets."""
+    host, port = sock.getsockname()[:2]
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+def run(
+    app: ASGIApp, host: str, port: int, log_level: str, *, name: str = "noma serve", **extra: Any
+) -> None:
+    """Serve ``app`` as ``noma serve`` and ``noma skills serve`` (``name``) do."""
     raise_fd_limit()
     config = uvicorn.Config(
         BodyDeadline(app),
@@ -231,7 +258,7 @@ def run(app: ASGIApp, host: str, port: int, log_level: str, **extra: Any) -> Non
         h11_max_incomplete_event_size=32 * 1024,
         **extra,
     )
-    server = uvicorn.Server(config)
-    for name in ("uvicorn.error", "uvicorn.access", "noma.skills.rpc"):
-        logging.getLogger(name).addFilter(RateLimit())
+    server = _Announcing(config, name)
+    for logger in ("uvicorn.error", "uvicorn.access", "noma.skills.rpc"):
+        logging.getLogger(logger).addFilter(RateLimit())
     server.run()

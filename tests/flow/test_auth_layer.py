@@ -16,7 +16,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -39,6 +38,7 @@ from core.netauth.local_token import (
 )
 from core.netauth.tokens import TokenStore
 from core.workspace import Workspace
+from tests.server_testlib import launch
 
 from .conftest import make_workspace, owner_headers
 
@@ -71,28 +71,19 @@ RUN = {
 }
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @contextmanager
 def serving(argv: list[str], root: Path) -> Iterator[str]:
     """The real command on a free loopback port; yields its URL once the owner is served."""
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "core.cli", *argv, "--port", str(port), "--workspace", str(root),
+    served = launch(
+        [sys.executable, "-m", "core.cli", *argv, "--workspace", str(root),
          "--log-level", "warning"],
         cwd=REPO,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
     )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
+    proc, url = served.proc, served.url
     try:
         deadline = time.monotonic() + 60
         while True:
-            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            assert proc.poll() is None, served.stderr_text()
             token = read_local_token()
             try:
                 if (

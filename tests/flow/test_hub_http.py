@@ -30,6 +30,7 @@ from core.flow.lanes import ProviderLane
 from core.hub.app import Hub, create_hub_app
 from core.netauth.tokens import token_store_path
 from core.workspace import Workspace
+from tests.server_testlib import launch
 
 from .conftest import (
     SHEET_URL,
@@ -429,18 +430,15 @@ def test_noma_serve_serves_rest_and_rpc_on_one_port(tmp_path: Path) -> None:
     hub = Hub.open(root)
     token, _ = hub.tokens.create("ada@example.org", human=True)
     hub.close()
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "core.cli", "serve", "--host", "0.0.0.0", "--port", str(port),
+    served = launch(
+        [sys.executable, "-m", "core.cli", "serve", "--host", "0.0.0.0",
          "--workspace", str(root), "--log-level", "warning"],
         cwd=Path(__file__).resolve().parents[2],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
     )  # fmt: skip
+    proc, url = served.proc, served.url
     try:
-        url = f"http://127.0.0.1:{port}"
+        said = f"noma serve: listening on http://0.0.0.0:{served.port}"
+        assert said in [line.rstrip("\n") for line in served.lines]
         deadline = time.monotonic() + 30
         while True:
             try:
@@ -448,7 +446,7 @@ def test_noma_serve_serves_rest_and_rpc_on_one_port(tmp_path: Path) -> None:
                     break
             except httpx.HTTPError:
                 pass
-            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            assert proc.poll() is None, served.stderr_text()
             assert time.monotonic() < deadline, "noma serve did not come up"
             time.sleep(0.1)
         assert httpx.get(f"{url}/api/v1/flows").status_code == 401  # no caller is token-less

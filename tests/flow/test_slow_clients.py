@@ -28,6 +28,7 @@ from uvicorn.server import ServerState
 
 from core.netauth import serving
 from core.netauth.serving import peer_key
+from tests.server_testlib import launch
 
 from .conftest import make_workspace, owner_headers
 
@@ -45,20 +46,16 @@ def _default_fd_limit() -> None:
 
 @contextmanager
 def noma_serve(root: Path, **env: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "core.cli", "serve", "--port", str(port), "--workspace",
-         str(root), "--log-level", "info"],
-        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        env={**os.environ, **env}, preexec_fn=_default_fd_limit,
+    served = launch(
+        [sys.executable, "-m", "core.cli", "serve", "--workspace", str(root),
+         "--log-level", "info"],
+        cwd=REPO, env={**os.environ, **env}, preexec_fn=_default_fd_limit,
     )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
+    proc, url = served.proc, served.url
     try:
         deadline = time.monotonic() + 60
         while True:
-            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            assert proc.poll() is None, served.stderr_text()
             try:
                 if httpx.get(f"{url}/openapi.json", timeout=2).status_code == 200:
                     break
@@ -305,3 +302,19 @@ def test_refused_connections_do_not_count_toward_the_global_cap(
         assert not state.connections
     finally:
         loop.close()
+
+
+def test_the_listening_line_names_the_bound_port_and_brackets_an_ipv6_host() -> None:
+    """``--port 0`` lets the system choose; the line on stderr is how a caller learns it."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        assert serving.listening_url(s) == f"http://127.0.0.1:{s.getsockname()[1]}"
+    try:
+        six = socket.socket(socket.AF_INET6)
+        six.bind(("::1", 0))
+    except OSError:
+        return  # no IPv6 loopback on this host: the IPv4 case above still ran
+    with six:
+        six.listen()
+        assert serving.listening_url(six) == f"http://[::1]:{six.getsockname()[1]}"

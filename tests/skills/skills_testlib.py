@@ -8,7 +8,6 @@ sandbox and its shutdown. Its environment carries a server secret that must neve
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -19,6 +18,8 @@ from unittest import mock
 
 import httpx
 import pytest
+
+from tests.server_testlib import launch
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = Path(os.environ.get("NOMA_SHARED_DIR", REPO.parent / "shared"))
@@ -83,12 +84,6 @@ def spec_text() -> str:
             pytest.fail(f"{SPEC} is missing but NOMA_REQUIRE_SHARED is set")
         pytest.skip(f"the shared spec is not beside the repo ({SPEC})")
     return SPEC.read_text(encoding="utf-8")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def make_skill(
@@ -238,7 +233,6 @@ def start_server(
     """Serve ``workspace``, trusted as the user trusts it: in ``config_home`` (default the
     test's own ``XDG_CONFIG_HOME``), which the server is given. ``user_home`` (default the
     test's own dirs) holds the server's runtime and state dirs: its token is found there."""
-    port = free_port()
     env = dict(os.environ)
     home = config_home or Path(os.environ["XDG_CONFIG_HOME"])
     trust_in(workspace, home)
@@ -259,28 +253,21 @@ def start_server(
         }
     )
     env.update(extra_env or {})
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "core.cli",
-            "skills",
-            "serve",
-            "--port",
-            str(port),
-            "--workspace",
-            str(workspace),
-            "--log-level",
-            "warning",
-        ],
+    served = launch(
+        [sys.executable, "-m", "core.cli", "skills", "serve", "--workspace", str(workspace),
+         "--log-level", "warning"],
         cwd=REPO,
         env=env,
-    )
+        stdout=None,
+    )  # fmt: skip
+    proc, port = served.proc, served.port
     server = Server(proc, port, workspace, user_env)
     deadline = time.monotonic() + 60
     while True:
         if proc.poll() is not None:
-            raise AssertionError(f"server exited early with {proc.returncode}")
+            raise AssertionError(
+                f"server exited early with {proc.returncode}:\n{served.stderr_text()}"
+            )
         try:
             token = server.owner_token()  # made by the server before it listens
             if token is not None:
