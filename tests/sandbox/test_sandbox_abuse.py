@@ -13,6 +13,7 @@ import errno
 import os
 import socket
 import stat
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -137,8 +138,11 @@ async def test_6_no_network_loopback_udp_ipv6_unix_or_dns(sandbox: Sandbox) -> N
     udp_listener = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     udp_listener.bind(("127.0.0.1", 0))
     udp_port = udp_listener.getsockname()[1]
+    # Abstract socket names are one namespace per network namespace: a fixed name here was
+    # taken by the same test of another suite on the host ([Errno 98]).
+    abstract_name = f"\0noma-sandbox-test-{uuid.uuid4().hex}"
     abstract = socket.socket(socket.AF_UNIX)
-    abstract.bind(b"\0noma-sandbox-test")
+    abstract.bind(abstract_name.encode())
     abstract.listen()
     port = listener.getsockname()[1]
     src = (
@@ -165,13 +169,14 @@ async def test_6_no_network_loopback_udp_ipv6_unix_or_dns(sandbox: Sandbox) -> N
         "    def unix():\n"
         "        s = socket.socket(socket.AF_UNIX)\n"
         "        s.settimeout(2)\n"
-        "        s.connect(b'\\0noma-sandbox-test')\n"
+        "        s.connect(args['unix'].encode())\n"
         "    tries = [('tcp', tcp), ('tcp6', tcp6), ('outside', outside), ('udp', udp),\n"
         "             ('dns', dns), ('unix', unix)]\n"
         "    return {n: attempt(f) for n, f in tries}\n"
     )
     try:
-        out = await sandbox.run(code(src, args={"port": port, "udp": udp_port}), None)
+        args = {"port": port, "udp": udp_port, "unix": abstract_name}
+        out = await sandbox.run(code(src, args=args), None)
         udp_listener.settimeout(0.3)
         with pytest.raises(TimeoutError):
             udp_listener.recvfrom(16)  # a datagram sent inside stays on the sandbox's own lo
