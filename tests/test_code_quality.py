@@ -8,6 +8,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -27,6 +29,7 @@ def test_ruff_format_is_applied() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.long(15)
 def test_core_and_app_are_mypy_strict_clean() -> None:
     result = run("mypy", "core", "noma_tui")
     assert result.returncode == 0, result.stdout + result.stderr

@@ -63,6 +63,7 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Complete
     return proc
 
 
+@pytest.mark.long(60)  # the suite's longest test (~47 s on the idle 2-core machine)
 def test_installed_wheel_finds_its_skills_and_demo_and_runs_its_commands(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
