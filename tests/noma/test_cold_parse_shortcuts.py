@@ -1,8 +1,9 @@
 """Shortcuts of the cold parse, each held to what it replaced.
 
-The parser reads plain attribute groups without regular expressions (`plain_attrs`) and
-numbers without one (`coerce`); the regexes stay the definition, so both must agree with
-them on every text they accept, and say None rather than guess on every text they do not.
+The parser reads plain attribute groups without regular expressions (`plain_attrs`),
+numbers without one (`coerce`) and directive openers without one (`opener_parts`); the
+regexes stay the definition, so each must agree with them on every text it accepts, and
+say None (or ask the regex) rather than guess on every text it does not.
 The id pass takes the parser's block list instead of sorting: it must be the walk's.
 """
 
@@ -17,6 +18,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_trust_properties import corpus, noma_text
 
+from bench.generate import generate
 from core.noma import attrs, parser
 from core.noma.attrs import _ATTR, _NUMBER, _STRICT_GROUP, Attrs, _collect, plain_attrs
 from core.noma.ids import blocks_in
@@ -24,8 +26,10 @@ from core.noma.ids import blocks_in
 # The pure module, and the compiled copy the parser calls when one is in use (the parser's
 # accelerator tests say when it must be).
 MODULES: list[ModuleType] = [attrs]
+OPENER_READERS = [parser.PURE["opener_parts"]]
 if parser.ACCELERATED:
     MODULES.append(importlib.import_module("core.noma._attrs_native"))
+    OPENER_READERS.append(importlib.import_module("core.noma._parser_native").opener_parts)
 
 
 def by_regex(group: str) -> tuple[Attrs, dict[str, str], bool]:
@@ -156,3 +160,65 @@ def test_the_parsers_block_list_is_the_walks_on_the_corpus() -> None:
 @given(noma_text)
 def test_the_parsers_block_list_is_the_walks(text: str) -> None:
     _blocks_agree(text)
+
+
+def opener_by_regex(line: str) -> tuple[int, str, str | None] | None:
+    """What the parser read from an opener line before `opener_parts`: `OPENER`'s groups."""
+    m = parser.OPENER.match(line)
+    return None if m is None else (len(m[1]), m[2], m[3])
+
+
+# Colons, braces, both quotes, blanks and name characters, ASCII or not (``\w`` takes a
+# Unicode letter or digit where the plain path takes ASCII only).
+OPENER_TEXT = st.text(
+    alphabet=st.sampled_from(list(":{}\"' \t=aZ09._-\u00e9\u0663\r")), max_size=24
+)
+
+
+@st.composite
+def opener_lines(draw: st.DrawFn) -> str:
+    """A name (ASCII or not, namespaced or not), then maybe a group of any text in braces,
+    then maybe blanks: near misses of the opener shape as well as openers."""
+    name = draw(st.text(alphabet=st.sampled_from(list("aZ09._-:\u00e9 ")), min_size=1, max_size=8))
+    line = draw(st.sampled_from(["::", ":::"])) + name
+    if draw(st.booleans()):
+        line += "{" + draw(GROUP_TEXT) + draw(st.sampled_from(["}", "", "}}", "} x"]))
+    return line + draw(st.sampled_from(["", " ", "\t ", "\r"]))
+
+
+@settings(max_examples=2000, deadline=None)
+@given(opener_lines() | st.builds(str.__add__, st.sampled_from(["::", ":::", ":"]), OPENER_TEXT))
+@example("::claim")
+@example('::claim{id="c1" confidence=0.5}')
+@example(':::note{t="a}b"}  ')  # a brace inside quotes
+@example('::note{t="a"} {b}')  # a brace outside them
+@example("::acme::widget{a=1}")  # a namespaced name: left to the regex
+@example("::caf\u00e9")  # a non-ASCII name: left to the regex
+@example("::a{x='}'}")  # single quotes: left to the regex
+@example("::Z{'}")  # an unpaired single quote: not an opener
+@example("::a {x=1}")  # a blank before the group: not an opener
+@example("::a{x=1}\r")
+@example("::_a")
+@example("::a.b-c_d")
+def test_openers_are_read_as_the_regex_reads_them(line: str) -> None:
+    want = opener_by_regex(line)
+    for read in OPENER_READERS:
+        assert read(line) == want, (read.__module__, line)
+
+
+def test_the_generated_documents_openers_take_the_plain_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every opener of a generated document is read without the regex (the pure reader,
+    with `OPENER` replaced by one that fails the test when asked)."""
+
+    class Refuse:
+        def match(self, line: str) -> None:
+            raise AssertionError(f"the regex was asked about {line!r}")
+
+    lines = generate(200).split("\n")
+    openers = [x for x in lines if x.startswith("::") and x.strip(": \t")]
+    want = [opener_by_regex(x) for x in openers]
+    assert len(openers) > 300 and None not in want
+    monkeypatch.setattr(parser, "OPENER", Refuse())
+    assert [parser.PURE["opener_parts"](x) for x in openers] == want
