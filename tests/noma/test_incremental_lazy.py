@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -36,6 +37,9 @@ from core.noma.nodes import Directive, Document, ListNode, Section
 from core.noma.parser import parse
 from core.noma.patch import PatchError
 from core.noma.patch.engine import apply_one
+from core.noma.patch.guard import outline, outline_entries
+from core.noma.patch.pipeline import DocumentCache, PatchRequest
+from core.noma.proof import build_proof
 from core.noma.validate import validate
 from core.noma.validate.kept_findings import document_findings, has_recipes
 
@@ -151,6 +155,33 @@ def test_the_next_op_finds_its_target_without_making_the_moved_blocks() -> None:
     made = [n for n in moved if not _unread(n)]
     assert len(made) == 1, "only the finding that holds claim-50 was read"
     assert spliced._id_nodes is None, "no block list was made"
+
+
+def test_a_proof_after_an_outside_edit_that_moved_lines_reads_only_its_target(
+    tmp_path: Path,
+) -> None:
+    """The app's path: a document opened whole, changed outside (a line added near the
+    top: every later block moves), then a guarded dry run (the proof) of an attribute edit.
+    The structure guard compares outlines: the splice must have carried one from the opened
+    version, or listing the moved version's blocks would make every moved block (at 20,000
+    sections, 0.4 s of the first proof after such an edit)."""
+    path = tmp_path / "doc.noma"
+    text = generate(60, seed=9)
+    path.write_text(text, encoding="utf-8")
+    cache = DocumentCache()
+    cache.load(path)  # opened: a whole parse, nothing guarded yet
+    path.write_text(_grow_first_risk(text), encoding="utf-8")
+    _source, state = cache.load(path)  # the outside edit, spliced from the opened version
+    top = state.doc.children[-1]
+    moved = [n for n in top.children if isinstance(n, Section) and n.line > 30]
+    assert moved and all(_unread(n) for n in moved)
+    op = {"op": "update_attribute", "id": "claim-50", "key": "confidence", "value": 0.9}
+    proof = build_proof(path, PatchRequest(ops=[op]), cache=cache)
+    assert proof.ok, proof.outcome.error
+    made = [n for n in moved if not _unread(n)]
+    assert len(made) == 1, f"{len(made)} moved sections were read; only claim-50's should be"
+    # What the guard compared is what a whole parse gives.
+    assert outline_entries(state.doc) == outline(parse(path.read_text("utf-8")))[0]
 
 
 def test_a_changed_reference_in_the_run_recomputes_the_whole_document_rules() -> None:
