@@ -148,12 +148,12 @@ def opener_parts(line: str) -> tuple[int, str, str | None] | None:
     """``(colons, name, group)`` of a directive opener line (`OPENER`'s three groups, the
     group None when the opener has none), or None when the line is not one.
 
-    `OPENER` stays the definition; this reads the common shape without it (one regex
-    match per directive was a twentieth of a cold parse): an ASCII name without ``::``
-    segments, then nothing, or a brace group without single quotes whose double quotes
-    pair up and whose braces are all inside them. Any other line goes to the regex, so
-    a shape this misses costs a match, never a different answer (a property test holds
-    the two equal).
+    `OPENER` stays the definition; this reads the common shape without it (a regex match
+    per directive: 1.4% of the instructions of a cold parse and validation at 5,000
+    sections): an ASCII name without ``::`` segments, then nothing, or a brace group
+    without single quotes whose double quotes pair up and whose braces are all inside them.
+    Any other line goes to the regex, so a shape this misses costs a match, never a
+    different answer (a property test holds the two equal).
     """
     start = len(line) - len(line.lstrip(":"))
     if start >= 2:
