@@ -588,20 +588,12 @@ class _Splice:
         )
 
 
-_LEVELS = {level: "#" * level for level in range(1, 7)}
-
-
-def _outline_entry(n: Node) -> tuple[str | None, str, int]:
-    name = n.name if isinstance(n, Directive) else _LEVELS[n.level]  # type: ignore[attr-defined]
-    return (n.id, name, n.depth)
-
-
 def _splice_outline(old: Document, new: Document, j0: int, j1: int, run: list[Node]) -> None:
     """The guard's outline (`patch.guard.outline`) of the new tree, and the hint that its
     entries before ``j0`` and from ``j1`` on (old numbering) are the old ones."""
     from .patch.guard import splice_outline
 
-    splice_outline(old, new, j0, j1, [_outline_entry(n) for n in run])
+    splice_outline(old, new, j0, j1, run)
 
 
 def _splice_index(

@@ -58,19 +58,25 @@ def outline(doc: Document) -> tuple[list[Entry], list[Node]]:
         return kept, made
     nodes = id_nodes_of(doc)
     with gc_paused():  # 17k new tuples would trigger full collections of a 100k-node tree
-        entries: list[Entry] = [
-            (n.id, n.name if isinstance(n, Directive) else _LEVELS[n.level], n.depth)  # type: ignore[attr-defined]
-            for n in nodes
-        ]
+        entries = _entries(nodes)
     _OUTLINE.put(doc, (entries, nodes))
     return entries, nodes
 
 
+def _entries(nodes: list[Node]) -> list[Entry]:
+    """The outline entries of ``nodes`` (sections and directives), in order."""
+    return [
+        (n.id, n.name if isinstance(n, Directive) else _LEVELS[n.level], n.depth)  # type: ignore[attr-defined]
+        for n in nodes
+    ]
+
+
 def splice_outline(
-    old: Document, new: Document, j0: int, j1: int, run: list[Entry]
+    old: Document, new: Document, j0: int, j1: int, run: list[Node]
 ) -> list[Entry] | None:
     """Give a spliced ``new`` the outline of ``old`` with its entries ``j0..j1`` replaced by
-    the run's (its blocks listed when first asked); returns the old entries, or None when
+    those of the run's blocks ``run`` (its blocks listed when first asked); returns the old
+    entries, or None when
     ``old`` had no outline and no cheap way to one (then ``new`` has none either).
 
     An ``old`` whose block list is made (a whole parse, the first version an editor or
@@ -85,7 +91,7 @@ def splice_outline(
             return None
         cached = outline(old)
     entries = cached[0]
-    _OUTLINE.put(new, ([*entries[:j0], *run, *entries[j1:]], new._id_nodes))
+    _OUTLINE.put(new, ([*entries[:j0], *_entries(run), *entries[j1:]], new._id_nodes))
     return entries
 
 
