@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from bench import vs_bench
 from tests.conftest import REPO
 
@@ -58,3 +60,13 @@ def test_rows_without_the_reference() -> None:
     assert float(check[-2]) > 0 and check[-1] == "-"  # our peak memory, none for the reference
     parse = rows["parse"]
     assert float(parse[5]) > 0 and parse[6] == "-"  # our CPU ms, none for the reference
+
+
+def test_our_executable_runs_with_its_bytecode_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Where PYTHONDONTWRITEBYTECODE is set, an editable install would compile every module
+    # from source on every run; a user's install (a wheel pip compiled) never does.
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    monkeypatch.setenv("NOMA_BENCH_PROBE", "kept")
+    env = vs_bench.installed_env()
+    assert "PYTHONDONTWRITEBYTECODE" not in env
+    assert env["NOMA_BENCH_PROBE"] == "kept" and env["PATH"] == os.environ["PATH"]
