@@ -93,7 +93,8 @@ def _put(
     else:
         value = text if key in RAW_KEYS else coerce(text)
     if raw is None and value is not text:
-        raw = {k: str(v) for k, v in values.items()}  # every value so far is its text
+        # Every value so far is its own text (a str), so the copy is ``values`` as it is.
+        raw = cast(dict[str, str], dict(values))
     values[key] = value
     if raw is not None:
         raw[key] = text

@@ -180,8 +180,8 @@ def opener_parts(line: str) -> tuple[int, str, str | None] | None:
 
 def _braces_quoted(group: str) -> bool:
     """Do the double quotes of ``group`` pair up, with every brace inside a pair?"""
-    if '"' not in group:
-        return "{" not in group and "}" not in group
+    if "{" not in group and "}" not in group:
+        return not group.count('"') % 2  # no brace anywhere: only the pairing is in question
     parts = group.split('"')
     if not len(parts) % 2:
         return False
