@@ -243,7 +243,7 @@ def format_value(key: str, value: AttrValue) -> str | None:
         return key
     if value is False:
         return f"{key}=false"
-    if isinstance(value, int | float):
+    if isinstance(value, (int, float)):  # a tuple: no union made per call
         return f"{key}={format_number(value)}"
     if '"' not in value:
         return f'{key}="{value}"'

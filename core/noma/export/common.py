@@ -155,13 +155,13 @@ def directive_title(name: str) -> str:
 
 def value_text(value: AttrValue) -> str:
     """An attribute value as a reader would write it: ``true``, ``0.8``, ``text``."""
+    if isinstance(value, str):  # most values (compiled: one type test)
+        return value
     if value is True:
         return "true"
     if value is False:
         return "false"
-    if isinstance(value, int | float):
-        return format_number(value)
-    return value
+    return format_number(value)
 
 
 def shown_attrs(node: Directive) -> list[tuple[str, AttrValue]]:
@@ -331,7 +331,7 @@ def _cell(value: Any) -> str:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int | float):
+    if isinstance(value, (int, float)):  # a tuple: compiled to two type tests, no union made
         return format_number(value)
     return str(value)
 

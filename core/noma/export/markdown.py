@@ -139,10 +139,11 @@ def stays_paragraph(text: str) -> str:
     ``1) x`` (list items) and ``| a |`` rows (a GFM table). What else could read
     differently is caught by `inert.needs_literal`.
     """
+    first = text[:1]
     if (
-        text[:1] not in (" ", "\t")
-        and _FIRST_BLOCK_START.match(text) is None
-        and _NEXT_BLOCK_START.search(text) is None
+        first not in (" ", "\t")
+        and (not _may_start_block(first) or _FIRST_BLOCK_START.match(text) is None)
+        and ("\n" not in text or _NEXT_BLOCK_START.search(text) is None)
     ):
         return text  # the usual paragraph: nothing to escape, no indentation to drop
     lines = text.split("\n")
@@ -155,16 +156,48 @@ def stays_paragraph(text: str) -> str:
     return "\n".join(lines)
 
 
+def _may_start_block(first: str) -> bool:
+    """Can `_FIRST_BLOCK_START` match text starting with ``first`` (not a blank)? Its
+    alternatives start with one of ``=-~`+|`` or a digit (``\\d``: any Unicode decimal
+    digit, as `str.isdecimal` says); a regex match per paragraph costs far more."""
+    return not first or first in "=-~`+|" or first.isdecimal()
+
+
 def _anchor_tag(ident: str | None) -> str:
     return f'<a id="{escape(ident)}"></a>' if ident else ""
 
 
+# Directive names and attribute keys are few, each written thousands of times: each is
+# escaped once (a regex search per use was a twentieth of an export). Bounded, as
+# `directive_title`'s table is: a hostile document's names cannot grow it without end.
+_ESCAPED: dict[str, str] = {}
+_TITLED: dict[str, str] = {}
+
+
+def _escaped_key(key: str) -> str:
+    text = _ESCAPED.get(key)
+    if text is None:
+        text = escape_markdown(key)
+        if len(_ESCAPED) < 1024:
+            _ESCAPED[key] = text
+    return text
+
+
+def _escaped_title(name: str) -> str:
+    text = _TITLED.get(name)
+    if text is None:
+        text = "**" + escape_markdown(directive_title(name)) + "**"
+        if len(_TITLED) < 1024:
+            _TITLED[name] = text
+    return text
+
+
 def _directive(node: Directive, ctx: Context) -> str:
-    head = [_anchor_tag(node.id) + f"**{escape_markdown(directive_title(node.name))}**"]
+    head = [_anchor_tag(node.id) + _escaped_title(node.name)]
     if node.id:
         head.append(code_span(node.id))
     for key, value in shown_attrs(node):
-        head.append(f"{escape_markdown(key)}: {_attr_value(key, value_text(value), ctx)}")
+        head.append(_escaped_key(key) + ": " + _attr_value(key, value_text(value), ctx))
     body = _directive_body(node, ctx)
     text = " · ".join(head) + ("\n\n" + body if body else "")
     return _quoted(text)
@@ -201,10 +234,10 @@ def _directive_body(node: Directive, ctx: Context) -> str:
 
 def _quoted(text: str) -> str:
     """Each line behind ``> ``; a blank line (empty or only whitespace) is ``>`` alone."""
+    first = text[:1]
     if (
-        _FIRST_BLANK_WITH_SPACE.match(text) is not None
-        or _NEXT_BLANK_WITH_SPACE.search(text) is not None
-    ):
+        first.isspace() and first != "\n" and _FIRST_BLANK_WITH_SPACE.match(text) is not None
+    ) or _NEXT_BLANK_WITH_SPACE.search(text) is not None:
         return "\n".join(f"> {line}" if line.strip() else ">" for line in text.split("\n"))
     # No whitespace-only line: only empty lines become `>` (two passes catch neighbours).
     out = ("> " + text.replace("\n", "\n> ")).replace("\n> \n", "\n>\n").replace("\n> \n", "\n>\n")

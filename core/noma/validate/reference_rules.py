@@ -26,12 +26,10 @@ CONFIDENCE_PROFILES = frozenset({"research-memo", "investment-thesis"})
 MEMORY_PROFILES = frozenset({"memory", "agent-memory"})
 
 
-_NUMBER_TYPES = (int, float)  # a tuple made once: ``int | float`` is a new union per call
-
-
 def _unit_number(value: Any) -> bool:
-    """A number in [0, 1] (attribute values are already coerced: ``"0.5"`` is 0.5)."""
-    return isinstance(value, _NUMBER_TYPES) and not isinstance(value, bool) and 0 <= value <= 1
+    """A number in [0, 1] (attribute values are already coerced: ``"0.5"`` is 0.5). The
+    types are a tuple constant: ``int | float`` would make a union object per call."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1
 
 
 def _has_body(d: Directive) -> bool:
