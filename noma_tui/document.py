@@ -253,8 +253,11 @@ def first_blocks(names: list[str | None]) -> dict[str, int]:
     return first  # type: ignore[return-value]
 
 
-def repeated(names: list[str | None]) -> set[str]:
-    """The canonical ids more than one block carries."""
+def repeated(names: list[str | None], first: dict[str, int] | None = None) -> set[str]:
+    """The canonical ids more than one block carries. Given ``first`` (`first_blocks` of
+    ``names``), the common answer, none, costs one count in C: as many ids as named blocks."""
+    if first is not None and len(first) == len(names) - names.count(None):
+        return set()
     present = [n for n in names if n is not None]
     if len(set(present)) == len(present):
         return set()
@@ -428,7 +431,8 @@ def from_state(
             # The same ids in the same places (a body or attribute edit): so are these.
             first, duplicates = previous.first(), previous.duplicate_ids
         else:
-            first, duplicates = first_blocks(arranged.names), repeated(arranged.names)
+            first = first_blocks(arranged.names)
+            duplicates = repeated(arranged.names, first)
         rows, badges = arrange_diagnostics(doc, validator, arranged, first)
     if same and previous is not None:
         name = previous.name  # resolving paths costs an lstat per component
