@@ -56,6 +56,13 @@ class DiagnosticsPane(Themed, ThumbFollowsScroll, DataTable[Text | str]):
         self.add_column("message", key="message")
         self.add_column("id", width=18, key="id")
 
+    def on_unmount(self) -> None:
+        # Textual's `DataTable` caches a method with ``functools.lru_cache`` keyed by the
+        # table, so a table outlives its app: it must not keep the version it showed (a
+        # whole tree) alive with it.
+        self.loaded = None
+        self._blocks = []
+
     def on_resize(self) -> None:
         self.fit_columns()
 

@@ -57,6 +57,13 @@ class TranscriptPane(Themed, ThumbFollowsScroll, DataTable[Text | str]):
         self.add_column("result", width=21, key="result")
         self.add_column("pre→post", width=17, key="sha")
 
+    def on_unmount(self) -> None:
+        # A table outlives its app (Textual's `DataTable` keeps the last tables drawn in an
+        # ``lru_cache``): it must not keep the transcript it showed alive with it.
+        self.snapshot = None
+        self.rows_shown = []
+        self.shown_rows = []
+
     def on_resize(self) -> None:
         self.fit_columns()
 
