@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import html
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -139,18 +140,33 @@ def code_segments(text: str) -> list[tuple[bool, str]]:
     return out
 
 
-_TITLES: dict[str, str] = {}  # directive names are few: each is titled once
+REMEMBERED_NAMES: Final = 1024
+
+
+def remembered(table: dict[str, str], name: str, make: Callable[[str], str]) -> str:
+    """``make(name)``, made once per name and kept in ``table``. For what a document repeats
+    thousands of times from a few names (directive names, attribute keys); at most
+    `REMEMBERED_NAMES` are kept, so a hostile document's names cannot grow a table without
+    end (the rest are made each time)."""
+    text = table.get(name)
+    if text is None:
+        text = make(name)
+        if len(table) < REMEMBERED_NAMES:
+            table[name] = text
+    return text
+
+
+_TITLES: dict[str, str] = {}
 
 
 def directive_title(name: str) -> str:
     """``open_question`` -> ``Open question``: the label a reader sees for a block type."""
-    title = _TITLES.get(name)
-    if title is None:
-        words = name.replace("_", " ").replace("-", " ").strip()
-        title = words[:1].upper() + words[1:]
-        if len(_TITLES) < 1024:
-            _TITLES[name] = title
-    return title
+    return remembered(_TITLES, name, _title)
+
+
+def _title(name: str) -> str:
+    words = name.replace("_", " ").replace("-", " ").strip()
+    return words[:1].upper() + words[1:]
 
 
 def value_text(value: AttrValue) -> str:

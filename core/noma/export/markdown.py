@@ -40,6 +40,7 @@ from .common import (
     directive_title,
     escape,
     may_read_differently,
+    remembered,
     shown_attrs,
     value_text,
 )
@@ -167,37 +168,23 @@ def _anchor_tag(ident: str | None) -> str:
     return f'<a id="{escape(ident)}"></a>' if ident else ""
 
 
-# Directive names and attribute keys are few, each written thousands of times: each is
-# escaped once (a regex search per use was a twentieth of an export). Bounded, as
-# `directive_title`'s table is: a hostile document's names cannot grow it without end.
-_ESCAPED: dict[str, str] = {}
-_TITLED: dict[str, str] = {}
+# Directive names and attribute keys, escaped once each (`remembered`): a regex search per
+# use was a twentieth of an export.
+_ESCAPED_KEYS: dict[str, str] = {}
+_BOLD_TITLES: dict[str, str] = {}
 
 
-def _escaped_key(key: str) -> str:
-    text = _ESCAPED.get(key)
-    if text is None:
-        text = escape_markdown(key)
-        if len(_ESCAPED) < 1024:
-            _ESCAPED[key] = text
-    return text
-
-
-def _escaped_title(name: str) -> str:
-    text = _TITLED.get(name)
-    if text is None:
-        text = "**" + escape_markdown(directive_title(name)) + "**"
-        if len(_TITLED) < 1024:
-            _TITLED[name] = text
-    return text
+def _bold_title(name: str) -> str:
+    return "**" + escape_markdown(directive_title(name)) + "**"
 
 
 def _directive(node: Directive, ctx: Context) -> str:
-    head = [_anchor_tag(node.id) + _escaped_title(node.name)]
+    head = [_anchor_tag(node.id) + remembered(_BOLD_TITLES, node.name, _bold_title)]
     if node.id:
         head.append(code_span(node.id))
     for key, value in shown_attrs(node):
-        head.append(_escaped_key(key) + ": " + _attr_value(key, value_text(value), ctx))
+        escaped = remembered(_ESCAPED_KEYS, key, escape_markdown)
+        head.append(escaped + ": " + _attr_value(key, value_text(value), ctx))
     body = _directive_body(node, ctx)
     text = " · ".join(head) + ("\n\n" + body if body else "")
     return _quoted(text)
