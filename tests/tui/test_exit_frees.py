@@ -49,14 +49,14 @@ def test_an_exited_app_keeps_no_loaded_document(tmp_path: Path) -> None:
         gc.collect()
     alive = [o for o in gc.get_objects() if type(o) is LoadedDocument and o.path == path]
     assert alive == []
-    # Which tables Textual's cache keeps depends on what was drawn last; the whole check
-    # above can pass by luck. This one cannot: every table pane let go of what it showed.
-    diagnostics, transcript = asyncio.run(_panes_after_exit(copy_demo(tmp_path / "again")))
-    assert diagnostics.loaded is None
-    assert transcript.snapshot is None and transcript.rows_shown == []
     transcripts = [
         o
         for o in gc.get_objects()
         if type(o) is TranscriptSnapshot and o.path.parent == path.parent
     ]
     assert transcripts == []
+    # Which tables Textual's cache keeps depends on what was drawn last; the whole check
+    # above can pass by luck. This one cannot: every table pane let go of what it showed.
+    diagnostics, transcript = asyncio.run(_panes_after_exit(copy_demo(tmp_path / "again")))
+    assert diagnostics.loaded is None
+    assert transcript.snapshot is None and transcript.rows_shown == []
