@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from sys import intern
-from typing import Final, cast
+from typing import Final, TypeVar, cast
 
 AttrValue = str | int | float | bool
 Attrs = dict[str, AttrValue]
@@ -94,6 +94,48 @@ def _put(
         value = text if key in RAW_KEYS else coerce(text)
     if raw is None and value is not text:
         # Every value so far is its own text (a str), so the copy is ``values`` as it is.
+        raw = cast(dict[str, str], dict(values))
+    values[key] = value
+    if raw is not None:
+        raw[key] = text
+    return raw
+
+
+# What `plain_attrs` learnt from tokens it read before: a ``key=`` token (before a quoted
+# value) -> its interned key, and a bare token (``confidence=0.5``, ``draft``) -> its key,
+# value and text. A document repeats a few hundred such tokens thousands of times; each
+# table is bounded (emptied when full), so hostile text cannot grow it.
+TOKEN_MEMO_SIZE: Final = 2048
+_T = TypeVar("_T")
+_KEYS: Final[dict[str, str]] = {}
+_TOKENS: Final[dict[str, tuple[str, AttrValue, str]]] = {}
+
+
+def _remember(table: dict[str, _T], token: str, value: _T) -> _T:
+    if len(table) >= TOKEN_MEMO_SIZE:
+        table.clear()
+    table[token] = value
+    return value
+
+
+def _bare_token(token: str) -> tuple[str, AttrValue, str] | None:
+    """(key, value, text) of a token outside quotes: ``key=value`` or a flag (``key``,
+    value True, text ``""``); None when it is neither (an ``=`` first, last or twice)."""
+    eq = token.find("=")
+    if eq < 0:
+        return _remember(_TOKENS, token, (intern(token), True, ""))
+    if eq == 0 or eq == len(token) - 1 or token.find("=", eq + 1) >= 0:
+        return None
+    key = intern(token[:eq])
+    text = token[eq + 1 :]
+    return _remember(_TOKENS, token, (key, text if key in RAW_KEYS else coerce(text), text))
+
+
+def _store(
+    values: Attrs, raw: dict[str, str] | None, key: str, value: AttrValue, text: str
+) -> dict[str, str] | None:
+    """`_put` once the value is known."""
+    if raw is None and value is not text:
         raw = cast(dict[str, str], dict(values))
     values[key] = value
     if raw is not None:
@@ -190,17 +232,20 @@ def plain_attrs(group: str) -> tuple[Attrs, dict[str, str], bool] | None:
         n = len(tokens)
         for t in range(n):
             token = tokens[t]
-            eq = token.find("=")
             if quoted and t == n - 1:
-                if eq != len(token) - 1 or eq == 0:
-                    return None
-                raw = _put(values, raw, intern(token[:-1]), parts[k + 1])
-            elif eq < 0:
-                raw = _put(values, raw, intern(token), None)
+                key = _KEYS.get(token)
+                if key is None:
+                    if token.find("=") != len(token) - 1 or len(token) == 1:
+                        return None
+                    key = _remember(_KEYS, token, intern(token[:-1]))
+                raw = _put(values, raw, key, parts[k + 1])
             else:
-                if eq == 0 or eq == len(token) - 1 or token.find("=", eq + 1) >= 0:
-                    return None
-                raw = _put(values, raw, intern(token[:eq]), token[eq + 1 :])
+                known = _TOKENS.get(token)
+                if known is None:
+                    known = _bare_token(token)
+                    if known is None:
+                        return None
+                raw = _store(values, raw, known[0], known[1], known[2])
             count += 1
         k += 2
     if raw is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .attrs import split_aliases
@@ -35,10 +35,12 @@ def assign_ids(
 ) -> None:
     """Give ids and aliases to the parser's sections and directives (both in doc order);
     ``blocks`` is the two together in line order, as the parser made them."""
-    alias_counts = Counter(assign_directive_ids(directives))
+    aliased: list[Node] = []
+    alias_counts = Counter(assign_directive_ids(directives, aliased))
     for section in sections:
         section.slug = slugify(section.title)
     natural = natural_slugs(sections)
+    aliased_sections: list[Node] = []
     for section, (ident, aliases) in zip(
         sections, plan_section_ids(doc.meta, sections, chapter, set(natural)), strict=True
     ):
@@ -46,6 +48,12 @@ def assign_ids(
         if aliases is not None:
             section.aliases = aliases
             alias_counts.update(aliases)
+            if aliases:
+                aliased_sections.append(section)
+    if aliased_sections:
+        aliased = sorted(aliased + aliased_sections, key=_start_line)
+    # What the index reads for aliases, rather than every block's (175k at 50k sections).
+    doc._aliased = aliased
     # Kept for the incremental engine: can a heading change move another id?
     _NAME_COUNTS.put(doc, NameCounts(Counter(natural), alias_counts))
     # Only sections and directives carry ids; in line order they are the pre-order walk
@@ -53,9 +61,11 @@ def assign_ids(
     doc._id_nodes = blocks
 
 
-def assign_directive_ids(directives: list[Directive]) -> list[str]:
+def assign_directive_ids(
+    directives: list[Directive], aliased: list[Node] | None = None
+) -> list[str]:
     """A directive's id and aliases come from its own attributes only. Returns every alias
-    given, in order (for `NameCounts`)."""
+    given, in order (for `NameCounts`); the directives given any are added to ``aliased``."""
     given: list[str] = []
     for node in directives:
         raw = node.raw_attrs
@@ -66,6 +76,8 @@ def assign_directive_ids(directives: list[Directive]) -> list[str]:
             if "aliases" in raw:
                 node.aliases = split_aliases(raw["aliases"])
                 given.extend(node.aliases)
+                if node.aliases and aliased is not None:
+                    aliased.append(node)
     return given
 
 
@@ -232,14 +244,66 @@ def name_counts_of(doc: Document) -> NameCounts | None:
     return _NAME_COUNTS.put(doc, counts)
 
 
-@dataclass(slots=True)
 class IdIndex:
-    """Every canonical id and alias of a document, in document-walk order."""
+    """Every canonical id and alias of a document, in document-walk order.
 
-    entries: list[tuple[str, Node]] = field(default_factory=list)
-    first: dict[str, Node] = field(default_factory=dict)
-    count: dict[str, int] = field(default_factory=dict)
-    alias_owner: dict[str, str] = field(default_factory=dict)
+    ``first`` (id -> its first block) and ``alias_owner`` (alias -> the id of its first
+    owner) are what lookups read. ``entries`` ((id, block) per id-bearing block, in order)
+    and ``count`` (id -> how many blocks carry it) are made when first read on an index
+    `index` built: a validation of a document without repeated ids reads neither, and at
+    50,000 sections the two were 175k tuples and a 175k-key dict (~50 ms of ``noma check``).
+    An index is never mutated once made, except by the splice that is making it.
+    """
+
+    __slots__ = ("_count", "_entries", "_nodes", "alias_owner", "first")
+
+    def __init__(
+        self,
+        entries: list[tuple[str, Node]] | None = None,
+        first: dict[str, Node] | None = None,
+        count: dict[str, int] | None = None,
+        alias_owner: dict[str, str] | None = None,
+        *,
+        nodes: list[Node] | None = None,
+    ) -> None:
+        """``nodes`` (the document's blocks, `id_nodes_of`) stands in for ``entries``, and a
+        missing ``count`` then means every id of ``first`` occurs once."""
+        self.first: dict[str, Node] = {} if first is None else first
+        self.alias_owner: dict[str, str] = {} if alias_owner is None else alias_owner
+        self._nodes = nodes
+        self._entries = entries if entries is not None or nodes is not None else []
+        self._count = count if count is not None or nodes is not None else {}
+
+    @property
+    def entries(self) -> list[tuple[str, Node]]:
+        entries = self._entries
+        if entries is None:
+            assert self._nodes is not None
+            entries = [(n.id, n) for n in self._nodes if n.id is not None]
+            self._entries = entries
+        return entries
+
+    @entries.setter
+    def entries(self, value: list[tuple[str, Node]]) -> None:
+        self._entries = value
+
+    @property
+    def count(self) -> dict[str, int]:
+        count = self._count
+        if count is None:
+            count = self._count = dict.fromkeys(self.first, 1)
+        return count
+
+    @count.setter
+    def count(self, value: dict[str, int]) -> None:
+        self._count = value
+
+    @property
+    def unique(self) -> bool:
+        """Does every id name one block?"""
+        if self._count is None:
+            return True
+        return len(self.first) == len(self.entries)
 
     @property
     def canonical(self) -> list[str]:
@@ -355,29 +419,37 @@ def index(doc: Document) -> IdIndex:
     cached = _INDEX.get(doc)
     if cached is not None:
         return cached
-    idx = IdIndex()
     nodes = id_nodes_of(doc)
-    with gc_paused(promote=True):  # one tuple per block: no cycles, and GC passes would cost ~3x
-        entries = idx.entries = [(node.id, node) for node in nodes if node.id is not None]
-        first = dict(entries)
-        if len(first) == len(entries):
-            # The common case, no id repeats: both maps in C (a Python loop over 17k ids
-            # was ~10 ms of every cold validation at 5,000 sections).
-            idx.first = first
-            idx.count = dict.fromkeys(first, 1)
+    with gc_paused(promote=True):  # no cycles, and GC passes would cost ~3x
+        names = id_names_of(doc)
+        # The common case, no id repeats: the map in one C-level call (a Python loop over
+        # 17k ids was ~10 ms of every cold validation at 5,000 sections). With no repeat,
+        # the last block of an id is its first; blocks without an id all land on None.
+        first: dict[Any, Node] = dict(zip(names, nodes, strict=True))
+        first.pop(None, None)
+        if len(first) == len(names) - names.count(None):
+            idx = IdIndex(first=first, nodes=nodes)
         else:
-            first = idx.first
-            count = idx.count
+            pairs = zip(names, nodes, strict=True)
+            entries = [(ident, node) for ident, node in pairs if ident is not None]
+            first = {}
+            count: dict[str, int] = {}
             for ident, node in entries:
                 if ident not in first:
                     first[ident] = node
                     count[ident] = 1
                 else:
                     count[ident] += 1
-        for ident, node in entries:
-            if node.aliases:
+            idx = IdIndex(entries, first, count)
+        aliased = doc._aliased
+        if aliased is None:
+            aliased = [n for n in nodes if n.aliases]
+        owner = idx.alias_owner
+        for node in aliased:
+            canonical = node.id
+            if canonical is not None:
                 for alias in node.aliases:
-                    idx.alias_owner.setdefault(alias, ident)
+                    owner.setdefault(alias, canonical)
     return _INDEX.put(doc, idx)
 
 

@@ -284,6 +284,9 @@ class Document(Node):
     _id_nodes: list[Node] | None = field(default=None, repr=False)  # sections + directives
     _id_lines: list[int] | None = field(default=None, repr=False)  # their lines (ids.id_lines_of)
     _id_names: list[str | None] | None = field(default=None, repr=False)  # and their ids
+    # The blocks among them that carry aliases, in line order, as the id pass gave them;
+    # None where unknown (a spliced version), when the index looks at every block.
+    _aliased: list[Node] | None = field(default=None, repr=False)
     # What modules learnt from this tree and keep on it (its scan, findings, outline, ...):
     # typed caches, each owned by one module (`core.noma.memo`; only that module reads it).
     _memos: dict[object, object] = field(default_factory=dict, repr=False)

@@ -441,9 +441,7 @@ class _Parser:
         for j in range(i + 1, self.n):
             line = lines[j]
             if line[:3] == "```" and FENCE.match(line):
-                self._append(
-                    Code(i + 1, j + 1, lang=lang or None, content="\n".join(lines[i + 1 : j]))
-                )
+                self._append(Code(i + 1, j + 1, lang or None, "\n".join(lines[i + 1 : j])))
                 return j + 1
         self._note(
             "error",
@@ -496,7 +494,8 @@ class _Parser:
                 stack.pop()
             else:
                 break
-        section = Section(line, line, level, title, [], attrs, depth=len(stack))
+        section = Section(line, line, level, title, [], attrs)
+        section.depth = len(stack)
         parent = stack[-1]
         parent.children.append(section)  # type: ignore[attr-defined]
         self.flat_nodes.append(section)
@@ -518,7 +517,8 @@ class _Parser:
             attrs = cast(Attrs, raw)  # one empty dict for both, as `read_attrs` shares them
         stack = self.stack
         parent = stack[-1]
-        node = Directive(i + 1, i + 1, name, attrs, raw, "", [], count, depth=len(stack))
+        node = Directive(i + 1, i + 1, name, attrs, raw, "", [], count)
+        node.depth = len(stack)
         parent.children.append(node)  # type: ignore[attr-defined]
         self.flat_nodes.append(node)
         self.flat_parents.append(parent)
@@ -590,7 +590,7 @@ class _Parser:
                 j += 1
             items.append(ListItem(i + 1, j, "\n".join(parts)))
             i = j
-        lst = ListNode(items[0].line, items[-1].end_line, ordered=ordered, items=items)
+        lst = ListNode(items[0].line, items[-1].end_line, ordered, items)
         self._append(lst)
         self.flat_nodes.extend(items)
         self.flat_parents.extend([lst] * len(items))
@@ -610,7 +610,7 @@ class _Parser:
                 text = text[1:]
             parts.append(text)
             j += 1
-        self._append(Quote(i + 1, j, content="\n".join(parts)))
+        self._append(Quote(i + 1, j, "\n".join(parts)))
         return j
 
     def _table(self, i: int, align: list[str | None]) -> int:
@@ -628,7 +628,7 @@ class _Parser:
                 del cells[width:]
             rows.append(cells)
             j += 1
-        self._append(Table(i + 1, j, header=header, align=align, rows=rows))
+        self._append(Table(i + 1, j, header, align, rows))
         return j
 
     def _finish(self) -> None:

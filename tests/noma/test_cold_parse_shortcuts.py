@@ -21,7 +21,8 @@ from test_trust_properties import corpus, noma_text
 from bench.generate import generate
 from core.noma import attrs, parser
 from core.noma.attrs import _ATTR, _NUMBER, _STRICT_GROUP, Attrs, _collect, plain_attrs
-from core.noma.ids import blocks_in
+from core.noma.ids import blocks_in, index
+from core.noma.nodes import Document, Node
 
 # The pure module, and the compiled copy the parser calls when one is in use (the parser's
 # accelerator tests say when it must be).
@@ -109,6 +110,21 @@ def test_any_group_agrees_or_goes_to_the_regexes(group: str) -> None:
     assert attrs.read_attrs(group) == by_regex(group)
 
 
+def test_the_token_memos_stay_bounded_and_agree() -> None:
+    """`plain_attrs` remembers the tokens it read (``key=`` before a quoted value, bare
+    ``key=value`` and flags); a document of distinct tokens must not grow those tables past
+    their bound, and a token read from the table gives what reading it afresh gives."""
+    for module in MODULES:
+        for k in range(3 * attrs.TOKEN_MEMO_SIZE):
+            group = f'id="c{k}" n{k}=0.{k} f{k} q{k}="v"'
+            assert module.read_attrs(group) == by_regex(group)
+            assert len(module._TOKENS) <= attrs.TOKEN_MEMO_SIZE
+            assert len(module._KEYS) <= attrs.TOKEN_MEMO_SIZE
+        group = 'id="c1" confidence=0.50 draft for="c2" n=007 t=true'
+        assert module.read_attrs(group) == by_regex(group)  # read afresh, then remembered
+        assert module.read_attrs(group) == by_regex(group)
+
+
 @pytest.mark.parametrize(
     "group",
     ['a="x"b', 'a= "x"', 'a="x', "a==b", "=b", "a=", "a='x'", 't="{x}"', "a\\b", 'a ="x"'],
@@ -142,11 +158,38 @@ def _check_coerce(got: object, value: str, number: bool) -> None:
 
 def _blocks_agree(text: str | bytes) -> None:
     """The id pass takes the parser's sections-and-directives list as the line-ordered
-    block list; it must be what a walk of the finished tree finds, in the same order."""
+    block list; it must be what a walk of the finished tree finds, in the same order. The
+    blocks it gave aliases (what the index reads for them) must be the walk's too, and the
+    index must be the one a loop over the walk's blocks builds."""
     for parse in (parser.parse, parser.PURE["parse"]):
         doc = parse(text)
         assert doc._id_nodes is not None
-        assert [id(n) for n in doc._id_nodes] == [id(n) for n in blocks_in(doc.children)]
+        walked = blocks_in(doc.children)
+        assert [id(n) for n in doc._id_nodes] == [id(n) for n in walked]
+        assert doc._aliased is not None
+        assert [id(n) for n in doc._aliased] == [id(n) for n in walked if n.aliases]
+        _index_is_the_loops(doc, walked)
+
+
+def _index_is_the_loops(doc: Document, walked: list[Node]) -> None:
+    """`index` (one C-level map, entries and counts made when read) against the loop it
+    replaced: entries in order, first block per id, counts, alias owners."""
+    entries = [(n.id, n) for n in walked if n.id is not None]
+    first: dict[str, Node] = {}
+    count: dict[str, int] = {}
+    owner: dict[str, str] = {}
+    for ident, node in entries:
+        first.setdefault(ident, node)
+        count[ident] = count.get(ident, 0) + 1
+        for alias in node.aliases:
+            owner.setdefault(alias, ident)
+    idx = index(doc)
+    assert idx.unique == (len(first) == len(entries))
+    assert [(i, id(n)) for i, n in idx.entries] == [(i, id(n)) for i, n in entries]
+    assert {i: id(n) for i, n in idx.first.items()} == {i: id(n) for i, n in first.items()}
+    assert list(idx.first) == list(first)
+    assert idx.count == count
+    assert idx.alias_owner == owner
 
 
 def test_the_parsers_block_list_is_the_walks_on_the_corpus() -> None:

@@ -58,7 +58,7 @@ def _blank_code_spans(text: str) -> str:
 def check_duplicate_ids(scan: Scan, out: list[Diagnostic]) -> None:
     """Every occurrence after the first of an id is an error (pointing back at the first)."""
     idx = scan.index
-    if len(idx.first) == len(idx.entries):
+    if idx.unique:
         return  # the common case: no id repeats
     count = idx.count
     first = idx.first

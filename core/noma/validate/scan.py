@@ -87,7 +87,9 @@ def body_text(node: Directive) -> str:
 def has_value(node: Directive, key: str) -> bool:
     """Is ``key`` written with a non-blank value? A bare flag or ``key=""`` is not."""
     raw = node.raw_attrs.get(key)
-    return raw is not None and raw.strip() != ""
+    if not raw:
+        return False
+    return not raw.isspace()  # (`str.strip` trims exactly what `str.isspace` tests)
 
 
 @dataclass(slots=True)
@@ -125,9 +127,12 @@ def _merge(buckets: dict[str, list[Directive]], names: tuple[str, ...]) -> list[
     """One name: its bucket as is. Several: their buckets merged back into document order."""
     if len(names) == 1:
         return buckets.get(names[0], [])
+    found = [bucket for bucket in map(buckets.get, names) if bucket]
+    if len(found) < 2:  # one name present (evidence without counterevidence): no sort
+        return found[0] if found else []
     out: list[Directive] = []
-    for name in names:
-        out.extend(buckets.get(name, ()))
+    for bucket in found:
+        out.extend(bucket)
     out.sort(key=_LINE)
     return out
 
