@@ -269,7 +269,9 @@ class Directive(Node):
         out["children"] = [c.to_json() for c in self.children]
 
 
-@dataclass(slots=True, eq=False)
+# Weak-referenceable: what is learnt from a tree and kept on it (`core.noma.memo`) refers
+# back to it weakly, so the tree stays acyclic (see `gc_paused`).
+@dataclass(slots=True, eq=False, weakref_slot=True)
 class Document(Node):
     children: list[Node]
     meta: dict[str, Any] = field(default_factory=dict)
@@ -280,7 +282,8 @@ class Document(Node):
     # (line, group text) of attribute groups the reader had to skip text in (validator)
     attr_problems: list[tuple[int, str]] = field(default_factory=list)
     chapter: str | None = None  # book-mode chapter slug, when parsed as a chapter
-    _flat: tuple[list[Node], list[Node]] | None = field(default=None, repr=False)
+    # Pre-order nodes and their parents, None for the document itself (see `walk`).
+    _flat: tuple[list[Node], list[Node | None]] | None = field(default=None, repr=False)
     _id_nodes: list[Node] | None = field(default=None, repr=False)  # sections + directives
     _id_lines: list[int] | None = field(default=None, repr=False)  # their lines (ids.id_lines_of)
     _id_names: list[str | None] | None = field(default=None, repr=False)  # and their ids
@@ -315,15 +318,22 @@ class Document(Node):
     def walk(self) -> Iterator[tuple[Node, Node]]:
         """Every node below the document, pre-order, with its parent (list items too).
 
-        The parser records this order as it builds the tree, so walking is a list scan.
+        The parser records this order as it builds the tree, so walking is a list scan. The
+        recorded parents say None for the document: a tree that held a list holding its own
+        root would be a reference cycle, freed only by the cyclic collector (whole trees of
+        old versions left behind in a long-running process), not when its last user drops it.
         """
         if self._flat is None:
             # Walking a spliced version makes its lazily copied blocks (`shifted`): tens of
             # thousands of acyclic objects, which would only feed cyclic-GC passes.
             with gc_paused(promote=True):
                 pairs = list(self._walk())
-                self._flat = ([n for n, _ in pairs], [p for _, p in pairs])
-        return zip(*self._flat, strict=True)
+                self._flat = (
+                    [n for n, _ in pairs],
+                    [None if p is self else p for _, p in pairs],
+                )
+        nodes, parents = self._flat
+        return zip(nodes, [self if p is None else p for p in parents], strict=True)
 
     def _walk(self) -> Iterator[tuple[Node, Node]]:
         stack: list[tuple[Node, Node]] = [(c, self) for c in reversed(self.children)]

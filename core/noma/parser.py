@@ -241,8 +241,11 @@ class _Parser:
         self.blocks: list[Node] = []
         # Pre-order nodes and their parents, for Document.walk(). Two flat lists rather than
         # a tuple per node: 100k fewer objects for the cyclic GC to scan.
+        # A top-level node's parent is recorded as None, not the document: the document
+        # holds these lists, and a reference back to it would make every tree a cycle that
+        # only the cyclic collector could free (`Document.walk` puts the document back).
         self.flat_nodes: list[Node] = []
-        self.flat_parents: list[Node] = []
+        self.flat_parents: list[Node | None] = []
 
     # -- container helpers -------------------------------------------------------------
 
@@ -250,7 +253,7 @@ class _Parser:
         top = self.stack[-1]
         top.children.append(node)  # type: ignore[attr-defined]
         self.flat_nodes.append(node)
-        self.flat_parents.append(top)
+        self.flat_parents.append(None if top is self.doc else top)
 
     def _note(self, severity: str, code: str, message: str, line: int) -> None:
         self.notes.append(Diagnostic(severity, code, message, line, 1))  # type: ignore[arg-type]
@@ -355,6 +358,7 @@ class _Parser:
         block_start = self.block_start
         flat_nodes = self.flat_nodes
         flat_parents = self.flat_parents
+        doc = self.doc
         # Indexed by block kind: each builds its block from line ``i`` and returns the
         # index of the first line after it.
         builders = (
@@ -407,7 +411,7 @@ class _Parser:
             para = Paragraph(i + 1, j, content)
             top.children.append(para)  # type: ignore[attr-defined]
             flat_nodes.append(para)
-            flat_parents.append(top)
+            flat_parents.append(None if top is doc else top)
             # The block that ended the paragraph starts right here: build it now rather
             # than test its line again (a paragraph never changes what a line starts).
             i = j if start is None else builders[start[0]](j, start[1])
@@ -499,7 +503,7 @@ class _Parser:
         parent = stack[-1]
         parent.children.append(section)  # type: ignore[attr-defined]
         self.flat_nodes.append(section)
-        self.flat_parents.append(parent)
+        self.flat_parents.append(None if parent is self.doc else parent)
         stack.append(section)
         self.sections.append(section)
         self.blocks.append(section)
@@ -521,7 +525,7 @@ class _Parser:
         node.depth = len(stack)
         parent.children.append(node)  # type: ignore[attr-defined]
         self.flat_nodes.append(node)
-        self.flat_parents.append(parent)
+        self.flat_parents.append(None if parent is self.doc else parent)
         stack.append(node)
         self.directives.append(node)
         self.blocks.append(node)

@@ -243,7 +243,7 @@ def _claim_findings(doc: Document, claims: list[Directive]) -> list[Diagnostic]:
     unclaimed: no ``for=`` names them)."""
     if not claims:
         return []
-    alone = Scan(doc=doc, index=IdIndex())
+    alone = Scan.of(doc, IdIndex())
     alone.checked_by_name["claim"] = claims
     out: list[Diagnostic] = []
     check_claims(alone, out)

@@ -178,7 +178,7 @@ def _run_scan(doc: Document, path: list[Document | Section], nodes: list[Node]) 
         assert isinstance(container, Section)
         owner = container.id if container.id is not None else owner
         quiet = is_noverify(container.attrs) if container.attrs else False
-    run = Scan(doc=doc, index=None)  # type: ignore[arg-type]  # the rules read no index here
+    run = Scan.of(doc, None)  # type: ignore[arg-type]  # the rules read no index here
     scan_nodes(run, nodes, owner, quiet, False)
     return run
 

@@ -15,6 +15,7 @@ stay visible to everyone else's reference resolution: they are still in the id i
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Final
@@ -94,9 +95,14 @@ def has_value(node: Directive, key: str) -> bool:
 
 @dataclass(slots=True)
 class Scan:
-    """What one walk learnt about a document; every rule module reads only this."""
+    """What one walk learnt about a document; every rule module reads only this.
 
-    doc: Document
+    It is kept on its document (`scan_document`), so it refers to it weakly (`of` makes
+    one): a strong reference would make every validated tree a reference cycle, freed only
+    by the cyclic collector instead of when its last user drops it. Rules read it while
+    their caller holds the document."""
+
+    doc_ref: weakref.ReferenceType[Document]
     index: IdIndex
     directives: list[Directive] = field(default_factory=list)
     by_name: dict[str, list[Directive]] = field(default_factory=dict)
@@ -113,6 +119,18 @@ class Scan:
     # the raw wikilink targets. None until that rule ran on this scan.
     attr_targets: set[str] | None = None
     link_targets: set[str] | None = None
+
+    @classmethod
+    def of(cls, doc: Document, index: IdIndex) -> Scan:
+        """An empty scan of ``doc`` (the walk fills it)."""
+        return cls(weakref.ref(doc), index)
+
+    @property
+    def doc(self) -> Document:
+        doc = self.doc_ref()
+        if doc is None:  # a scan read after its document was dropped: a caller's bug
+            raise ReferenceError("the scanned document is no longer alive")
+        return doc
 
     def named(self, *names: str) -> list[Directive]:
         """Directives with any of ``names``, in document order."""
@@ -150,7 +168,7 @@ def scan_document(doc: Document) -> Scan:
     cached = _SCAN.get(doc)
     if cached is not None:
         return cached
-    result = Scan(doc=doc, index=index(doc))
+    result = Scan.of(doc, index(doc))
     scan_nodes(result, doc.children, None, False, False)
     return _SCAN.put(doc, result)
 
