@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from sys import intern
-from typing import Final, TypeVar, cast
+from typing import Final, cast
 
 AttrValue = str | int | float | bool
 Attrs = dict[str, AttrValue]
@@ -101,34 +101,46 @@ def _put(
     return raw
 
 
-# What `plain_attrs` learnt from tokens it read before: a ``key=`` token (before a quoted
-# value) -> its interned key, and a bare token (``confidence=0.5``, ``draft``) -> its key,
-# value and text. A document repeats a few hundred such tokens thousands of times; each
-# table is bounded (emptied when full), so hostile text cannot grow it.
-TOKEN_MEMO_SIZE: Final = 2048
-_T = TypeVar("_T")
-_KEYS: Final[dict[str, str]] = {}
-_TOKENS: Final[dict[str, tuple[str, AttrValue, str]]] = {}
+# What `plain_attrs` learnt from the text between quoted values it read before: each
+# such part (``" confidence=0.5 for="``) -> its bare tokens read (key, value, text; a flag
+# is value True, text ``""``) and the key of the quoted value that follows (None after
+# the last quote). Documents repeat a few hundred parts thousands of times (the varying
+# ids and titles sit inside the quotes). Bounded (emptied when full): hostile text cannot
+# grow it.
+PART_MEMO_SIZE: Final = 2048
+Part = tuple[tuple[tuple[str, AttrValue, str], ...], str | None]
+_PARTS: Final[dict[str, Part]] = {}
 
 
-def _remember(table: dict[str, _T], token: str, value: _T) -> _T:
-    if len(table) >= TOKEN_MEMO_SIZE:
-        table.clear()
-    table[token] = value
-    return value
-
-
-def _bare_token(token: str) -> tuple[str, AttrValue, str] | None:
-    """(key, value, text) of a token outside quotes: ``key=value`` or a flag (``key``,
-    value True, text ``""``); None when it is neither (an ``=`` first, last or twice)."""
-    eq = token.find("=")
-    if eq < 0:
-        return _remember(_TOKENS, token, (intern(token), True, ""))
-    if eq == 0 or eq == len(token) - 1 or token.find("=", eq + 1) >= 0:
+def _read_part(outside: str, quoted: bool) -> Part | None:
+    """`Part` of the text ``outside`` quotes; None when it is not plain there (a quoted
+    value must follow a ``key=`` token; a bare token has no ``=`` first, last or twice)."""
+    tokens = outside.split()
+    if quoted and (not tokens or outside[-1] != "="):
         return None
-    key = intern(token[:eq])
-    text = token[eq + 1 :]
-    return _remember(_TOKENS, token, (key, text if key in RAW_KEYS else coerce(text), text))
+    n = len(tokens)
+    entries: list[tuple[str, AttrValue, str]] = []
+    key: str | None = None
+    for t in range(n):
+        token = tokens[t]
+        eq = token.find("=")
+        if quoted and t == n - 1:
+            if eq != len(token) - 1 or eq == 0:
+                return None
+            key = intern(token[:-1])
+        elif eq < 0:
+            entries.append((intern(token), True, ""))
+        else:
+            if eq == 0 or eq == len(token) - 1 or token.find("=", eq + 1) >= 0:
+                return None
+            name = intern(token[:eq])
+            text = token[eq + 1 :]
+            entries.append((name, text if name in RAW_KEYS else coerce(text), text))
+    if len(_PARTS) >= PART_MEMO_SIZE:
+        _PARTS.clear()
+    part: Part = (tuple(entries), key)
+    _PARTS[outside] = part
+    return part
 
 
 def _store(
@@ -225,27 +237,20 @@ def plain_attrs(group: str) -> tuple[Attrs, dict[str, str], bool] | None:
         outside = parts[k]  # the text between two quoted values (or an end)
         if k and outside and not outside[0].isspace():
             return None  # text glued to a closing quote
-        tokens = outside.split()
-        quoted = k < last  # a quoted value follows: the last token must be ``key=``
-        if quoted and (not tokens or outside[-1] != "="):
-            return None
-        n = len(tokens)
-        for t in range(n):
-            token = tokens[t]
-            if quoted and t == n - 1:
-                key = _KEYS.get(token)
-                if key is None:
-                    if token.find("=") != len(token) - 1 or len(token) == 1:
-                        return None
-                    key = _remember(_KEYS, token, intern(token[:-1]))
-                raw = _put(values, raw, key, parts[k + 1])
-            else:
-                known = _TOKENS.get(token)
-                if known is None:
-                    known = _bare_token(token)
-                    if known is None:
-                        return None
-                raw = _store(values, raw, known[0], known[1], known[2])
+        quoted = k < last  # a quoted value follows: the part must end with ``key=``
+        part = _PARTS.get(outside)
+        if part is None:
+            part = _read_part(outside, quoted)
+            if part is None:
+                return None
+        entries, key = part
+        if (key is not None) != quoted:
+            return None  # (a part ending in ``key=`` is only plain before a quote)
+        for name, value, text in entries:
+            raw = _store(values, raw, name, value, text)
+        count += len(entries)
+        if key is not None:
+            raw = _put(values, raw, key, parts[k + 1])
             count += 1
         k += 2
     if raw is None:

@@ -110,19 +110,27 @@ def test_any_group_agrees_or_goes_to_the_regexes(group: str) -> None:
     assert attrs.read_attrs(group) == by_regex(group)
 
 
-def test_the_token_memos_stay_bounded_and_agree() -> None:
-    """`plain_attrs` remembers the tokens it read (``key=`` before a quoted value, bare
-    ``key=value`` and flags); a document of distinct tokens must not grow those tables past
-    their bound, and a token read from the table gives what reading it afresh gives."""
+def test_the_part_memo_stays_bounded_and_agrees() -> None:
+    """`plain_attrs` remembers the parts between quotes it read (bare tokens, the key of
+    the quoted value that follows); a document of distinct parts must not grow that table
+    past its bound, and a part read from the table gives what reading it afresh gives, in
+    either place (before a quote or after the last one)."""
     for module in MODULES:
-        for k in range(3 * attrs.TOKEN_MEMO_SIZE):
-            group = f'id="c{k}" n{k}=0.{k} f{k} q{k}="v"'
+        for k in range(3 * attrs.PART_MEMO_SIZE):
+            group = f'id="c{k}" n{k}=0.{k} f{k} q{k}="v" z{k}'
             assert module.read_attrs(group) == by_regex(group)
-            assert len(module._TOKENS) <= attrs.TOKEN_MEMO_SIZE
-            assert len(module._KEYS) <= attrs.TOKEN_MEMO_SIZE
-        group = 'id="c1" confidence=0.50 draft for="c2" n=007 t=true'
-        assert module.read_attrs(group) == by_regex(group)  # read afresh, then remembered
-        assert module.read_attrs(group) == by_regex(group)
+            assert len(module._PARTS) <= attrs.PART_MEMO_SIZE
+        for group in (
+            'id="c1" confidence=0.50 draft for="c2" n=007 t=true',
+            'id="c1" confidence=0.50 draft for="c2" n=007 t=true',  # remembered now
+            ' confidence=0.50 draft for="c2"',
+            " confidence=0.50 draft for=",  # the same part after the last quote: not plain
+            'a="x" for=',
+            'a="" ',
+            '"x"',  # an empty part before a quote: not plain
+            "",
+        ):
+            assert module.read_attrs(group) == by_regex(group), group
 
 
 @pytest.mark.parametrize(
