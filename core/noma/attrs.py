@@ -86,19 +86,14 @@ def _put(
     """Store one attribute (``text`` None: a bare flag) in ``values`` and, once a value is
     not its own text, in ``raw`` too; returns ``raw``, None while it would equal ``values``
     (both readers, `_collect` and `plain_attrs`, keep their dicts this way)."""
-    value: AttrValue
     if text is None:
-        text = ""
-        value = True
-    else:
-        value = text if key in RAW_KEYS else coerce(text)
-    if raw is None and value is not text:
-        # Every value so far is its own text (a str), so the copy is ``values`` as it is.
-        raw = cast(dict[str, str], dict(values))
-    values[key] = value
-    if raw is not None:
-        raw[key] = text
-    return raw
+        return _store(values, raw, key, True, "")
+    return _store(values, raw, key, _value(key, text), text)
+
+
+def _value(key: str, text: str) -> AttrValue:
+    """The value of ``key`` written as ``text``: coerced, except the keys kept as written."""
+    return text if key in RAW_KEYS else coerce(text)
 
 
 # What `plain_attrs` learnt from the text between quoted values it read before: each
@@ -135,7 +130,7 @@ def _read_part(outside: str, quoted: bool) -> Part | None:
                 return None
             name = intern(token[:eq])
             text = token[eq + 1 :]
-            entries.append((name, text if name in RAW_KEYS else coerce(text), text))
+            entries.append((name, _value(name, text), text))
     if len(_PARTS) >= PART_MEMO_SIZE:
         _PARTS.clear()
     part: Part = (tuple(entries), key)
@@ -146,8 +141,9 @@ def _read_part(outside: str, quoted: bool) -> Part | None:
 def _store(
     values: Attrs, raw: dict[str, str] | None, key: str, value: AttrValue, text: str
 ) -> dict[str, str] | None:
-    """`_put` once the value is known."""
+    """`_put` once the value is known (a flag: True, text ``""``)."""
     if raw is None and value is not text:
+        # Every value so far is its own text (a str), so the copy is ``values`` as it is.
         raw = cast(dict[str, str], dict(values))
     values[key] = value
     if raw is not None:
