@@ -219,6 +219,7 @@ class _Parser:
     The hot node constructors (paragraphs, sections, directives, list items) are called
     with positional arguments, in `core.noma.nodes` field order: a keyword call costs a
     third more, tens of thousands of times per large document (mypy checks the order).
+    A block's ``depth`` is keyword-only in the node classes, so it is set after the call.
     """
 
     def __init__(self, lines: list[str], start: int = 0, end: int | None = None) -> None:

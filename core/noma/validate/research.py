@@ -33,19 +33,15 @@ def check_claims(scan: Scan, out: list[Diagnostic]) -> None:
     claims = scan.checked("claim")
     if not claims:
         return
-    ids, aliases = scan.index.first, scan.index.alias_owner  # `IdIndex.resolve`, inlined
+    resolve = scan.index.resolve
     backed: set[str] = set()
     for name in EVIDENCE:  # a set is built: no need to merge the buckets back into order
         for d in scan.by_name.get(name, ()):
             raw = d.raw_attrs.get("for")
             if raw:
-                ref = raw.strip()
-                if ref in ids:
-                    backed.add(ref)
-                else:
-                    target = aliases.get(ref)
-                    if target is not None:
-                        backed.add(target)
+                target = resolve(raw.strip())
+                if target is not None:
+                    backed.add(target)
     for d in claims:
         if d.id is not None and d.id not in backed:
             out.append(
