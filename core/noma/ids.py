@@ -16,7 +16,6 @@ from typing import Any
 from .attrs import split_aliases
 from .memo import Memo
 from .nodes import Directive, Document, Node, Section, gc_paused
-from .slug import slugify
 
 # The id index and the name counts of a document, kept on it (`core.noma.memo`): only
 # this module reads or writes them; the splice hands its spliced ones to `keep_index`
@@ -28,17 +27,17 @@ _NAME_COUNTS: Memo[NameCounts] = Memo("id name counts")
 def assign_ids(
     doc: Document,
     sections: list[Section],
-    directives: list[Directive],
     blocks: list[Node],
+    directive_aliases: list[str],
+    aliased: list[Node],
     *,
     chapter: str | None = None,
 ) -> None:
-    """Give ids and aliases to the parser's sections and directives (both in doc order);
-    ``blocks`` is the two together in line order, as the parser made them."""
-    aliased: list[Node] = []
-    alias_counts = Counter(assign_directive_ids(directives, aliased))
-    for section in sections:
-        section.slug = slugify(section.title)
+    """Give ids and aliases to the parser's sections (in doc order, slugs made); ``blocks``
+    is them and the directives in line order, as the parser made them. Directives took
+    theirs from their own attributes as they were read: ``directive_aliases`` are the
+    aliases they gave, in order, ``aliased`` the directives that gave any."""
+    alias_counts = Counter(directive_aliases)
     natural = natural_slugs(sections)
     aliased_sections: list[Node] = []
     for section, (ident, aliases) in zip(
@@ -59,26 +58,6 @@ def assign_ids(
     # Only sections and directives carry ids; in line order they are the pre-order walk
     # order (no two start on the same line), so the index never needs a full tree walk.
     doc._id_nodes = blocks
-
-
-def assign_directive_ids(
-    directives: list[Directive], aliased: list[Node] | None = None
-) -> list[str]:
-    """A directive's id and aliases come from its own attributes only. Returns every alias
-    given, in order (for `NameCounts`); the directives given any are added to ``aliased``."""
-    given: list[str] = []
-    for node in directives:
-        raw = node.raw_attrs
-        if raw:
-            raw_id = raw.get("id")
-            if raw_id:
-                node.id = raw_id
-            if "aliases" in raw:
-                node.aliases = split_aliases(raw["aliases"])
-                given.extend(node.aliases)
-                if node.aliases and aliased is not None:
-                    aliased.append(node)
-    return given
 
 
 def natural_slugs(sections: list[Section]) -> list[str]:

@@ -48,7 +48,6 @@ from .change import Change, ChangeKind, Span, id_difference, same, whole
 from .diagnostics import Diagnostic
 from .ids import (
     NameCounts,
-    assign_directive_ids,
     blocks_in,
     built_index,
     id_lines_of,
@@ -73,7 +72,6 @@ from .nodes import (
     shifted,
 )
 from .parser import _Parser, parse
-from .slug import slugify
 from .source import BOM, from_text, has_crlf, split_lines
 from .text_ends import common_prefix, common_suffix
 
@@ -395,9 +393,6 @@ class _Splice:
         for block in sub.flat_nodes:
             if isinstance(block, (Section, Directive)):
                 block.depth += depth_offset
-        for section in sub.sections:
-            section.slug = slugify(section.title)
-        assign_directive_ids(sub.directives)
         old_lines = id_lines_of(old)
         j0 = bisect_left(old_lines, r0 + 1)
         j1 = bisect_left(old_lines, r1 + 1)

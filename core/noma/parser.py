@@ -17,7 +17,7 @@ from sys import intern
 from types import ModuleType
 from typing import Any, Final, cast
 
-from .attrs import GROUP_BODY, Attrs, read_attrs, split_trailing_group
+from .attrs import GROUP_BODY, Attrs, read_attrs, split_aliases, split_trailing_group
 from .backtick_runs import paired_runs
 from .diagnostics import Diagnostic
 from .frontmatter import load_frontmatter
@@ -37,6 +37,7 @@ from .nodes import (
     ThematicBreak,
     gc_paused,
 )
+from .slug import slugify
 from .source import Source, decode, from_text, split_lines
 
 FENCE: Final = re.compile(r"```([A-Za-z0-9_]*)[ \t]*\Z")
@@ -90,7 +91,9 @@ def parse_source(source: Source, *, chapter: str | None = None) -> Document:
     with gc_paused(promote=True):
         parser = _Parser(split_lines(source.body))
         doc = parser.run()
-        assign_ids(doc, parser.sections, parser.directives, parser.blocks, chapter=chapter)
+        assign_ids(
+            doc, parser.sections, parser.blocks, parser.aliases, parser.aliased, chapter=chapter
+        )
     doc.bom = source.bom
     doc.chapter = chapter
     if source.invalid_utf8_at is not None:
@@ -240,6 +243,11 @@ class _Parser:
         # Both together, in line order (each block is made on its first line): the id
         # pass's block list, which would otherwise be a sort of the two.
         self.blocks: list[Node] = []
+        # The aliases directives gave themselves, in order, and those directives: their
+        # part of the id pass is done as they are read (`_open_directive`); the sections'
+        # waits for the whole outline (`core.noma.ids.assign_ids`).
+        self.aliases: list[str] = []
+        self.aliased: list[Node] = []
         # Pre-order nodes and their parents, for Document.walk(). Two flat lists rather than
         # a tuple per node: 100k fewer objects for the cyclic GC to scan.
         # A top-level node's parent is recorded as None, not the document: the document
@@ -485,6 +493,7 @@ class _Parser:
                 title=title,
                 children=[],
                 attrs=attrs,
+                slug=slugify(title),
                 in_directive=True,
                 depth=len(stack),
             )
@@ -499,7 +508,7 @@ class _Parser:
                 stack.pop()
             else:
                 break
-        section = Section(line, line, level, title, [], attrs)
+        section = Section(line, line, level, title, [], attrs, slugify(title))
         section.depth = len(stack)
         parent = stack[-1]
         parent.children.append(section)  # type: ignore[attr-defined]
@@ -524,6 +533,17 @@ class _Parser:
         parent = stack[-1]
         node = Directive(i + 1, i + 1, name, attrs, raw, "", [], count)
         node.depth = len(stack)
+        if raw:
+            # A directive's id and aliases come from its own attributes only (spec §2.1).
+            ident = raw.get("id")
+            if ident:
+                node.id = ident
+            if "aliases" in raw:
+                aliases = split_aliases(raw["aliases"])
+                node.aliases = aliases
+                if aliases:
+                    self.aliases.extend(aliases)
+                    self.aliased.append(node)
         parent.children.append(node)  # type: ignore[attr-defined]
         self.flat_nodes.append(node)
         self.flat_parents.append(None if parent is self.doc else parent)
