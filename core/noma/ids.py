@@ -28,6 +28,8 @@ def assign_ids(
     doc: Document,
     sections: list[Section],
     blocks: list[Node],
+    block_ids: list[str | None],
+    section_slots: list[int],
     directive_aliases: list[str],
     aliased: list[Node],
     *,
@@ -35,15 +37,17 @@ def assign_ids(
 ) -> None:
     """Give ids and aliases to the parser's sections (in doc order, slugs made); ``blocks``
     is them and the directives in line order, as the parser made them. Directives took
-    theirs from their own attributes as they were read: ``directive_aliases`` are the
-    aliases they gave, in order, ``aliased`` the directives that gave any."""
+    theirs from their own attributes as they were read: ``block_ids`` holds their ids
+    (None at each section, whose place in it ``section_slots`` gives; filled in here, it
+    becomes the document's id list), ``directive_aliases`` the aliases they gave, in
+    order, and ``aliased`` the directives that gave any."""
     alias_counts = Counter(directive_aliases)
     natural = natural_slugs(sections)
     aliased_sections: list[Node] = []
-    for section, (ident, aliases) in zip(
-        sections, plan_section_ids(doc.meta, sections, chapter, set(natural)), strict=True
-    ):
+    planned = plan_section_ids(doc.meta, sections, chapter, set(natural))
+    for section, slot, (ident, aliases) in zip(sections, section_slots, planned, strict=True):
         section.id = ident
+        block_ids[slot] = ident
         if aliases is not None:
             section.aliases = aliases
             alias_counts.update(aliases)
@@ -58,6 +62,7 @@ def assign_ids(
     # Only sections and directives carry ids; in line order they are the pre-order walk
     # order (no two start on the same line), so the index never needs a full tree walk.
     doc._id_nodes = blocks
+    doc._id_names = block_ids  # (what the index reads: no pass over the blocks for it)
 
 
 def natural_slugs(sections: list[Section]) -> list[str]:

@@ -92,7 +92,14 @@ def parse_source(source: Source, *, chapter: str | None = None) -> Document:
         parser = _Parser(split_lines(source.body))
         doc = parser.run()
         assign_ids(
-            doc, parser.sections, parser.blocks, parser.aliases, parser.aliased, chapter=chapter
+            doc,
+            parser.sections,
+            parser.blocks,
+            parser.block_ids,
+            parser.section_slots,
+            parser.aliases,
+            parser.aliased,
+            chapter=chapter,
         )
     doc.bom = source.bom
     doc.chapter = chapter
@@ -248,6 +255,10 @@ class _Parser:
         # waits for the whole outline (`core.noma.ids.assign_ids`).
         self.aliases: list[str] = []
         self.aliased: list[Node] = []
+        # The id of each of `blocks`, beside it: a directive's as it is read, None for a
+        # section until the id pass fills it in (`section_slots`: where each one sits).
+        self.block_ids: list[str | None] = []
+        self.section_slots: list[int] = []
         # Pre-order nodes and their parents, for Document.walk(). Two flat lists rather than
         # a tuple per node: 100k fewer objects for the cyclic GC to scan.
         # A top-level node's parent is recorded as None, not the document: the document
@@ -499,7 +510,9 @@ class _Parser:
             )
             self._append(leaf)
             self.sections.append(leaf)
+            self.section_slots.append(len(self.blocks))
             self.blocks.append(leaf)
+            self.block_ids.append(None)
             return line
         while len(stack) > 1:
             top = stack[-1]
@@ -516,7 +529,9 @@ class _Parser:
         self.flat_parents.append(None if parent is self.doc else parent)
         stack.append(section)
         self.sections.append(section)
+        self.section_slots.append(len(self.blocks))
         self.blocks.append(section)
+        self.block_ids.append(None)
         return line
 
     def _open_directive(self, i: int, opener: tuple[int, str, str | None]) -> int:
@@ -533,10 +548,11 @@ class _Parser:
         parent = stack[-1]
         node = Directive(i + 1, i + 1, name, attrs, raw, "", [], count)
         node.depth = len(stack)
+        ident: str | None = None
         if raw:
             # A directive's id and aliases come from its own attributes only (spec §2.1).
-            ident = raw.get("id")
-            if ident:
+            ident = raw.get("id") or None
+            if ident is not None:
                 node.id = ident
             if "aliases" in raw:
                 aliases = split_aliases(raw["aliases"])
@@ -550,6 +566,7 @@ class _Parser:
         stack.append(node)
         self.directives.append(node)
         self.blocks.append(node)
+        self.block_ids.append(ident)
         self.directive_colons.append(count)
         self.body_start.append(i)
         return i + 1

@@ -167,8 +167,9 @@ def _check_coerce(got: object, value: str, number: bool) -> None:
 def _blocks_agree(text: str | bytes) -> None:
     """The id pass takes the parser's sections-and-directives list as the line-ordered
     block list; it must be what a walk of the finished tree finds, in the same order. The
-    blocks it gave aliases (what the index reads for them) must be the walk's too, and the
-    index must be the one a loop over the walk's blocks builds."""
+    blocks it gave aliases and the ids it lists beside the blocks (what the index reads)
+    must be the walk's too, and the index must be the one a loop over the walk's blocks
+    builds."""
     for parse in (parser.parse, parser.PURE["parse"]):
         doc = parse(text)
         assert doc._id_nodes is not None
@@ -176,6 +177,7 @@ def _blocks_agree(text: str | bytes) -> None:
         assert [id(n) for n in doc._id_nodes] == [id(n) for n in walked]
         assert doc._aliased is not None
         assert [id(n) for n in doc._aliased] == [id(n) for n in walked if n.aliases]
+        assert doc._id_names == [n.id for n in walked]
         _index_is_the_loops(doc, walked)
 
 
