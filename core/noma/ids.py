@@ -1,9 +1,11 @@
 """Canonical ids and aliases (spec §2.1, §2.2, §6.5; noma-interop §5, §6, §8).
 
-Ids are assigned after parsing, in one walk: heading slugs share a single suffix pool
-across all levels (directive bodies included), explicit ids are never suffixed, and aliases
-come from ``aliases=`` attributes, frontmatter ``aliases:`` and, in book mode, the chapter
-filename. The resulting `IdIndex` is what every lookup (validator, patch engine, UI) uses.
+A directive's id and aliases are its own attributes, so the parser sets them as it reads
+the directive (and each heading's slug). Section ids need the whole outline and are
+assigned after parsing, in one pass over the sections: heading slugs share a single suffix
+pool across all levels (directive bodies included), explicit ids are never suffixed, and
+aliases come from ``aliases=`` attributes, frontmatter ``aliases:`` and, in book mode, the
+chapter filename. The resulting `IdIndex` is what every lookup (validator, patch engine, UI) uses.
 """
 
 from __future__ import annotations
