@@ -37,6 +37,15 @@ from .nodes import (
     ThematicBreak,
     gc_paused,
 )
+from .scan_facts import (
+    RAW_BODY_DIRECTIVES,
+    REFERENCE_KEYS,
+    TARGET_DIRECTIVES,
+    TARGET_KEYS,
+    ScanFacts,
+    is_noverify,
+    keep_facts,
+)
 from .slug import slugify
 from .source import Source, decode, from_text, split_lines
 
@@ -100,6 +109,18 @@ def parse_source(source: Source, *, chapter: str | None = None) -> Document:
             parser.aliases,
             parser.aliased,
             chapter=chapter,
+        )
+        keep_facts(
+            doc,
+            ScanFacts(
+                parser.directives,
+                parser.by_name,
+                parser.checked_by_name,
+                parser.ref_blocks,
+                parser.site_texts,
+                parser.site_lines,
+                parser.site_owners,
+            ),
         )
     doc.bom = source.bom
     doc.chapter = chapter
@@ -266,6 +287,15 @@ class _Parser:
         # only the cyclic collector could free (`Document.walk` puts the document back).
         self.flat_nodes: list[Node] = []
         self.flat_parents: list[Node | None] = []
+        # The validator walk's facts (`core.noma.scan_facts`), noted as each block is made:
+        # directives by name (all, and those without ``noverify``), the checked ones with a
+        # reference attribute, and the text sites holding ``[[`` (text, line, owner block).
+        self.by_name: dict[str, list[Directive]] = {}
+        self.checked_by_name: dict[str, list[Directive]] = {}
+        self.ref_blocks: list[Directive] = []
+        self.site_texts: list[str] = []
+        self.site_lines: list[int] = []
+        self.site_owners: list[Node | None] = []
 
     # -- container helpers -------------------------------------------------------------
 
@@ -274,6 +304,39 @@ class _Parser:
         top.children.append(node)  # type: ignore[attr-defined]
         self.flat_nodes.append(node)
         self.flat_parents.append(None if top is self.doc else top)
+
+    def _site(self, text: str, line: int, own: Node | None) -> None:
+        """Note ``text`` (which holds ``[[``), read in the innermost open container, as a
+        link site, unless the walk would not read it there: the container's own content
+        when it carries ``noverify``, or anything inside a raw-body directive. Its owner is
+        the innermost directive with an id, else the innermost section (``own`` instead,
+        when given: a heading in a directive body owns its own title).
+
+        Only sections and directives are ever open, and a section inside a directive is
+        a leaf, so the directives open are the top of the stack down to a section."""
+        stack = self.stack
+        top = len(stack) - 1
+        k = top
+        owner: Node | None = None
+        while k > 0:
+            node = stack[k]
+            if isinstance(node, Directive):
+                if k == top and "noverify" in node.attrs and is_noverify(node.attrs):
+                    return
+                if node.name in RAW_BODY_DIRECTIVES:
+                    return
+                if owner is None and node.id is not None:
+                    owner = node
+            elif isinstance(node, Section):
+                if k == top and node.attrs and is_noverify(node.attrs):
+                    return
+                if owner is None:
+                    owner = node
+                break
+            k -= 1
+        self.site_texts.append(text)
+        self.site_lines.append(line)
+        self.site_owners.append(own if own is not None else owner)
 
     def _note(self, severity: str, code: str, message: str, line: int) -> None:
         self.notes.append(Diagnostic(severity, code, message, line, 1))  # type: ignore[arg-type]
@@ -432,6 +495,8 @@ class _Parser:
             top.children.append(para)  # type: ignore[attr-defined]
             flat_nodes.append(para)
             flat_parents.append(None if top is doc else top)
+            if "[[" in content:
+                self._site(content, i + 1, None)
             # The block that ended the paragraph starts right here: build it now rather
             # than test its line again (a paragraph never changes what a line starts).
             i = j if start is None else builders[start[0]](j, start[1])
@@ -509,6 +574,8 @@ class _Parser:
                 depth=len(stack),
             )
             self._append(leaf)
+            if "[[" in title and not (attrs and is_noverify(attrs)):
+                self._site(title, line, leaf)
             self.sections.append(leaf)
             self.section_slots.append(len(self.blocks))
             self.blocks.append(leaf)
@@ -528,6 +595,10 @@ class _Parser:
         self.flat_nodes.append(section)
         self.flat_parents.append(None if parent is self.doc else parent)
         stack.append(section)
+        if "[[" in title and not (attrs and is_noverify(attrs)):
+            self.site_texts.append(title)  # (a section's own title: no container decides)
+            self.site_lines.append(line)
+            self.site_owners.append(section)
         self.sections.append(section)
         self.section_slots.append(len(self.blocks))
         self.blocks.append(section)
@@ -565,6 +636,17 @@ class _Parser:
         self.flat_parents.append(None if parent is self.doc else parent)
         stack.append(node)
         self.directives.append(node)
+        bucket = self.by_name.get(name)
+        checked = self.checked_by_name.get(name)
+        if bucket is None or checked is None:
+            bucket = self.by_name[name] = []
+            checked = self.checked_by_name[name] = []
+        bucket.append(node)
+        if not ("noverify" in attrs and is_noverify(attrs)):
+            checked.append(node)
+            keys = TARGET_KEYS if name in TARGET_DIRECTIVES else REFERENCE_KEYS
+            if raw and not keys.isdisjoint(raw):
+                self.ref_blocks.append(node)
         self.blocks.append(node)
         self.block_ids.append(ident)
         self.directive_colons.append(count)
@@ -636,6 +718,9 @@ class _Parser:
         self._append(lst)
         self.flat_nodes.extend(items)
         self.flat_parents.extend([lst] * len(items))
+        for item in items:
+            if "[[" in item.content:
+                self._site(item.content, item.line, None)
         return i
 
     def _quote(self, i: int, _arg: object) -> int:
@@ -652,7 +737,10 @@ class _Parser:
                 text = text[1:]
             parts.append(text)
             j += 1
-        self._append(Quote(i + 1, j, "\n".join(parts)))
+        quote = Quote(i + 1, j, "\n".join(parts))
+        self._append(quote)
+        if "[[" in quote.content:
+            self._site(quote.content, quote.line, None)
         return j
 
     def _table(self, i: int, align: list[str | None]) -> int:
@@ -671,6 +759,15 @@ class _Parser:
             rows.append(cells)
             j += 1
         self._append(Table(i + 1, j, header, align, rows))
+        # Link sites: each row holding ``[[``, re-joined with ``|`` (the walk's reading;
+        # a cell is a slice of its line, so a line without ``[[`` has no such cell).
+        if "[[" in lines[i] and any("[[" in cell for cell in header):
+            self._site("|".join(header), i + 1, None)
+        for k in range(len(rows)):
+            if "[[" in lines[i + 2 + k]:
+                row = rows[k]
+                if any("[[" in cell for cell in row):
+                    self._site("|".join(row), i + 3 + k, None)
         return j
 
     def _finish(self) -> None:

@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # The modules that own the caches (importing them makes their keys).
 OWNERS = (
     "core.noma.ids",
+    "core.noma.scan_facts",
     "core.noma.validate.scan",
     "core.noma.validate.kept_findings",
     "core.noma.validate.incremental_rules",

@@ -1,9 +1,11 @@
-"""The validator's one walk (`validate.scan.scan_document`) is written for speed: parallel
-stacks instead of recursion, and a directive whose body is one paragraph read in place.
-Every rule reads only what it leaves behind, so it must be exactly what a plain recursive
-walk of the documented rules finds: on the corpus, the demo workspace, generated research
-documents and random documents built from every kind of block and every context
-(``noverify``, raw bodies, nested directives, headings inside directives)."""
+"""The validator's scan is written for speed twice over: a whole parse leaves its facts
+noted as the blocks were read (`core.noma.scan_facts`), and the walk that reads any other
+tree (`validate.scan.scan_nodes`) uses parallel stacks instead of recursion and reads a
+directive whose body is one paragraph in place. Every rule reads only what the scan leaves
+behind, so both must be exactly what a plain recursive walk of the documented rules finds:
+on the corpus, the demo workspace, generated research documents and random documents built
+from every kind of block and every context (``noverify``, raw bodies, nested directives,
+headings inside directives, headings with no id)."""
 
 from __future__ import annotations
 
@@ -14,16 +16,17 @@ from hypothesis import strategies as st
 from test_trust_properties import corpus
 
 from bench.generate import generate
+from core.noma.ids import index
 from core.noma.nodes import Directive, Document, ListNode, Node, Paragraph, Quote, Section, Table
 from core.noma.parser import parse
-from core.noma.validate.scan import (
+from core.noma.scan_facts import (
     RAW_BODY_DIRECTIVES,
     REFERENCE_KEYS,
     TARGET_DIRECTIVES,
     TARGET_KEYS,
     is_noverify,
-    scan_document,
 )
+from core.noma.validate.scan import Scan, scan_document, scan_nodes
 
 
 def reference_scan(doc: Document) -> dict[str, Any]:
@@ -89,7 +92,18 @@ def reference_scan(doc: Document) -> dict[str, Any]:
 
 
 def fast_scan(doc: Document) -> dict[str, Any]:
-    scan = scan_document(doc)
+    """What `scan_document` leaves (from the parser's facts, for a parsed document)."""
+    return _facts(scan_document(doc))
+
+
+def walked_scan(doc: Document) -> dict[str, Any]:
+    """What the walk finds on the same tree (as it does for a splice's run)."""
+    scan = Scan.of(doc, index(doc))
+    scan_nodes(scan, doc.children, None, False, False)
+    return _facts(scan)
+
+
+def _facts(scan: Scan) -> dict[str, Any]:
     return {
         "directives": [id(d) for d in scan.directives],
         "by_name": {k: [id(d) for d in v] for k, v in scan.by_name.items()},
@@ -107,6 +121,7 @@ def test_the_scan_equals_a_plain_walk_on_the_corpus_and_generated_documents() ->
         doc = parse(text)
         want = reference_scan(doc)
         assert fast_scan(doc) == want
+        assert walked_scan(doc) == want
         sites += len(want["sites"])
     assert sites > 50  # the documents do hold wikilinks, in many contexts
 
@@ -121,6 +136,8 @@ BLOCKS = [
     "## Heading [[f]]",
     "## Quiet heading [[g]] {noverify}",
     '### Deep {id="deep"}',
+    "## ?!",  # no slug: no id, so its content belongs to the block around it
+    '## Emptied {id=""}\n\nLinks [[h]] here.',
 ]
 OPENERS = [
     '::note{id="n1"}',
@@ -140,7 +157,7 @@ def documents(draw: st.DrawFn, depth: int = 0) -> str:
     for _ in range(draw(st.integers(0, 5))):
         if depth < 3 and draw(st.integers(0, 3)) == 0:
             opener = draw(st.sampled_from(OPENERS))
-            colons = ":" * (2 + (2 - depth))  # outer directives take longer fences
+            colons = ":" * (2 + depth)  # a nested directive takes a longer fence
             opener = colons + opener.lstrip(":")
             parts.append(f"{opener}\n{draw(documents(depth + 1))}\n{colons}")
         else:
@@ -153,6 +170,10 @@ def documents(draw: st.DrawFn, depth: int = 0) -> str:
 @example('::::note{id="n1"}\nSee [[a]] here.\n::::')  # a one-paragraph body: its owner
 @example("::::dataset\nrows: [[1, 2]]\n::::")  # a raw body holds no link
 @example("::::note{noverify}\nSee [[a]] here.\n::::")  # a quiet body neither
+@example("## Top\n\n### ?!\n\nSee [[a]] here.")  # owned by Top: its heading has no id
+@example('::plot{id="p1"}\n:::note{id="n"}\n## In [[x]]\n:::\n::')  # raw, two levels up
 def test_the_scan_equals_a_plain_walk_on_random_documents(text: str) -> None:
     doc = parse(text)
-    assert fast_scan(doc) == reference_scan(doc)
+    want = reference_scan(doc)
+    assert fast_scan(doc) == want
+    assert walked_scan(doc) == want

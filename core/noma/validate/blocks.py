@@ -11,9 +11,10 @@ from ..attrs import attr_problem
 from ..diagnostics import Diagnostic
 from ..ids import id_nodes_of
 from ..nodes import Directive
+from ..scan_facts import is_noverify
 from .registry import diag
 from .rules import rule
-from .scan import Scan, body_text, has_value, is_noverify
+from .scan import Scan, body_text, has_value
 
 ESCAPE_HATCHES = ("html", "svg", "script")
 

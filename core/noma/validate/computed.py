@@ -19,10 +19,11 @@ from dataclasses import dataclass, field
 
 from ..diagnostics import Diagnostic
 from ..nodes import Directive
+from ..scan_facts import is_noverify
 from .formula import FormulaError, parse_formula
 from .registry import diag
 from .rules import rule
-from .scan import Scan, is_noverify
+from .scan import Scan
 
 FORMULA_BLOCKS = ("computed_metric", "computed_plot")
 # What an identifier may name (besides a plot's domain variable).

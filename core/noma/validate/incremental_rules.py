@@ -53,13 +53,14 @@ from ..diagnostics import Diagnostic
 from ..ids import built_index, id_names_of, name_counts_of
 from ..memo import Memo
 from ..nodes import Directive, Document, Node, Section
+from ..scan_facts import REFERENCE_KEYS, TARGET_DIRECTIVES, TARGET_KEYS
 
 # What the whole-document rules read, derived from their declarations: the kinds whose
 # body / any attribute they read, the attributes they read on every other block.
 from .catalog import ALL_ATTR_FACTS, BODY_FACTS, GENERIC_ATTR_FACTS
 from .references import WIKILINK, _blank_code_spans, _report_wikilinks
 from .research import EVIDENCE
-from .scan import REFERENCE_KEYS, TARGET_DIRECTIVES, TARGET_KEYS, Scan, kept_scan
+from .scan import Scan, kept_scan
 
 # The attributes of a heading that only name it: a heading carrying no other attribute a
 # whole-document rule reads contributes nothing but its names.

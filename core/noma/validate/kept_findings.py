@@ -22,6 +22,7 @@ from ..change import Change
 from ..diagnostics import Diagnostic
 from ..memo import Memo
 from ..nodes import Document, Node, Section
+from ..scan_facts import is_noverify
 from .catalog import LINE_IN_MESSAGE
 from .incremental_directives import DirectiveDelta, directive_changes, targets_after
 from .incremental_rules import (
@@ -35,7 +36,7 @@ from .incremental_rules import (
 )
 from .profiles import declared_profiles
 from .reference_rules import MEMORY_PROFILES
-from .scan import Scan, is_noverify, scan_nodes
+from .scan import Scan, scan_nodes
 
 # What the whole-document findings were made for: (``--profile`` override, today, the
 # document's folder).

@@ -12,9 +12,10 @@ from typing import Any
 
 from ..diagnostics import Diagnostic
 from ..nodes import Document
+from ..scan_facts import is_noverify
 from .registry import diag
 from .rules import rule
-from .scan import Scan, is_noverify
+from .scan import Scan
 
 _COMMON = frozenset(
     {"summary", "abstract", "callout", "note", "warning", "tip", "header", "footer",

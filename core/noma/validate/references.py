@@ -11,18 +11,18 @@ import re
 
 from ..backtick_runs import lazy_spans
 from ..diagnostics import Diagnostic
-from ..wikilinks import WIKILINK
-from .registry import diag
-from .rules import rule
-from .scan import (
+from ..scan_facts import (
     REFERENCE_ATTRS,
     REFERENCE_KEYS,
     TARGET_ATTRS,
     TARGET_DIRECTIVES,
     TARGET_KEYS,
-    Scan,
     is_noverify,
 )
+from ..wikilinks import WIKILINK
+from .registry import diag
+from .rules import rule
+from .scan import Scan
 
 __all__ = [
     "REFERENCE_ATTRS",

@@ -31,8 +31,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..diagnostics import Diagnostic
+from ..scan_facts import TARGET_KEYS
 from .registry import SEVERITIES
-from .scan import TARGET_KEYS, Scan
+from .scan import Scan
 
 Scope = Literal["block", "cross-block", "document"]
 SCOPES: frozenset[str] = frozenset({"block", "cross-block", "document"})

@@ -1,10 +1,11 @@
-"""The one walk over the document that every rule reads from.
+"""The one reading of the document that every rule reads from.
 
 A 5,000-section document has ~75k nodes, so rules must not each walk the tree.
-`scan_document` visits every node once and leaves behind what the rules need: directives bucketed by
-name (and in document order), and the inline text that holds ``[[`` together with the
-line it starts on and the id of the block it belongs to. Text that cannot hold a wikilink
-is never copied or matched.
+`scan_document` leaves behind what the rules need: directives bucketed by name (and in
+document order), and the inline text that holds ``[[`` together with the line it starts on
+and the id of the block it belongs to. Text that cannot hold a wikilink is never copied or
+matched. For a tree a whole parse made, the parser noted all of it as it read the blocks
+(`core.noma.scan_facts`); any other tree (a splice's re-parsed run) is walked, once.
 
 ``noverify`` scope (interop: "noverify suppresses every check on that block"): a flagged
 directive or heading is quiet, and so is its own inline content (paragraphs, list items,
@@ -20,7 +21,6 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Final
 
-from ..attrs import Attrs
 from ..ids import IdIndex, index
 from ..memo import Memo
 from ..nodes import (
@@ -34,46 +34,14 @@ from ..nodes import (
     Section,
     Table,
 )
-
-# Directives whose body is data or code (YAML, JSON, CSV, markup, diagram source, formulas),
-# not prose. A ``[[`` there is content, never a wikilink: ``rows: [[1, 2]]`` in a dataset is
-# a row array. This is the directive-level counterpart of "never in code".
-RAW_BODY_DIRECTIVES = frozenset(
-    {
-        "code",
-        "code_cell",
-        "output",
-        "query",
-        "dataset",
-        "plot",
-        "plotly",
-        "diagram",
-        "math",
-        "html",
-        "svg",
-        "script",
-        "control",
-        "computed_metric",
-        "computed_plot",
-        "computed_table",
-    }
+from ..scan_facts import (
+    RAW_BODY_DIRECTIVES,
+    REFERENCE_KEYS,
+    TARGET_DIRECTIVES,
+    TARGET_KEYS,
+    is_noverify,
+    take_facts,
 )
-
-_OFF = (False, 0, "no", "off", "false")
-
-# Reference attributes on any directive (spec §4.4, the positions rename_id retargets).
-REFERENCE_ATTRS = ("for", "parent", "dataset")
-# ... and on the review/notes directives only (interop "Validator").
-TARGET_ATTRS = ("target", "block", "ref")
-TARGET_DIRECTIVES = frozenset({"comment", "footnote", "endnote", "change_request", "state_change"})
-REFERENCE_KEYS = frozenset(REFERENCE_ATTRS)
-TARGET_KEYS = frozenset(REFERENCE_ATTRS + TARGET_ATTRS)
-
-
-def is_noverify(attrs: Attrs) -> bool:
-    """``noverify`` is a flag; ``noverify=false`` (or ``no``/``off``/``0``) turns it off."""
-    value = attrs.get("noverify")
-    return value is not None and value not in _OFF
 
 
 def body_text(node: Directive) -> str:
@@ -164,12 +132,24 @@ _SCAN: Memo[Scan] = Memo("validator scan")
 
 def scan_document(doc: Document) -> Scan:
     """The document's scan, made once per tree and kept on it (trees are immutable, so it
-    stays true; `core.noma.incremental` splices it into the next version)."""
+    stays true; `core.noma.incremental` splices it into the next version). From the facts
+    the parser left on it when there are any, else by the walk."""
     cached = _SCAN.get(doc)
     if cached is not None:
         return cached
     result = Scan.of(doc, index(doc))
-    scan_nodes(result, doc.children, None, False, False)
+    facts = take_facts(doc)
+    owners = facts.owner_ids() if facts is not None else None
+    if facts is None or owners is None:
+        scan_nodes(result, doc.children, None, False, False)
+    else:  # the parser noted all of it as it read the blocks (`core.noma.scan_facts`)
+        result.directives = facts.directives
+        result.by_name = facts.by_name
+        result.checked_by_name = facts.checked_by_name
+        result.ref_blocks = facts.ref_blocks
+        result.site_texts = facts.site_texts
+        result.site_lines = facts.site_lines
+        result.site_owners = owners
     return _SCAN.put(doc, result)
 
 
