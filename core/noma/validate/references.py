@@ -8,9 +8,11 @@ by one: three copies of an id give two errors, five broken links give five.
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 
 from ..backtick_runs import lazy_spans
 from ..diagnostics import Diagnostic
+from ..nodes import Directive
 from ..scan_facts import (
     REFERENCE_ATTRS,
     REFERENCE_KEYS,
@@ -87,25 +89,27 @@ def check_broken_references(scan: Scan, out: list[Diagnostic]) -> None:
     """Reference attributes and wikilinks must name an id or alias of this document."""
     idx = scan.index
     ids, aliases = idx.first, idx.alias_owner
-    named = scan.attr_targets = set()  # kept: what a splice's reuse must not touch
-    for d in scan.ref_blocks:  # checked directives with a reference attribute (the walk's)
-        name = d.name
-        keys = TARGET_KEYS if name in TARGET_DIRECTIVES else REFERENCE_KEYS
-        raw_attrs = d.raw_attrs
-        for key, raw in raw_attrs.items():
-            if key not in keys:
-                continue
-            ref = raw.strip()
-            named.add(ref)
-            if ref and ref not in ids and ref not in aliases:
-                out.append(
-                    diag(
-                        "broken-reference",
-                        f'::{name} {key}="{ref}" points at "{ref}", which is not an id '
-                        "or alias in this document.",
-                        d,
-                    )
-                )
+    blocks = scan.ref_blocks  # checked directives with a reference attribute (the walk's)
+    # Fast path: every stripped reference value in two comprehensions (the review
+    # directives read more keys) and one set difference; only when some value names
+    # nothing are the blocks walked again, in order, to report each. (`attr_targets` is
+    # kept on the scan: what a splice's reuse must not touch.)
+    named = scan.attr_targets = {
+        raw.strip()
+        for d in blocks
+        if d.name not in TARGET_DIRECTIVES
+        for key, raw in d.raw_attrs.items()
+        if key in REFERENCE_KEYS
+    }
+    named.update(
+        raw.strip()
+        for d in blocks
+        if d.name in TARGET_DIRECTIVES
+        for key, raw in d.raw_attrs.items()
+        if key in TARGET_KEYS
+    )
+    if named.difference(ids, aliases, ("",)):
+        _report_attributes(blocks, ids, aliases, out)
 
     texts = [_blank_code_spans(t) if "`" in t else t for t in scan.site_texts]
     # Fast path: every link target of the document in one regex pass (sites joined by a
@@ -122,6 +126,28 @@ def check_broken_references(scan: Scan, out: list[Diagnostic]) -> None:
         return
     for text, first_line, owner in zip(texts, scan.site_lines, scan.site_owners, strict=True):
         _report_wikilinks(text, first_line, owner, missing, out)
+
+
+def _report_attributes(
+    blocks: list[Directive], ids: Container[str], aliases: Container[str], out: list[Diagnostic]
+) -> None:
+    """One ``broken-reference`` per reference attribute of ``blocks`` naming no id or alias."""
+    for d in blocks:
+        name = d.name
+        keys = TARGET_KEYS if name in TARGET_DIRECTIVES else REFERENCE_KEYS
+        for key, raw in d.raw_attrs.items():
+            if key not in keys:
+                continue
+            ref = raw.strip()
+            if ref and ref not in ids and ref not in aliases:
+                out.append(
+                    diag(
+                        "broken-reference",
+                        f'::{name} {key}="{ref}" points at "{ref}", which is not an id '
+                        "or alias in this document.",
+                        d,
+                    )
+                )
 
 
 def _report_wikilinks(
