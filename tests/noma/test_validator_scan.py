@@ -9,13 +9,16 @@ headings inside directives, headings with no id)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_trust_properties import corpus
 
 from bench.generate import generate
+from core.noma import parser
 from core.noma.ids import index
 from core.noma.nodes import Directive, Document, ListNode, Node, Paragraph, Quote, Section, Table
 from core.noma.parser import parse
@@ -113,7 +116,11 @@ def _facts(scan: Scan) -> dict[str, Any]:
     }
 
 
-def test_the_scan_equals_a_plain_walk_on_the_corpus_and_generated_documents() -> None:
+@pytest.mark.parametrize("parse", [parser.parse, parser.PURE["parse"]], ids=["parse", "pure"])
+def test_the_scan_equals_a_plain_walk_on_the_corpus_and_generated_documents(
+    parse: Callable[[str], Document],
+) -> None:
+    """Both parsers (the compiled one where it is built, and the pure one) note the facts."""
     texts = [data.decode("utf-8", errors="surrogateescape") for data in corpus()]
     texts += [generate(n, seed=s) for n, s in ((3, 0), (40, 1), (200, 2))]
     sites = 0
@@ -177,3 +184,26 @@ def test_the_scan_equals_a_plain_walk_on_random_documents(text: str) -> None:
     want = reference_scan(doc)
     assert fast_scan(doc) == want
     assert walked_scan(doc) == want
+
+
+def test_a_parsed_document_is_not_walked_unless_a_heading_has_no_id(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The parser's facts stand in for the walk; a site owned by a heading that got no id
+    is the one case they cannot place (its owner is the block around it), so it walks."""
+    from core.noma.validate import scan as scan_module
+
+    walks: list[int] = []
+    real = scan_module.scan_nodes
+
+    def counted(*args: Any) -> None:
+        walks.append(1)
+        real(*args)
+
+    monkeypatch.setattr(scan_module, "scan_nodes", counted)
+    doc = parse(generate(40, seed=1))
+    assert scan_document(doc).site_texts  # the sites are there ...
+    assert not walks  # ... and no walk found them
+    doc = parse("## Top\n\n### ?!\n\nSee [[a]] here.")
+    assert scan_document(doc).site_owners == ["top"]
+    assert walks == [1]
