@@ -137,19 +137,20 @@ def scan_document(doc: Document) -> Scan:
     cached = _SCAN.get(doc)
     if cached is not None:
         return cached
-    result = Scan.of(doc, index(doc))
+    idx = index(doc)
     facts = take_facts(doc)
     owners = facts.owner_ids() if facts is not None else None
     if facts is None or owners is None:
+        result = Scan.of(doc, idx)
         scan_nodes(result, doc.children, None, False, False)
     else:  # the parser noted all of it as it read the blocks (`core.noma.scan_facts`)
-        result.directives = facts.directives
-        result.by_name = facts.by_name
-        result.checked_by_name = facts.checked_by_name
-        result.ref_blocks = facts.ref_blocks
-        result.site_texts = facts.site_texts
-        result.site_lines = facts.site_lines
-        result.site_owners = owners
+        f = facts
+        result = Scan(
+            weakref.ref(doc),
+            idx,
+            *(f.directives, f.by_name, f.checked_by_name, f.ref_blocks),
+            *(f.site_texts, f.site_lines, owners),
+        )
     return _SCAN.put(doc, result)
 
 
