@@ -595,10 +595,8 @@ class _Parser:
         self.flat_nodes.append(section)
         self.flat_parents.append(None if parent is self.doc else parent)
         stack.append(section)
-        if "[[" in title and not (attrs and is_noverify(attrs)):
-            self.site_texts.append(title)  # (a section's own title: no container decides)
-            self.site_lines.append(line)
-            self.site_owners.append(section)
+        if "[[" in title:
+            self._site(title, line, section)  # (it is the innermost container now)
         self.sections.append(section)
         self.section_slots.append(len(self.blocks))
         self.blocks.append(section)

@@ -144,12 +144,16 @@ def scan_document(doc: Document) -> Scan:
         result = Scan.of(doc, idx)
         scan_nodes(result, doc.children, None, False, False)
     else:  # the parser noted all of it as it read the blocks (`core.noma.scan_facts`)
-        f = facts
         result = Scan(
             weakref.ref(doc),
             idx,
-            *(f.directives, f.by_name, f.checked_by_name, f.ref_blocks),
-            *(f.site_texts, f.site_lines, owners),
+            directives=facts.directives,
+            by_name=facts.by_name,
+            checked_by_name=facts.checked_by_name,
+            ref_blocks=facts.ref_blocks,
+            site_texts=facts.site_texts,
+            site_lines=facts.site_lines,
+            site_owners=owners,
         )
     return _SCAN.put(doc, result)
 
